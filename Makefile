@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: Apache-2.0
+# The two commands: `make demo` and `make test`. Both install what is missing (as root), then build.
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+DEMO_DIR   ?= storqual-demo
+
+.PHONY: all demo test build deps-build deps-test format format-check sanitize asan tsan fuzz fuzz-long bench clean
+
+all: build
+
+deps-build:
+	@scripts/install-deps.sh build
+deps-test:
+	@scripts/install-deps.sh test
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON $(CMAKE_ARGS)
+
+build: deps-build $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+# A real qualification on an embedded default: a scratch file in the working directory, quick suite.
+demo: build
+	@scripts/demo.sh $(BUILD)/storqual $(DEMO_DIR)
+
+test: deps-test $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+	@scripts/format-check.sh
+	cd $(BUILD) && ctest --output-on-failure -j 2 $(CTEST_ARGS)
+
+format:
+	@scripts/format-check.sh --fix
+format-check:
+	@scripts/format-check.sh
+
+# Sanitizers: every test under ASan+UBSan, then under TSan (job threads).
+sanitize: asan tsan
+asan: deps-test
+	cmake -S . -B build-asan -G Ninja -DSTORQUAL_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure $(CTEST_ARGS)
+tsan: deps-test
+	cmake -S . -B build-tsan -G Ninja -DSTORQUAL_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure $(CTEST_ARGS)
+
+# Fuzzers (clang libFuzzer, ASan+UBSan): FUZZ_RUNS executions per target over the committed corpus.
+FUZZ_RUNS ?= 1000000
+fuzz: deps-test
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTORQUAL_FUZZ=ON -DSTORQUAL_TESTS=OFF -DSTORQUAL_SANITIZE=address
+	cmake --build build-fuzz -j $(JOBS)
+	@scripts/fuzz.sh build-fuzz $(FUZZ_RUNS)
+
+bench: build
+	bench/vs-fio.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

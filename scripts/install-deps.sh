@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian packages storqual needs that are missing. As root it installs them with
+# apt-get; as another user it names them and stops, since nothing can be installed without root.
+# Usage: install-deps.sh build|test|demo
+set -euo pipefail
+what=${1:-build}
+
+build_pkgs=(build-essential cmake ninja-build pkg-config git
+  liburing-dev libaio-dev libnvme-dev libjson-c-dev libblkid-dev libmount-dev libudev-dev libxxhash-dev
+  libboost-program-options-dev libpugixml-dev nlohmann-json3-dev)
+test_pkgs=(googletest libgtest-dev clang clang-format libclang-rt-dev
+  fio util-linux e2fsprogs libxml2-utils python3 python3-junitparser chromium poppler-utils)
+
+pkgs=("${build_pkgs[@]}")
+case "$what" in
+  test) pkgs+=("${test_pkgs[@]}") ;;
+  demo|build) ;;
+  *) echo "install-deps.sh: unknown set '$what' (build, test, demo)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "storqual: missing Debian packages: ${missing[*]}" >&2
+  echo "storqual: run 'make $what' once as root, or: sudo apt-get install ${missing[*]}" >&2
+  # The build packages are required; without the test extras the tests that need them skip.
+  for p in "${missing[@]}"; do
+    for b in "${build_pkgs[@]}"; do [ "$p" = "$b" ] && exit 1; done
+  done
+  exit 0
+fi
+
+echo "storqual: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# chromium is best effort: the browser test skips with the reason when it cannot be installed.
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+  rest=()
+  for p in "${missing[@]}"; do [ "$p" = chromium ] || rest+=("$p"); done
+  apt-get install -y -qq --no-install-recommends "${rest[@]}"
+  echo "storqual: chromium could not be installed; the browser test will skip" >&2
+fi

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Real devices for tests: scratch directories, loop and zram devices that the test creates and
+// removes by their own name (also when the test fails: RAII), and a shell-command runner.
+// Tests that need root call STORQUAL_REQUIRE_ROOT() and skip with the reason otherwise.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace storqual::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // the process's exit code, or 128+signal
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+// Runs `argv` (no shell) with optional stdin text; captures stdout and stderr.
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input = {});
+// Runs a shell line with /bin/sh -c.
+CommandResult run_shell(const std::string& line);
+
+bool is_root();
+#define STORQUAL_REQUIRE_ROOT()                                                            \
+  do {                                                                                     \
+    if (!::storqual::testing::is_root()) GTEST_SKIP() << "needs root (loop/zram devices)"; \
+  } while (0)
+
+// A fresh directory under the build tree's or /tmp, removed with everything in it.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag = "storqual-test");
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const {
+    return path_ / name;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Writes `size` bytes of seeded random data to a new file.
+void write_random_file(const std::filesystem::path& file, std::uint64_t size,
+                       std::uint64_t seed = 1);
+
+struct LoopOptions {
+  std::uint32_t sector_size = 512;
+  bool read_only = false;
+  bool direct_io = true;
+  bool partscan = false;
+};
+
+// A loop device over a backing file the caller made. Created with `losetup --find --show`, removed
+// with `losetup -d <its own name>`. Throws std::runtime_error when it cannot be made.
+class LoopDevice {
+ public:
+  LoopDevice(const std::filesystem::path& backing, const LoopOptions& options = {});
+  ~LoopDevice();
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }  // "/dev/loopN"
+  [[nodiscard]] std::string name() const;                          // "loopN"
+  void detach();                                                   // early detach (idempotent)
+
+ private:
+  std::string path_;
+};
+
+// A zram device of `size` bytes made through /sys/class/zram-control/hot_add and removed through
+// hot_remove with its own id. Throws when zram is not available.
+class ZramDevice {
+ public:
+  explicit ZramDevice(std::uint64_t size);
+  ~ZramDevice();
+  ZramDevice(const ZramDevice&) = delete;
+  ZramDevice& operator=(const ZramDevice&) = delete;
+  [[nodiscard]] std::string path() const { return "/dev/zram" + std::to_string(id_); }
+  [[nodiscard]] std::string name() const { return "zram" + std::to_string(id_); }
+
+ private:
+  int id_ = -1;
+};
+
+// Fills a block device with seeded random data (so reads reach the medium).
+void fill_device_random(const std::string& device, std::uint64_t size, std::uint64_t seed = 1);
+
+}  // namespace storqual::testing
