@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: Apache-2.0
+// JobRunner: job threads, the submit/reap loop, timing and statistics (see job_runner.hpp).
+//
+// The loop is liburing's canonical one (io_uring-cp.c): fill to depth, commit once, wait for one
+// completion and take every other one that is ready, refill. Timestamps are taken once per batch
+// (before the batch is prepared, after it is committed, after it is reaped), as fio does, so that
+// the clock costs per batch, not per I/O.
+#include "runner/job_runner.hpp"
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <barrier>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "runner/latency_histogram.hpp"
+#include "runner/units.hpp"
+
+namespace storqual::runner {
+
+using engines::Direction;
+using engines::Engine;
+using engines::IoRequest;
+using engines::QueueStatus;
+
+std::uint64_t monotonic_now_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+namespace {
+
+// xoshiro256** (Blackman and Vigna): fast, good enough for offsets and buffer contents.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) {
+    for (auto& s : state_) {  // splitmix64 to spread the seed
+      seed += 0x9E3779B97F4A7C15ull;
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      s = z ^ (z >> 31);
+    }
+  }
+  std::uint64_t next() noexcept {
+    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const std::uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+  // Uniform in [0, n) by Lemire's multiply-shift (bias below 2^-64 * n, negligible).
+  std::uint64_t below(std::uint64_t n) noexcept {
+    return static_cast<std::uint64_t>((static_cast<Uint128>(next()) * n) >> 64);
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t state_[4];
+};
+
+struct DirectionStats {
+  LatencyHistogram slat, clat, lat;
+  std::uint64_t ios = 0, bytes = 0, errors = 0, short_ios = 0;
+  int first_errno = 0;
+  std::uint64_t first_error_offset = 0;
+};
+
+struct IntervalSample {
+  std::uint64_t ios[2] = {0, 0};
+  std::uint64_t bytes[2] = {0, 0};
+  std::uint64_t clat_sum[2] = {0, 0};
+  void add(const IntervalSample& o) {
+    for (int d = 0; d < 2; ++d) {
+      ios[d] += o.ios[d];
+      bytes[d] += o.bytes[d];
+      clat_sum[d] += o.clat_sum[d];
+    }
+  }
+};
+
+// The per-interval timeline of one job; coarsened by merging pairs when it grows past the bound.
+class Timeline {
+ public:
+  explicit Timeline(std::uint64_t interval_ns) : interval_ns_(interval_ns) {}
+  IntervalSample& at(std::uint64_t since_start_ns) {
+    std::uint64_t idx = since_start_ns / interval_ns_;
+    while (idx >= kMaxTimelinePoints) {
+      coarsen();
+      idx = since_start_ns / interval_ns_;
+    }
+    if (idx >= samples_.size()) samples_.resize(idx + 1);
+    return samples_[idx];
+  }
+  void coarsen() {
+    std::vector<IntervalSample> merged((samples_.size() + 1) / 2);
+    for (std::size_t i = 0; i < samples_.size(); ++i) merged[i / 2].add(samples_[i]);
+    samples_ = std::move(merged);
+    interval_ns_ *= 2;
+  }
+  std::uint64_t interval_ns() const { return interval_ns_; }
+  const std::vector<IntervalSample>& samples() const { return samples_; }
+
+ private:
+  std::uint64_t interval_ns_;
+  std::vector<IntervalSample> samples_;
+};
+
+// Buffered writer of the per-I/O log, one per job; lines reach the shared file in large chunks.
+class LatencyLogWriter {
+ public:
+  LatencyLogWriter(std::FILE* file, std::mutex* mutex) : file_(file), mutex_(mutex) {
+    if (file_) buffer_.resize(1 << 18);
+  }
+  ~LatencyLogWriter() { flush(); }
+  bool enabled() const { return file_ != nullptr; }
+  // fio's lat log line: time (ms), value (ns), direction, size, offset.
+  void add(std::uint64_t time_ms, std::uint64_t clat_ns, int dir, std::uint32_t size,
+           std::uint64_t offset) {
+    if (used_ + 96 > buffer_.size()) flush();
+    char* p = buffer_.data() + used_;
+    char* end = buffer_.data() + buffer_.size();
+    p = std::to_chars(p, end, time_ms).ptr;
+    *p++ = ',';
+    *p++ = ' ';
+    p = std::to_chars(p, end, clat_ns).ptr;
+    *p++ = ',';
+    *p++ = ' ';
+    *p++ = static_cast<char>('0' + dir);
+    *p++ = ',';
+    *p++ = ' ';
+    p = std::to_chars(p, end, size).ptr;
+    *p++ = ',';
+    *p++ = ' ';
+    p = std::to_chars(p, end, offset).ptr;
+    *p++ = '\n';
+    used_ = static_cast<std::size_t>(p - buffer_.data());
+  }
+  void flush() {
+    if (!file_ || used_ == 0) return;
+    std::lock_guard lock(*mutex_);
+    std::fwrite(buffer_.data(), 1, used_, file_);
+    used_ = 0;
+  }
+
+ private:
+  std::FILE* file_;
+  std::mutex* mutex_;
+  std::vector<char> buffer_;
+  std::size_t used_ = 0;
+};
+
+double thread_cpu_seconds(const rusage& r, bool user) {
+  const timeval& tv = user ? r.ru_utime : r.ru_stime;
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// What every job shares: the plan, and the start line.
+struct SharedPlan {
+  const WorkloadSpec* spec = nullptr;
+  const RunOptions* options = nullptr;
+  RwMode mode = RwMode::Read;
+  std::uint64_t region_offset = 0;
+  std::uint64_t region_size = 0;  // decided after the first job opened the target
+  std::uint64_t t0 = 0;           // when the run starts (after setup), ns
+  std::uint64_t measure_start = 0;
+  std::uint64_t end = 0;  // time-based end, or UINT64_MAX
+  bool abort = false;     // setup failed somewhere: every job leaves
+  std::FILE* lat_log = nullptr;
+  std::mutex lat_log_mutex;
+};
+
+struct JobOutcome {
+  DirectionStats dir[2];
+  std::optional<Timeline> timeline;
+  double cpu_usr = 0, cpu_sys = 0;
+  std::uint64_t last_completion = 0;
+  std::uint64_t target_size = 0;
+  std::uint32_t logical_block = 512;
+  bool opened = false;
+  std::string setup_error;  // open failed
+  int setup_errno = 0;
+  std::string run_error;  // the error that ended the job
+  bool interrupted = false;
+};
+
+class Job {
+ public:
+  Job(unsigned index, SharedPlan& plan, JobOutcome& out) : index_(index), plan_(plan), out_(out) {}
+
+  // Phase 1: open the engine (in the job's own thread).
+  void open() {
+    const auto& spec = *plan_.spec;
+    const auto& p = spec.params;
+    try {
+      engine_ = engines::make_engine(p.ioengine);
+      if (plan_.options->wrap_engine) engine_ = plan_.options->wrap_engine(std::move(engine_));
+      depth_ = engine_->caps().async ? p.iodepth : 1u;
+      allocate_buffers();
+      engines::EngineConfig cfg;
+      cfg.path = p.target;
+      cfg.write = rw_writes(plan_.mode);
+      cfg.direct = p.direct;
+      cfg.exclusive = plan_.options->exclusive;
+      cfg.iodepth = depth_;
+      cfg.fixed_buffers = spec.fixedbufs;
+      cfg.registered_files = spec.registerfiles;
+      cfg.sqpoll = spec.sqpoll;
+      cfg.iopoll = spec.iopoll;
+      cfg.batch_submit = spec.iodepth_batch;
+      for (unsigned i = 0; i < depth_; ++i) cfg.buffers.push_back({buffer(i), p.bs});
+      engine_->open(cfg);
+      out_.target_size = engine_->target_size();
+      out_.logical_block = engine_->logical_block_size();
+      out_.opened = true;
+    } catch (const engines::EngineError& e) {
+      out_.setup_error = e.what();
+      out_.setup_errno = e.error();
+    } catch (const std::exception& e) {
+      out_.setup_error = e.what();
+      out_.setup_errno = EINVAL;
+    }
+  }
+
+  // Phase 2: the measured loop.
+  void run() {
+    const auto& p = plan_.spec->params;
+    const NowFunction now_fn = plan_.options->now;
+    LiveCounters* live = plan_.options->live;
+    const std::atomic<bool>* stop = plan_.options->stop;
+    const bool is_async = engine_->caps().async;
+    const bool random = rw_random(plan_.mode);
+    const bool time_based = p.runtime_s > 0;
+    const std::uint64_t blocks = plan_.region_size / p.bs;
+    const std::uint64_t total_ios = time_based ? UINT64_MAX : blocks;
+    const std::uint64_t io_timeout_ns = static_cast<std::uint64_t>(plan_.spec->io_timeout_s * 1e9);
+    LatencyLogWriter lat_log(plan_.lat_log, &plan_.lat_log_mutex);
+
+    out_.timeline.emplace(static_cast<std::uint64_t>(plan_.spec->interval_s * 1e9));
+    std::vector<IoRequest> reqs(depth_);
+    std::vector<std::uint64_t> start_ns(depth_), issue_ns(depth_);
+    std::vector<unsigned> free_slots(depth_), staged(depth_);
+    std::vector<std::uint8_t> busy(depth_, 0);  // slot is in flight
+    std::vector<IoRequest*> reaped(depth_);
+    std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
+    for (unsigned i = 0; i < depth_; ++i) {
+      reqs[i].buf = buffer(i);
+      reqs[i].buf_index = static_cast<int>(i);
+      reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+    }
+
+    Random rng(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
+    // Size-based random: visit every block once in a scrambled order (i * step mod blocks with
+    // step coprime to blocks).
+    std::uint64_t perm_step = 1, perm_start = 0;
+    if (random && !time_based && blocks > 1) {
+      perm_step = blocks / 2 + 1 + rng.below(blocks / 3 + 1);
+      while (std::gcd(perm_step, blocks) != 1) ++perm_step;
+      perm_start = rng.below(blocks);
+    }
+    std::uint64_t seq_next = 0, issued = 0, write_stamp = 0;
+    unsigned in_flight = 0;
+    bool issuing = true, measuring = false, failed = false;
+    rusage ru_start{};
+    getrusage(RUSAGE_THREAD, &ru_start);
+    const std::uint64_t drain_limit_ns = 30ull * 1000000000ull;
+    std::uint64_t drain_deadline = UINT64_MAX;
+
+    auto next_offset = [&]() -> std::uint64_t {
+      std::uint64_t block;
+      if (random) {
+        block = time_based ? rng.below(blocks) : (perm_start + issued * perm_step) % blocks;
+      } else {
+        block = seq_next;
+        if (++seq_next == blocks) seq_next = 0;
+      }
+      return plan_.region_offset + block * p.bs;
+    };
+    auto next_direction = [&]() -> Direction {
+      switch (plan_.mode) {
+        case RwMode::Read:
+        case RwMode::RandRead:
+          return Direction::Read;
+        case RwMode::Write:
+        case RwMode::RandWrite:
+          return Direction::Write;
+        default:
+          return rng.below(100) < p.rwmixread ? Direction::Read : Direction::Write;
+      }
+    };
+    // Defeat deduplicating devices: every 4 KiB of a write buffer starts with a fresh stamp.
+    auto stamp_write = [&](IoRequest& r) {
+      auto* bytes = static_cast<unsigned char*>(r.buf);
+      for (std::uint32_t off = 0; off + 8 <= r.length; off += 4096) {
+        std::uint64_t v = r.offset ^ (++write_stamp << 20) ^ rng.next();
+        std::memcpy(bytes + off, &v, 8);
+      }
+    };
+    auto account = [&](unsigned slot, std::uint64_t completed) {
+      IoRequest& r = reqs[slot];
+      const int d = static_cast<int>(r.dir);
+      if (!measuring && completed >= plan_.measure_start) {
+        measuring = true;
+        getrusage(RUSAGE_THREAD, &ru_start);
+      }
+      if (r.res < 0) {
+        DirectionStats& s = out_.dir[d];
+        if (s.errors++ == 0) {
+          s.first_errno = static_cast<int>(-r.res);
+          s.first_error_offset = r.offset;
+        }
+        if (!plan_.spec->continue_on_error && !failed) {
+          failed = true;
+          issuing = false;
+          out_.run_error = std::string(d ? "write" : "read") + " error at offset " +
+                           std::to_string(r.offset) + ": " +
+                           std::strerror(static_cast<int>(-r.res));
+        }
+        return;
+      }
+      if (completed < plan_.measure_start || completed > plan_.end) return;
+      DirectionStats& s = out_.dir[d];
+      const auto bytes = static_cast<std::uint64_t>(r.res);
+      ++s.ios;
+      s.bytes += bytes;
+      if (bytes < r.length) ++s.short_ios;
+      const std::uint64_t clat = completed - issue_ns[slot];
+      if (is_async) s.slat.add(issue_ns[slot] - start_ns[slot]);
+      s.clat.add(clat);
+      s.lat.add(completed - start_ns[slot]);
+      IntervalSample& iv = out_.timeline->at(completed - plan_.measure_start);
+      ++iv.ios[d];
+      iv.bytes[d] += bytes;
+      iv.clat_sum[d] += clat;
+      out_.last_completion = completed;
+      if (lat_log.enabled())
+        lat_log.add((completed - plan_.measure_start) / 1000000, clat, d, r.length, r.offset);
+    };
+
+    while (true) {
+      std::uint64_t now = now_fn();
+      if (issuing && ((stop && stop->load(std::memory_order_relaxed)) ||
+                      (time_based && now >= plan_.end) || issued >= total_ios)) {
+        issuing = false;
+        if (stop && stop->load(std::memory_order_relaxed)) out_.interrupted = true;
+      }
+      if (!issuing && drain_deadline == UINT64_MAX) drain_deadline = now + drain_limit_ns;
+      if (issuing) {
+        unsigned n_staged = 0;
+        while (!free_slots.empty() && issued < total_ios) {
+          unsigned slot = free_slots.back();
+          IoRequest& r = reqs[slot];
+          r.dir = next_direction();
+          r.offset = next_offset();
+          r.length = static_cast<std::uint32_t>(p.bs);
+          r.res = 0;
+          if (r.dir == Direction::Write) stamp_write(r);
+          start_ns[slot] = now;
+          QueueStatus st = engine_->queue(r);
+          if (st == QueueStatus::Busy) break;
+          free_slots.pop_back();
+          ++issued;
+          if (st == QueueStatus::Completed) {
+            std::uint64_t t = now_fn();
+            issue_ns[slot] = now;
+            account(slot, t);
+            free_slots.push_back(slot);
+            now = t;
+            if (!issuing || (time_based && now >= plan_.end) ||
+                (stop && stop->load(std::memory_order_relaxed)))
+              break;
+            if (live && (issued & 255) == 0) {
+              live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
+              live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
+            }
+          } else {
+            staged[n_staged++] = slot;
+            busy[slot] = 1;
+            ++in_flight;
+          }
+        }
+        if (n_staged) {
+          int rc = engine_->commit();
+          std::uint64_t t = now_fn();
+          for (unsigned i = 0; i < n_staged; ++i) issue_ns[staged[i]] = t;
+          if (rc < 0) {
+            out_.run_error = std::string("submit failed: ") + std::strerror(-rc);
+            issuing = false;
+            failed = true;
+            break;  // the engine's close() cancels what it holds
+          }
+        }
+      }
+      if (in_flight == 0) {
+        if (!issuing) break;
+        continue;
+      }
+      // Wait for at least one completion; wake up in time for the end of the run.
+      std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
+      if (issuing && time_based && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
+      int n = engine_->reap(1, depth_, reaped.data(), std::chrono::nanoseconds(wait_ns));
+      std::uint64_t t = now_fn();
+      if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
+        out_.run_error = std::string("reap failed: ") + std::strerror(-n);
+        failed = true;
+        break;
+      }
+      for (int i = 0; i < n; ++i) {
+        auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie));
+        account(slot, t);
+        free_slots.push_back(slot);
+        busy[slot] = 0;
+        --in_flight;
+      }
+      if (live && n > 0) {
+        live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
+        live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
+      }
+      if (io_timeout_ns && in_flight > 0) {
+        for (unsigned s = 0; s < depth_; ++s) {
+          if (busy[s] && t - issue_ns[s] > io_timeout_ns) {
+            out_.run_error = "I/O at offset " + std::to_string(reqs[s].offset) +
+                             " did not complete within io_timeout " +
+                             format_duration_fio(plan_.spec->io_timeout_s);
+            failed = true;
+            break;
+          }
+        }
+        if (failed) break;
+      }
+      if (!issuing && t > drain_deadline) {
+        out_.run_error = std::to_string(in_flight) + " I/Os still in flight 30s after the end";
+        failed = true;
+        break;
+      }
+    }
+    rusage ru_end{};
+    getrusage(RUSAGE_THREAD, &ru_end);
+    out_.cpu_usr = thread_cpu_seconds(ru_end, true) - thread_cpu_seconds(ru_start, true);
+    out_.cpu_sys = thread_cpu_seconds(ru_end, false) - thread_cpu_seconds(ru_start, false);
+    lat_log.flush();
+    engine_->close();
+  }
+
+  ~Job() {
+    if (engine_) engine_->close();
+    std::free(buffers_);
+  }
+
+ private:
+  void allocate_buffers() {
+    const auto& p = plan_.spec->params;
+    // Align each buffer to 4 KiB (the largest common logical block), round its stride up too.
+    stride_ = (p.bs + 4095) / 4096 * 4096;
+    buffers_ = static_cast<unsigned char*>(std::aligned_alloc(4096, stride_ * depth_));
+    if (!buffers_) throw std::bad_alloc();
+    // Incompressible contents: compressing devices (zram, SandForce) report fantasy numbers on
+    // zeros.
+    Random fill(0xB0FFE125ull + index_);
+    for (std::size_t off = 0; off < stride_ * depth_; off += 8) {
+      std::uint64_t v = fill.next();
+      std::memcpy(buffers_ + off, &v, 8);
+    }
+  }
+  void* buffer(unsigned i) const { return buffers_ + static_cast<std::size_t>(i) * stride_; }
+
+  unsigned index_;
+  SharedPlan& plan_;
+  JobOutcome& out_;
+  std::unique_ptr<Engine> engine_;
+  unsigned depth_ = 1;
+  unsigned char* buffers_ = nullptr;
+  std::size_t stride_ = 0;
+};
+
+reporting::LatencySummary summarize(const LatencyHistogram& h) {
+  reporting::LatencySummary s;
+  s.samples = h.count();
+  s.min_ns = h.min();
+  s.max_ns = h.max();
+  s.mean_ns = h.mean();
+  s.stdev_ns = h.stdev();
+  s.percentiles = h.percentiles(kFioPercentiles);
+  return s;
+}
+
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+}  // namespace
+
+reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOptions& options) {
+  validate(spec);
+  const auto& p = spec.params;
+  SharedPlan plan;
+  plan.spec = &spec;
+  plan.options = &options;
+  plan.mode = parse_rw(p.rw);
+  plan.region_offset = p.offset;
+
+  std::FILE* lat_log = nullptr;
+  if (!options.lat_log_path.empty()) {
+    lat_log = std::fopen(options.lat_log_path.c_str(), "w");
+    if (!lat_log)
+      throw UnitError("cannot write the latency log " + options.lat_log_path + ": " +
+                      errno_text(errno));
+    std::setvbuf(lat_log, nullptr, _IOFBF, 1 << 20);
+  }
+  plan.lat_log = lat_log;
+
+  const unsigned numjobs = p.numjobs;
+  std::vector<JobOutcome> outcomes(numjobs);
+  std::vector<std::unique_ptr<Job>> jobs;
+  for (unsigned i = 0; i < numjobs; ++i)
+    jobs.push_back(std::make_unique<Job>(i, plan, outcomes[i]));
+
+  // Start line: every job opens its engine, the coordinator checks the region, then all go.
+  std::barrier opened(static_cast<std::ptrdiff_t>(numjobs) + 1);
+  std::barrier go(static_cast<std::ptrdiff_t>(numjobs) + 1);
+  std::vector<std::thread> threads;
+  threads.reserve(numjobs);
+  for (unsigned i = 0; i < numjobs; ++i) {
+    threads.emplace_back([&, i] {
+      jobs[i]->open();
+      opened.arrive_and_wait();
+      go.arrive_and_wait();
+      if (!plan.abort) jobs[i]->run();
+    });
+  }
+  opened.arrive_and_wait();
+
+  std::string setup_problem;
+  bool setup_is_usage = false;
+  int setup_errno = 0;
+  for (const auto& o : outcomes) {
+    if (!o.opened) {
+      setup_problem = o.setup_error;
+      setup_errno = o.setup_errno;
+      break;
+    }
+  }
+  if (setup_problem.empty()) {
+    const JobOutcome& first = outcomes.front();
+    const bool sized = p.ioengine != "null";
+    std::uint64_t target_size = sized ? first.target_size : (1ull << 40);
+    if (p.offset >= target_size && sized) {
+      setup_problem = "offset " + std::to_string(p.offset) + " is past the end of " + p.target +
+                      " (" + std::to_string(target_size) + " bytes)";
+      setup_is_usage = true;
+    } else {
+      plan.region_size = p.size ? p.size : target_size - p.offset;
+      if (sized && p.offset + plan.region_size > target_size) {
+        setup_problem = "size " + format_size_fio(p.size) + " at offset " +
+                        std::to_string(p.offset) + " reaches past the end of " + p.target + " (" +
+                        std::to_string(target_size) + " bytes)";
+        setup_is_usage = true;
+      }
+    }
+    std::uint32_t lbs = first.logical_block;
+    if (setup_problem.empty() && p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0)) {
+      setup_problem = "bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
+                      " must be multiples of the logical block size " + std::to_string(lbs) +
+                      " of " + p.target + " under direct=1";
+      setup_is_usage = true;
+    }
+    if (setup_problem.empty() && plan.region_size < p.bs) {
+      setup_problem =
+          "the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs";
+      setup_is_usage = true;
+    }
+  }
+  plan.abort = !setup_problem.empty();
+  plan.t0 = options.now();
+  plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
+  plan.end = p.runtime_s > 0 ? plan.measure_start + static_cast<std::uint64_t>(p.runtime_s * 1e9)
+                             : UINT64_MAX;
+  if (options.live) {
+    options.live->ios = 0;
+    options.live->bytes = 0;
+  }
+  go.arrive_and_wait();
+  for (auto& t : threads) t.join();
+  jobs.clear();  // closes engines
+  if (lat_log) std::fclose(lat_log);
+
+  if (plan.abort) {
+    if (setup_is_usage) throw UnitError(setup_problem);
+    throw engines::EngineError(setup_problem, setup_errno);
+  }
+
+  // Merge the jobs.
+  reporting::WorkloadResult result;
+  result.id = spec.id;
+  result.params = p;
+  result.fio_command = fio_command(spec);
+  DirectionStats merged[2];
+  std::uint64_t last_completion = plan.measure_start;
+  double usr = 0, sys = 0, max_thread = 0;
+  std::uint64_t interval_ns = 0;
+  for (const auto& o : outcomes) {
+    for (int d = 0; d < 2; ++d) {
+      auto& m = merged[d];
+      const auto& s = o.dir[d];
+      m.slat.merge(s.slat);
+      m.clat.merge(s.clat);
+      m.lat.merge(s.lat);
+      m.ios += s.ios;
+      m.bytes += s.bytes;
+      m.short_ios += s.short_ios;
+      if (s.errors && !m.errors) {
+        m.first_errno = s.first_errno;
+        m.first_error_offset = s.first_error_offset;
+      }
+      m.errors += s.errors;
+    }
+    last_completion = std::max(last_completion, o.last_completion);
+    usr += o.cpu_usr;
+    sys += o.cpu_sys;
+    if (o.timeline) interval_ns = std::max(interval_ns, o.timeline->interval_ns());
+    if (!o.run_error.empty()) result.errors.push_back(o.run_error);
+    if (o.interrupted) result.interrupted = true;
+  }
+  double elapsed = p.runtime_s > 0 && !result.interrupted && result.errors.empty()
+                       ? p.runtime_s
+                       : static_cast<double>(last_completion - plan.measure_start) / 1e9;
+  if (elapsed <= 0) elapsed = 1e-9;
+  result.elapsed_s = elapsed;
+  for (const auto& o : outcomes) {
+    double thread_pct = (o.cpu_usr + o.cpu_sys) / elapsed * 100;
+    max_thread = std::max(max_thread, thread_pct);
+  }
+  result.cpu = {usr / elapsed * 100, sys / elapsed * 100, max_thread};
+
+  auto direction_result = [&](const DirectionStats& m) {
+    reporting::DirectionResult r;
+    r.ios = m.ios;
+    r.bytes = m.bytes;
+    r.iops = static_cast<double>(m.ios) / elapsed;
+    r.bw_bytes = static_cast<double>(m.bytes) / elapsed;
+    r.slat = summarize(m.slat);
+    r.clat = summarize(m.clat);
+    r.lat = summarize(m.lat);
+    r.errors = m.errors;
+    r.first_errno = m.first_errno;
+    r.first_error_offset = m.first_error_offset;
+    r.short_ios = m.short_ios;
+    return r;
+  };
+  if (rw_reads(plan.mode)) result.read = direction_result(merged[0]);
+  if (rw_writes(plan.mode)) result.write = direction_result(merged[1]);
+
+  // Timeline: bring every job to the coarsest interval, then add.
+  if (interval_ns) {
+    std::vector<IntervalSample> total;
+    for (auto& o : outcomes) {
+      if (!o.timeline) continue;
+      while (o.timeline->interval_ns() < interval_ns) o.timeline->coarsen();
+      const auto& samples = o.timeline->samples();
+      if (samples.size() > total.size()) total.resize(samples.size());
+      for (std::size_t i = 0; i < samples.size(); ++i) total[i].add(samples[i]);
+    }
+    const double interval_s = static_cast<double>(interval_ns) / 1e9;
+    // A time-based run has exactly runtime/interval points; drop the partial tail beyond it.
+    std::size_t points = total.size();
+    if (p.runtime_s > 0 && !result.interrupted)
+      points = std::min<std::size_t>(
+          points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
+    for (std::size_t i = 0; i < points; ++i) {
+      const auto& s = total[i];
+      double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);
+      if (span <= 0) span = interval_s;
+      reporting::TimelinePoint pt;
+      pt.t_s = static_cast<double>(i) * interval_s + span;
+      pt.read_iops = static_cast<double>(s.ios[0]) / span;
+      pt.write_iops = static_cast<double>(s.ios[1]) / span;
+      pt.read_bw = static_cast<double>(s.bytes[0]) / span;
+      pt.write_bw = static_cast<double>(s.bytes[1]) / span;
+      pt.read_lat_mean_ns =
+          s.ios[0] ? static_cast<double>(s.clat_sum[0]) / static_cast<double>(s.ios[0]) : 0;
+      pt.write_lat_mean_ns =
+          s.ios[1] ? static_cast<double>(s.clat_sum[1]) / static_cast<double>(s.ios[1]) : 0;
+      result.timeline.push_back(pt);
+    }
+  }
+  if (result.interrupted) result.errors.push_back("interrupted");
+  return result;
+}
+
+}  // namespace storqual::runner
