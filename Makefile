@@ -47,6 +47,7 @@ tsan: deps-test
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure $(CTEST_ARGS)
 
 # Fuzzers (clang libFuzzer, ASan+UBSan): FUZZ_RUNS executions per target over the committed corpus.
+BENCH_ARGS ?= loop --fidelity
 FUZZ_RUNS ?= 1000000
 fuzz: deps-test
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTORQUAL_FUZZ=ON -DSTORQUAL_TESTS=OFF -DSTORQUAL_SANITIZE=address
@@ -54,7 +55,7 @@ fuzz: deps-test
 	@scripts/fuzz.sh build-fuzz $(FUZZ_RUNS)
 
 bench: build
-	bench/vs-fio.sh
+	bench/vs-fio.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -8,9 +8,13 @@
 #include <iostream>
 #include <string_view>
 
+#include "devices/safety_guard.hpp"
+#include "devices/sysfs.hpp"
 #include "engines/engine.hpp"
+#include "reporting/result_json.hpp"
 #include "runner/units.hpp"
 #include "runner/version.hpp"
+#include "runner/xml_file.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -90,6 +94,18 @@ int cli_main(int argc, char** argv) {
     try {
       return c.run(args);
     } catch (const UsageError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const devices::SafetyRefusal& e) {
+      std::fprintf(stderr, "storqual %s: refused: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const devices::ResolveError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const reporting::ResultJsonError& e) {
       std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
       return kExitUsage;
     } catch (const UnitError& e) {

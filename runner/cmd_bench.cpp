@@ -2,12 +2,20 @@
 // `storqual bench`: one ad-hoc workload, fio-like numbers, optional JSON and per-I/O log.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "reporting/atomic_file.hpp"
+#include "reporting/fio_summary.hpp"
+#include "reporting/result_json.hpp"
 #include "runner/cli.hpp"
+#include "runner/environment.hpp"
 #include "runner/job_runner.hpp"
+#include "runner/signals.hpp"
+#include "runner/target_preparation.hpp"
 #include "runner/units.hpp"
 #include "runner/workload.hpp"
 
@@ -55,39 +63,53 @@ int cmd_bench(const Args& args) {
   }
   if (!vm.count("target")) throw UsageError("--target is required (a file or block device)");
   spec.params.target = vm["target"].as<std::string>();
+  validate(spec);
+  // The guard holds its claim (O_EXCL descriptor, scratch file) until the run is over.
+  std::optional<devices::AdmittedTarget> admitted;
   if (spec.params.ioengine != "null") {
     struct stat st {};
     if (stat(spec.params.target.c_str(), &st) != 0)
       throw UsageError("target " + spec.params.target + " does not exist");
-    if (S_ISDIR(st.st_mode))
+    if (S_ISDIR(st.st_mode) && spec.params.size == 0)
       throw UsageError("target " + spec.params.target +
-                       " is a directory: give a file or a block device (storqual run makes a "
-                       "scratch file in a directory)");
+                       " is a directory: give --size to measure a scratch file in it, or name a "
+                       "file or block device");
+    TargetFlags flags;
+    flags.allow_destructive = vm["allow-destructive"].as<bool>();
+    flags.force = vm["force"].as<bool>();
+    try {
+      admitted = admit_target(spec, flags);
+    } catch (const devices::SafetyRefusal& e) {
+      throw UsageError(e.what());
+    } catch (const devices::ScratchFileError& e) {
+      throw UsageError(e.what());
+    }
+    for (const auto& note : admitted->notes)
+      std::fprintf(stderr, "storqual bench: %s\n", note.c_str());
   }
-  validate(spec);
 
   RunOptions run;
+  run.stop = &install_stop_handlers();
   if (vm.count("lat-log")) run.lat_log_path = vm["lat-log"].as<std::string>();
+  reporting::Environment env = capture_environment();
   reporting::WorkloadResult r = run_workload(spec, run);
 
-  auto print_dir = [&](const char* name, const std::optional<reporting::DirectionResult>& d) {
-    if (!d) return;
-    std::printf("  %s: IOPS=%s, BW=%s (%s), ios=%llu\n", name, format_count(d->iops).c_str(),
-                format_rate_mib(d->bw_bytes).c_str(), format_rate_mb(d->bw_bytes).c_str(),
-                static_cast<unsigned long long>(d->ios));
-    std::printf("    clat: min=%s max=%s avg=%s stdev=%s\n",
-                format_ns(double(d->clat.min_ns)).c_str(),
-                format_ns(double(d->clat.max_ns)).c_str(), format_ns(d->clat.mean_ns).c_str(),
-                format_ns(d->clat.stdev_ns).c_str());
-    for (auto [pct, v] : d->clat.percentiles)
-      std::printf("    clat p%-6g = %s\n", pct, format_ns(double(v)).c_str());
-  };
-  std::printf("%s\n", r.fio_command.c_str());
-  print_dir("read", r.read);
-  print_dir("write", r.write);
-  std::printf("  cpu: usr=%.1f%% sys=%.1f%%\n", r.cpu.usr_pct, r.cpu.sys_pct);
+  std::fputs(reporting::format_fio_summary(r).c_str(), stdout);
+  std::printf("  fio equivalent: %s\n", r.fio_command.c_str());
+  if (vm.count("json")) {
+    reporting::RunResult result;
+    result.environment = env;
+    result.environment.end_utc = utc_now();
+    result.device.path = spec.params.target;
+    result.device.name = spec.params.target;
+    result.workloads.push_back(r);
+    result.exit_code = r.interrupted      ? kExitInterrupted
+                       : r.errors.empty() ? kExitPass
+                                          : kExitRuntime;
+    reporting::write_file_atomically(vm["json"].as<std::string>(), reporting::to_json_text(result));
+  }
   for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
-  if (r.interrupted) return kExitInterrupted;
+  if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;
   return r.errors.empty() ? kExitPass : kExitRuntime;
 }
 

@@ -1,11 +1,72 @@
 // SPDX-License-Identifier: Apache-2.0
-// `storqual run`.
+// `storqual run`: the qualification of one device against its spec sheet.
+#include <boost/program_options.hpp>
+#include <iostream>
+
 #include "runner/cli.hpp"
+#include "runner/qualification.hpp"
+#include "runner/units.hpp"
+
+namespace po = boost::program_options;
 
 namespace storqual::runner {
 
-int cmd_run(const Args& /*args*/) {
-  throw UsageError("'run' is not built yet");
+int cmd_run(const Args& args) {
+  po::options_description visible(
+      "storqual run --target PATH [--spec FILE | --specs DIR] [options]");
+  visible.add_options()("help,h", "this help")(
+      "target", po::value<std::string>(),
+      "block device, or a directory (a scratch file is made in it) or file")(
+      "spec", po::value<std::string>(), "the spec sheet to judge against")(
+      "specs", po::value<std::string>(), "a directory of spec sheets: the one matching the device")(
+      "suite", po::value<std::string>(),
+      "standard suite name or suite file (default: the sheet's)")(
+      "out", po::value<std::string>()->default_value("."), "directory for the reports")(
+      "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
+      "html", po::value<std::string>(), "HTML report [OUT/storqual-report.html]")(
+      "json", po::value<std::string>(), "JSON result [OUT/storqual-result.json]")(
+      "ioengine", po::value<std::string>(), "override every workload's engine")(
+      "runtime-scale", po::value<double>()->default_value(1.0),
+      "multiply every runtime and ramp_time (e.g. 0.01 for a CI smoke run)")(
+      "size", po::value<std::string>(),
+      "override every workload's size (e.g. a small scratch file)")(
+      "allow-destructive", po::bool_switch(), "allow write workloads on a block device or file")(
+      "force", po::bool_switch(),
+      "with --allow-destructive: ignore a filesystem/partition signature");
+  po::options_description hidden;
+  hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
+      "nvme-capture", po::value<std::string>())("suite-dir", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return kExitPass;
+  }
+  QualificationOptions o;
+  if (!vm.count("target")) throw UsageError("--target is required");
+  o.target = vm["target"].as<std::string>();
+  if (vm.count("spec") && vm.count("specs")) throw UsageError("give --spec or --specs, not both");
+  if (vm.count("spec")) o.spec_file = vm["spec"].as<std::string>();
+  if (vm.count("specs")) o.specs_dir = vm["specs"].as<std::string>();
+  if (vm.count("suite")) o.suite = vm["suite"].as<std::string>();
+  o.out_dir = vm["out"].as<std::string>();
+  if (vm.count("junit")) o.junit_path = vm["junit"].as<std::string>();
+  if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
+  if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
+  if (vm.count("ioengine")) o.ioengine = vm["ioengine"].as<std::string>();
+  o.runtime_scale = vm["runtime-scale"].as<double>();
+  if (!(o.runtime_scale > 0 && o.runtime_scale <= 1000))
+    throw UsageError("--runtime-scale must be greater than 0 and at most 1000");
+  if (vm.count("size")) o.size = parse_size(vm["size"].as<std::string>());
+  o.allow_destructive = vm["allow-destructive"].as<bool>();
+  o.force = vm["force"].as<bool>();
+  o.sysfs_root = vm["sysfs-root"].as<std::string>();
+  if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
+  if (vm.count("suite-dir")) o.suite_dirs = vm["suite-dir"].as<std::vector<std::string>>();
+  return run_qualification(o).exit_code;
 }
 
 }  // namespace storqual::runner

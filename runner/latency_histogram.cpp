@@ -51,6 +51,7 @@ std::uint64_t LatencyHistogram::percentile(double p) const noexcept {
   for (unsigned i = 0; i < kBuckets; ++i) {
     seen += buckets_[i];
     if (seen >= rank) {
+      if (i == kBuckets - 1) return max_;  // the overflow bucket: only max is known exactly
       std::uint64_t mid = bucket_low(i) + bucket_width(i) / 2;
       return std::clamp(mid, min(), max_);
     }
@@ -72,7 +73,7 @@ std::vector<std::pair<double, std::uint64_t>> LatencyHistogram::percentiles(
         std::clamp<std::uint64_t>(want < 1 ? 1 : static_cast<std::uint64_t>(want), 1, count_);
     while (i < kBuckets && seen + buckets_[i] < rank) seen += buckets_[i++];
     std::uint64_t value = max_;
-    if (i < kBuckets) value = std::clamp(bucket_low(i) + bucket_width(i) / 2, min(), max_);
+    if (i < kBuckets - 1) value = std::clamp(bucket_low(i) + bucket_width(i) / 2, min(), max_);
     out.emplace_back(p, value);
   }
   return out;

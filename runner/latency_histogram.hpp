@@ -8,7 +8,8 @@
 //             percentile is at most 1/128 = 0.78% (exact below 128 ns). Reported values are also
 //             clamped to the exact min and max.
 //   Range:    kGroups = 36 groups reach 2^41 ns (about 36.6 minutes); a larger value is counted in
-//             the last bucket (its exact value still reaches min/max/mean/stdev). fio stops at 29
+//             the last bucket, whose percentiles are reported as the exact max (exact values still
+//             reach min/max/mean/stdev). fio stops at 29
 //             groups (2^34 ns, 17 s); our first 1856 buckets are fio's.
 //   Memory:   36 * 64 buckets * 8 bytes = 18 KiB per histogram, fixed: constant in run time.
 //   Cost:     add() is a count-leading-zeros, a shift, a mask and three additions.

@@ -59,8 +59,8 @@ struct Claim {
   double value = 0;        // base unit of the metric
   std::string value_text;  // as written, e.g. "540MB/s"
   double tolerance_pct = kDefaultTolerancePct;
-  bool steady = false;     // the vendor's number is a steady-state figure (SNIA PTS)
-  std::string location;    // "file:line:column" of the <claim>, for warnings
+  bool steady = false;   // the vendor's number is a steady-state figure (SNIA PTS)
+  std::string location;  // "file:line:column" of the <claim>, for warnings
   // "randread-4k-qd32" or "randrw70-4k randrw70-8k randrw70-16k" (as in ClaimVerdict::workload)
   [[nodiscard]] std::string workload_label() const;
 };
@@ -93,7 +93,7 @@ class SpecSheet {
 
 // The identity fields <match> may name.
 inline constexpr std::array<std::string_view, 5> kMatchFields = {"model", "firmware", "vendor",
-                                                                  "serial", "transport"};
+                                                                 "serial", "transport"};
 
 // Lower-case hex SHA-256 of bytes (OpenSSL libcrypto).
 [[nodiscard]] std::string sha256_hex(std::string_view bytes);

@@ -98,6 +98,11 @@ std::string XmlFile::where(pugi::xml_node node) const {
   return where_offset(off);
 }
 
+std::string XmlFile::position(pugi::xml_node node) const {
+  std::string w = where(node);
+  return w.substr(name_.size() + 1);
+}
+
 std::string XmlFile::where(pugi::xml_attribute attr) const {
   return where_offset(offset_of(attr.name(), 0));
 }
@@ -128,8 +133,8 @@ void expect_only(const XmlFile& file, pugi::xml_node element, std::string_view a
     std::vector<std::string> names(allowed_attrs.begin(), allowed_attrs.end());
     std::string expected =
         names.empty() ? std::string("it takes no attributes") : "expected " + or_list(names);
-    throw file.error(a, "unknown attribute '" + std::string(a.name()) + "' on <" +
-                            element.name() + "> (" + expected + ")");
+    throw file.error(a, "unknown attribute '" + std::string(a.name()) + "' on <" + element.name() +
+                            "> (" + expected + ")");
   }
   for (pugi::xml_node child : element.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata)
@@ -140,8 +145,8 @@ void expect_only(const XmlFile& file, pugi::xml_node element, std::string_view a
     if (ok) continue;
     std::vector<std::string> names;
     for (auto n : allowed_children) names.push_back("<" + std::string(n) + ">");
-    std::string expected = names.empty() ? std::string("it takes no child elements")
-                                         : "expected " + or_list(names);
+    std::string expected =
+        names.empty() ? std::string("it takes no child elements") : "expected " + or_list(names);
     throw file.error(child, "unknown element <" + std::string(child.name()) + "> in <" +
                                 element.name() + "> (" + expected + ")");
   }
@@ -151,8 +156,8 @@ pugi::xml_attribute required_attribute(const XmlFile& file, pugi::xml_node eleme
                                        const char* name) {
   pugi::xml_attribute a = element.attribute(name);
   if (!a)
-    throw file.error(element, "<" + std::string(element.name()) + "> needs attribute '" + name +
-                                  "'");
+    throw file.error(element,
+                     "<" + std::string(element.name()) + "> needs attribute '" + name + "'");
   return a;
 }
 

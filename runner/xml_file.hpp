@@ -49,6 +49,8 @@ class XmlFile {
   [[nodiscard]] std::string where(pugi::xml_attribute attr) const;
   [[nodiscard]] std::string where_value(pugi::xml_attribute attr) const;
   [[nodiscard]] std::string where_offset(std::size_t byte_offset) const;
+  // "line:column" of an element's '<', for "first at 3:5" in messages about duplicates.
+  [[nodiscard]] std::string position(pugi::xml_node node) const;
 
   // FileError with "where: what".
   [[nodiscard]] FileError error(pugi::xml_node node, std::string_view what) const;

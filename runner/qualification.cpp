@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: Apache-2.0
+// The qualification run (see qualification.hpp).
+#include "runner/qualification.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "devices/device_identity.hpp"
+#include "devices/health.hpp"
+#include "devices/nvme_admin.hpp"
+#include "devices/safety_guard.hpp"
+#include "devices/sysfs.hpp"
+#include "reporting/atomic_file.hpp"
+#include "reporting/console_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/result_json.hpp"
+#include "runner/cli.hpp"
+#include "runner/environment.hpp"
+#include "runner/job_runner.hpp"
+#include "runner/signals.hpp"
+#include "runner/spec_sheet.hpp"
+#include "runner/suite.hpp"
+#include "runner/target_preparation.hpp"
+#include "runner/units.hpp"
+#include "runner/verdict.hpp"
+#include "runner/xml_file.hpp"
+
+namespace storqual::runner {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<reporting::FieldRow> to_field_rows(const std::vector<devices::IdentityRow>& rows) {
+  std::vector<reporting::FieldRow> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back({r.field, r.value, r.source});
+  return out;
+}
+
+std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id) {
+  return {{"model", id.model.value},
+          {"firmware", id.firmware.value},
+          {"vendor", id.vendor.value},
+          {"serial", id.serial.value},
+          {"transport", std::string(devices::to_string(id.transport))}};
+}
+
+bool is_spec_sheet_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find("<spec-sheet") != std::string::npos;
+}
+
+// The suite for a device without a spec sheet: its class.
+std::string suite_for_class(const devices::DeviceIdentity& id) {
+  using devices::Transport;
+  if (id.rotational.value == "1") return "hdd";
+  switch (id.transport) {
+    case Transport::Nvme:
+      return "nvme-ssd";
+    case Transport::Mmc:
+    case Transport::Usb:
+      return "client";
+    case Transport::Loop:
+    case Transport::Zram:
+      return "quick";
+    default:
+      return "sata-ssd";
+  }
+}
+
+std::string default_name(const std::optional<std::string>& given, const std::string& dir,
+                         const char* file) {
+  if (given) return *given;
+  return (fs::path(dir) / file).string();
+}
+
+struct SpecChoice {
+  std::optional<SpecSheet> sheet;
+  std::string why;  // how it was chosen, for the console
+};
+
+SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id) {
+  SpecChoice c;
+  if (o.spec_file) {
+    c.sheet = SpecSheet::load(*o.spec_file);
+    c.why = "given with --spec";
+    if (!c.sheet->matches(match_fields(id)))
+      c.why += " (note: its <match> does not fit this device's identity)";
+    return c;
+  }
+  if (!o.specs_dir) {
+    c.why = "no spec sheet given: measured only";
+    return c;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(*o.specs_dir, ec))
+    throw UsageError("--specs " + *o.specs_dir + " is not a directory");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(*o.specs_dir))
+    if (e.path().extension() == ".xml" && is_spec_sheet_file(e.path())) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<SpecSheet> matching;
+  for (const auto& f : files) {
+    SpecSheet s = SpecSheet::load(f);
+    if (s.matches(match_fields(id))) matching.push_back(std::move(s));
+  }
+  if (matching.size() > 1)
+    throw UsageError("two spec sheets match " + id.model.value + ": " + matching[0].path.string() +
+                     " ('" + matching[0].name + "') and " + matching[1].path.string() + " ('" +
+                     matching[1].name + "'); narrow their <match> or choose one with --spec");
+  if (matching.empty()) {
+    c.why =
+        "no sheet in " + *o.specs_dir + " matches model '" + id.model.value + "': measured only";
+    return c;
+  }
+  c.sheet = std::move(matching.front());
+  c.why = "matched in " + *o.specs_dir;
+  return c;
+}
+
+std::unique_ptr<devices::NvmeAdmin> nvme_admin_for(const QualificationOptions& o,
+                                                   const devices::DeviceIdentity& id,
+                                                   std::vector<std::string>& notes) {
+  try {
+    if (o.nvme_capture)
+      return std::make_unique<devices::CapturedNvmeAdmin>(
+          *o.nvme_capture, std::vector<std::string>{"smart-before.bin", "smart-after.bin"});
+    if (id.transport == devices::Transport::Nvme && !id.devnode.empty() && o.sysfs_root == "/sys")
+      return std::make_unique<devices::LibnvmeAdmin>(id.devnode);
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("NVMe health not available: ") + e.what());
+  }
+  return nullptr;
+}
+
+std::optional<devices::HealthSnapshot> snapshot(devices::NvmeAdmin* admin,
+                                                std::vector<std::string>& notes) {
+  if (!admin) return std::nullopt;
+  try {
+    return devices::take_health_snapshot(*admin);
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("SMART log could not be read: ") + e.what());
+    return std::nullopt;
+  }
+}
+
+void scale_workload(WorkloadSpec& w, const QualificationOptions& o) {
+  if (o.runtime_scale != 1.0) {
+    w.params.runtime_s *= o.runtime_scale;
+    w.params.ramp_time_s *= o.runtime_scale;
+    // A scaled run still needs at least one timeline interval to say anything over time.
+    if (w.params.runtime_s > 0 && w.params.runtime_s < 0.2) w.params.runtime_s = 0.2;
+    if (w.params.runtime_s > 0 && w.interval_s > w.params.runtime_s / 4)
+      w.interval_s = std::max(0.01, w.params.runtime_s / 10);
+  }
+  if (o.ioengine) set_workload_option(w, "ioengine", *o.ioengine);
+  if (o.size) w.params.size = *o.size;
+}
+
+// Runs one workload with a live progress line; the job threads run while this thread reports.
+reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::size_t index,
+                                                std::size_t count, std::atomic<bool>& stop,
+                                                reporting::LiveProgress& progress) {
+  LiveCounters live;
+  RunOptions ro;
+  ro.stop = &stop;
+  ro.live = &live;
+  double expected = spec.params.runtime_s > 0 ? spec.params.runtime_s + spec.params.ramp_time_s : 0;
+  progress.start_workload(index, count, spec.id, expected);
+  std::optional<reporting::WorkloadResult> result;
+  std::exception_ptr failure;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    try {
+      result = run_workload(spec, ro);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    done = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  std::uint64_t last_ios = 0, last_bytes = 0;
+  double last_t = 0;
+  while (!done) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::uint64_t ios = live.ios.load(), bytes = live.bytes.load();
+    double dt = t - last_t;
+    if (dt > 0 && !done)
+      progress.update(t, static_cast<double>(ios - std::min(ios, last_ios)) / dt,
+                      static_cast<double>(bytes - std::min(bytes, last_bytes)) / dt);
+    last_ios = ios;
+    last_bytes = bytes;
+    last_t = t;
+  }
+  worker.join();
+  if (failure) std::rethrow_exception(failure);
+  double iops = (result->read ? result->read->iops : 0) + (result->write ? result->write->iops : 0);
+  double bw =
+      (result->read ? result->read->bw_bytes : 0) + (result->write ? result->write->bw_bytes : 0);
+  progress.finish_workload(result->elapsed_s, iops, bw);
+  return *result;
+}
+
+}  // namespace
+
+QualificationOutcome run_qualification(const QualificationOptions& o) {
+  QualificationOutcome out;
+  reporting::RunResult& run = out.result;
+  run.environment = capture_environment();
+  std::atomic<bool>& stop = install_stop_handlers();
+  std::FILE* con = o.console;
+
+  // 1. Identify.
+  devices::Sysfs sysfs{o.sysfs_root};
+  devices::ResolvedTarget resolved;
+  devices::DeviceIdentity identity;
+  try {
+    resolved = sysfs.resolve(o.target);
+    identity = devices::read_identity(sysfs, resolved.device);
+  } catch (const devices::ResolveError& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<std::string> notes;
+  auto admin = nvme_admin_for(o, identity, notes);
+  if (admin) {
+    try {
+      auto ctrl = devices::parse_identify_controller(admin->identify_controller());
+      auto ns = devices::parse_identify_namespace(admin->identify_namespace());
+      devices::apply_nvme_identity(identity, ctrl, &ns);
+    } catch (const std::exception& e) {
+      notes.push_back(std::string("NVMe identify failed: ") + e.what());
+    }
+  }
+  run.device.path = o.target;
+  run.device.name = resolved.kind == devices::TargetKind::BlockDevice
+                        ? resolved.device
+                        : (resolved.kind == devices::TargetKind::DirectoryOnDevice
+                               ? "scratch file in " + o.target + " (on " + resolved.device + ")"
+                               : "file " + o.target + " (on " + resolved.device + ")");
+  run.device.identity = to_field_rows(devices::identity_rows(identity));
+
+  // 2. Spec sheet and suite.
+  SpecChoice choice = choose_spec(o, identity);
+  std::vector<fs::path> dirs;
+  for (const auto& d : o.suite_dirs) dirs.emplace_back(d);
+  if (dirs.empty()) dirs = default_suite_dirs();
+  fs::path suite_path;
+  if (o.suite)
+    suite_path = resolve_suite(*o.suite, dirs);
+  else if (choice.sheet)
+    suite_path = resolve_suite_for_sheet(choice.sheet->suite, choice.sheet->path, dirs);
+  else
+    suite_path = resolve_suite(suite_for_class(identity), dirs);
+  Suite suite = Suite::load(suite_path);
+  if (choice.sheet) {
+    run.spec = {choice.sheet->name,          choice.sheet->vendor, choice.sheet->source,
+                choice.sheet->path.string(), choice.sheet->sha256, suite.name,
+                suite_path.string()};
+  } else {
+    run.spec.suite = suite.name;
+    run.spec.suite_path = suite_path.string();
+  }
+  std::fprintf(con, "storqual run: %s, %s %s (%s)\n", o.target.c_str(),
+               identity.vendor.value.c_str(), identity.model.value.c_str(),
+               std::string(devices::to_string(identity.transport)).c_str());
+  std::fprintf(con, "  spec sheet: %s (%s)\n", choice.sheet ? choice.sheet->name.c_str() : "none",
+               choice.why.c_str());
+  std::fprintf(con, "  suite: %s, %zu workloads\n", suite.name.c_str(), suite.workloads.size());
+
+  // 3. The plan, then the safety guard over the whole region the suite touches.
+  std::vector<WorkloadSpec> plan;
+  bool any_write = false;
+  std::uint64_t reach = 0;
+  bool whole = false;
+  for (const auto& sw : suite.workloads) {
+    WorkloadSpec w = sw.spec;
+    w.params.target = o.target;
+    if (sw.latency_search) w.params.iodepth = std::min(sw.latency_search->max_iodepth, 32u);
+    scale_workload(w, o);
+    validate(w);
+    any_write = any_write || writes(w);
+    if (w.params.size == 0) whole = true;
+    reach = std::max(reach, w.params.offset + w.params.size);
+    plan.push_back(std::move(w));
+  }
+  WorkloadSpec region;
+  region.params.rw = any_write ? "randwrite" : "randread";
+  region.params.target = o.target;
+  region.params.size = whole ? 0 : reach;
+  TargetFlags flags{o.allow_destructive, o.force, o.sysfs_root};
+  devices::AdmittedTarget admitted;
+  try {
+    admitted = admit_target(region, flags);
+  } catch (const devices::SafetyRefusal& e) {
+    throw UsageError(e.what());
+  } catch (const devices::ScratchFileError& e) {
+    throw UsageError(e.what());
+  }
+  for (const auto& n : admitted.notes) notes.push_back(n);
+  for (auto& w : plan) {
+    w.params.target = admitted.path;
+    if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
+  }
+
+  // 4. Health before, the workloads, health after.
+  auto before = snapshot(admin.get(), notes);
+  reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (stop.load()) break;
+    reporting::WorkloadResult r;
+    try {
+      r = measure_with_progress(plan[i], i + 1, plan.size(), stop, progress);
+    } catch (const std::exception& e) {
+      r.id = plan[i].id;
+      r.params = plan[i].params;
+      r.fio_command = fio_command(plan[i]);
+      r.errors.push_back(e.what());
+      std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.what());
+    }
+    if (suite.workloads[i].latency_search) r.kind = "latency-search";
+    // The report names the target as the user gave it, not the scratch file's temporary name.
+    r.params.target = o.target;
+    r.fio_command = fio_command(plan[i]);
+    run.workloads.push_back(std::move(r));
+  }
+  auto after = snapshot(admin.get(), notes);
+  if (before) run.device.health_before = to_field_rows(devices::health_rows(*before));
+  if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
+  if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
+  for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
+
+  // 5. Verdicts and reports.
+  run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads)
+                              : judge_measured_only(suite, run.workloads);
+  int code = exit_code_for(run.verdicts);
+  if (int sig = interrupted_exit_code()) code = sig;
+  run.exit_code = code;
+  run.environment.end_utc = utc_now();
+
+  out.json_path = default_name(o.json_path, o.out_dir, "storqual-result.json");
+  out.junit_path = default_name(o.junit_path, o.out_dir, "storqual-junit.xml");
+  out.html_path = default_name(o.html_path, o.out_dir, "storqual-report.html");
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
+  reporting::write_junit(out.junit_path, {run});
+  std::fputs(reporting::format_verdict_table(run).c_str(), con);
+  std::fprintf(con, "reports: %s %s\n", out.junit_path.c_str(), out.json_path.c_str());
+  out.exit_code = code;
+  return out;
+}
+
+}  // namespace storqual::runner

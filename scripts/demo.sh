@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `make demo`: a real qualification on an embedded default: a scratch file in the working directory
+# (made and removed by storqual), the quick suite, the demo spec sheet; reports in storqual-demo/.
+set -uo pipefail
+bin=${1:-build/app/storqual}
+out=${2:-storqual-demo}
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+"$bin" run --target . --spec specs/demo.xml --suite quick --out "$out" \
+  --html "$out/storqual-report.html"
+rc=$?
+echo
+echo "demo: exit code $rc (0 = every claim held, 1 = a claim failed, 3 = a run-time error)"
+echo "demo: reports in $out/: storqual-junit.xml storqual-result.json storqual-report.html"
+exit $rc

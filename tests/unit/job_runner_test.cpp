@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// The job runner on the null engine (deterministic, no device): counts, regions, timelines,
+// numjobs, size-based coverage, stop requests, the per-I/O log.
+#include "runner/job_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "runner/units.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual::runner {
+namespace {
+
+WorkloadSpec null_spec(std::string rw, unsigned iodepth = 8) {
+  WorkloadSpec w;
+  w.id = "t";
+  w.params.ioengine = "null";
+  w.params.target = "nothing-here";
+  w.params.rw = std::move(rw);
+  w.params.bs = 4096;
+  w.params.iodepth = iodepth;
+  w.params.size = 4096 * 1000;
+  return w;
+}
+
+TEST(JobRunner, SizeBasedSequentialCoversTheRegionOnce) {
+  auto w = null_spec("read");
+  auto r = run_workload(w);
+  ASSERT_TRUE(r.read.has_value());
+  EXPECT_FALSE(r.write.has_value());
+  EXPECT_EQ(r.read->ios, 1000u);
+  EXPECT_EQ(r.read->bytes, 4096u * 1000);
+  EXPECT_EQ(r.read->clat.samples, 1000u);
+  EXPECT_EQ(r.read->slat.samples, 1000u);
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(JobRunner, SizeBasedRandomVisitsEveryBlockOnceAndStaysInTheRegion) {
+  auto w = null_spec("randwrite");
+  w.params.offset = 4096 * 10;
+  storqual::testing::ScratchDir dir;
+  RunOptions o;
+  o.lat_log_path = (dir / "lat.csv").string();
+  auto r = run_workload(w, o);
+  ASSERT_TRUE(r.write.has_value());
+  EXPECT_EQ(r.write->ios, 1000u);
+  std::ifstream log(o.lat_log_path);
+  std::set<std::uint64_t> offsets;
+  std::string line;
+  while (std::getline(log, line)) {
+    std::istringstream in(line);
+    std::uint64_t t, clat, dirn, size, offset;
+    char c;
+    in >> t >> c >> clat >> c >> dirn >> c >> size >> c >> offset;
+    ASSERT_TRUE(in) << line;
+    EXPECT_EQ(dirn, 1u);
+    EXPECT_EQ(size, 4096u);
+    EXPECT_EQ(offset % 4096, 0u);
+    EXPECT_GE(offset, w.params.offset);
+    EXPECT_LT(offset, w.params.offset + w.params.size);
+    offsets.insert(offset);
+  }
+  EXPECT_EQ(offsets.size(), 1000u);
+}
+
+TEST(JobRunner, MixedWorkloadHonoursRwmixread) {
+  auto w = null_spec("randrw");
+  w.params.size = 4096ull * 100000;
+  w.params.rwmixread = 70;
+  auto r = run_workload(w);
+  ASSERT_TRUE(r.read && r.write);
+  double share = static_cast<double>(r.read->ios) / static_cast<double>(r.read->ios + r.write->ios);
+  EXPECT_NEAR(share, 0.70, 0.01);
+}
+
+TEST(JobRunner, NumjobsEachDoTheirShare) {
+  auto w = null_spec("randread");
+  w.params.numjobs = 4;
+  auto r = run_workload(w);
+  EXPECT_EQ(r.read->ios, 4000u);  // as fio: each job covers size
+}
+
+TEST(JobRunner, TimeBasedRunHasOneTimelinePointPerInterval) {
+  auto w = null_spec("randread", 16);
+  w.params.runtime_s = 1.0;
+  w.interval_s = 0.1;
+  auto r = run_workload(w);
+  EXPECT_EQ(r.timeline.size(), 10u);
+  EXPECT_DOUBLE_EQ(r.elapsed_s, 1.0);
+  double sum = 0;
+  for (const auto& p : r.timeline) sum += p.read_iops * 0.1;
+  EXPECT_NEAR(sum, static_cast<double>(r.read->ios), 0.01 * static_cast<double>(r.read->ios));
+  EXPECT_GT(r.read->iops, 1000);
+}
+
+TEST(JobRunner, RampTimeIsRunButNotCounted) {
+  auto w = null_spec("randread", 4);
+  w.params.runtime_s = 0.3;
+  w.params.ramp_time_s = 0.3;
+  LiveCounters live;
+  RunOptions o;
+  o.live = &live;
+  auto r = run_workload(w, o);
+  EXPECT_DOUBLE_EQ(r.elapsed_s, 0.3);
+  EXPECT_EQ(r.timeline.size(), 1u);
+  EXPECT_EQ(live.ios.load(), r.read->ios);
+}
+
+TEST(JobRunner, StopRequestEndsTheRunAsInterrupted) {
+  auto w = null_spec("randread", 4);
+  w.params.runtime_s = 60;
+  std::atomic<bool> stop{false};
+  RunOptions o;
+  o.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_workload(w, o);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_EQ(r.errors.back(), "interrupted");
+}
+
+TEST(JobRunner, BadWorkloadsAreRefusedBeforeAnyIo) {
+  auto w = null_spec("randread");
+  w.params.size = 100;  // smaller than bs
+  EXPECT_THROW((void)run_workload(w), UnitError);
+  auto v = null_spec("sideways");
+  EXPECT_THROW((void)run_workload(v), UnitError);
+}
+
+}  // namespace
+}  // namespace storqual::runner
