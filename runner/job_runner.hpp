@@ -26,6 +26,7 @@
 
 #include "engines/engine.hpp"
 #include "reporting/result.hpp"
+#include "runner/clock.hpp"
 #include "runner/workload.hpp"
 
 namespace storqual::runner {
@@ -44,8 +45,8 @@ struct RunOptions {
   std::atomic<bool>* stop = nullptr;  // may be null
   LiveCounters* live = nullptr;       // may be null
   std::string lat_log_path;           // per-I/O CSV log, empty = off
-  NowFunction now = monotonic_now_ns;
-  bool exclusive = false;  // open block devices O_EXCL (the safety guard holds one too)
+  NowFunction now = fast_now_ns;      // runner/clock.hpp: TSC when the kernel trusts it
+  bool exclusive = false;             // open block devices O_EXCL (the safety guard holds one too)
   // Wraps each job's engine (fault injection in tests); may be empty.
   std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)> wrap_engine;
 };
