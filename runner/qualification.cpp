@@ -20,6 +20,7 @@
 #include "devices/sysfs.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/cli.hpp"
@@ -355,8 +356,10 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   fs::create_directories(o.out_dir, ec);
   reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
   reporting::write_junit(out.junit_path, {run});
+  reporting::write_html(out.html_path, run);
   std::fputs(reporting::format_verdict_table(run).c_str(), con);
-  std::fprintf(con, "reports: %s %s\n", out.junit_path.c_str(), out.json_path.c_str());
+  std::fprintf(con, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
+               out.html_path.c_str());
   out.exit_code = code;
   return out;
 }

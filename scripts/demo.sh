@@ -7,8 +7,7 @@ bin=${1:-build/app/storqual}
 out=${2:-storqual-demo}
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-"$bin" run --target . --spec specs/demo.xml --suite quick --out "$out" \
-  --html "$out/storqual-report.html"
+"$bin" run --target . --spec specs/demo.xml --suite quick --out "$out"
 rc=$?
 echo
 echo "demo: exit code $rc (0 = every claim held, 1 = a claim failed, 3 = a run-time error)"

@@ -7,6 +7,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <signal.h>
+
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -89,6 +91,42 @@ CommandResult run_shell(const std::string& line) {
 
 bool is_root() {
   return geteuid() == 0;
+}
+
+BackgroundCommand::BackgroundCommand(const std::vector<std::string>& argv, const fs::path& out_file,
+                                     const fs::path& err_file) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int rc = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
+    throw std::runtime_error(std::string("cannot run ") + argv[0] + ": " + std::strerror(rc));
+}
+
+BackgroundCommand::~BackgroundCommand() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+}
+
+void BackgroundCommand::signal(int sig) {
+  if (pid_ > 0) ::kill(pid_, sig);
+}
+
+int BackgroundCommand::wait() {
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 ScratchDir::ScratchDir(const std::string& tag) {

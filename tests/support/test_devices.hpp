@@ -25,6 +25,22 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
 // Runs a shell line with /bin/sh -c.
 CommandResult run_shell(const std::string& line);
 
+// A child process running in the background, stdout and stderr going to files; for signal tests.
+class BackgroundCommand {
+ public:
+  BackgroundCommand(const std::vector<std::string>& argv, const std::filesystem::path& out_file,
+                    const std::filesystem::path& err_file);
+  ~BackgroundCommand();  // kills (SIGKILL) and reaps a child still running
+  BackgroundCommand(const BackgroundCommand&) = delete;
+  BackgroundCommand& operator=(const BackgroundCommand&) = delete;
+  void signal(int sig);
+  int wait();  // exit code, or 128+signal
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
 bool is_root();
 #define STORQUAL_REQUIRE_ROOT()                                                            \
   do {                                                                                     \
