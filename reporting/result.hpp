@@ -67,6 +67,14 @@ struct WorkloadParams {
   std::string target;
 };
 
+// One step of a latency-bounded search: the workload at one iodepth.
+struct LatencyCurvePoint {
+  unsigned iodepth = 1;
+  double iops = 0;
+  double latency_ns = 0;  // the searched statistic (mean or percentile of lat), -1 if none
+  bool within_limit = false;
+};
+
 struct WorkloadResult {
   std::string id;
   std::string kind = "workload";  // workload | latency-search | ...
@@ -79,6 +87,13 @@ struct WorkloadResult {
   std::vector<std::string> errors;  // human-readable; non-empty means the workload is in error
   bool interrupted = false;
   std::string fio_command;  // the equivalent fio command line
+  // Set when the workload ran to steady state (SNIA PTS rounds): false is reported as "not steady".
+  std::optional<bool> steady;
+  // kind == "latency-search": every step (sorted by iodepth), the limit and the statistic; the
+  // result itself is the step with the highest IOPS within the limit.
+  std::vector<LatencyCurvePoint> latency_curve;
+  double latency_limit_ns = 0;
+  std::string latency_stat;  // "mean", "p99", ...
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").

@@ -26,6 +26,7 @@
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
 #include "runner/job_runner.hpp"
+#include "runner/latency_search.hpp"
 #include "runner/signals.hpp"
 #include "runner/spec_sheet.hpp"
 #include "runner/suite.hpp"
@@ -321,7 +322,16 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     if (stop.load()) break;
     reporting::WorkloadResult r;
     try {
-      r = measure_with_progress(plan[i], i + 1, plan.size(), stop, progress);
+      if (const auto& ls = suite.workloads[i].latency_search) {
+        r = search_latency_bound(plan[i], *ls, [&](const WorkloadSpec& w) {
+              WorkloadSpec named = w;
+              named.id = plan[i].id + " (iodepth " + std::to_string(w.params.iodepth) + ")";
+              return measure_with_progress(named, i + 1, plan.size(), stop, progress);
+            }).best;
+        r.id = plan[i].id;
+      } else {
+        r = measure_with_progress(plan[i], i + 1, plan.size(), stop, progress);
+      }
     } catch (const std::exception& e) {
       r.id = plan[i].id;
       r.params = plan[i].params;
@@ -329,10 +339,11 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
       r.errors.push_back(e.what());
       std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.what());
     }
-    if (suite.workloads[i].latency_search) r.kind = "latency-search";
     // The report names the target as the user gave it, not the scratch file's temporary name.
     r.params.target = o.target;
-    r.fio_command = fio_command(plan[i]);
+    WorkloadSpec as_run = plan[i];
+    as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own
+    r.fio_command = fio_command(as_run);
     run.workloads.push_back(std::move(r));
   }
   auto after = snapshot(admin.get(), notes);
