@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@ struct IdentifyOptions {
   bool json = false;
   std::string sysfs_root = "/sys";
   std::optional<std::string> specs_dir;
+  std::optional<std::string> nvme_pages;  // hidden: captured NVMe pages instead of libnvme
 };
 
 std::string value_of(const std::vector<IdentityRow>& rows, const std::string& field) {
@@ -69,19 +71,24 @@ struct FullIdentity {
   std::vector<std::string> notes;
 };
 
-FullIdentity read_full_identity(const devices::Sysfs& sysfs, const std::string& device) {
+FullIdentity read_full_identity(const IdentifyOptions& opt, const devices::Sysfs& sysfs,
+                                const std::string& device) {
   FullIdentity full{devices::read_identity(sysfs, device), {}, {}};
   auto& id = full.identity;
-  if (id.transport == devices::Transport::Nvme && sysfs.is_live() && !id.devnode.empty()) {
-    try {
-      devices::LibnvmeAdmin admin(id.devnode);
-      auto ctrl = devices::parse_identify_controller(admin.identify_controller());
-      auto ns = devices::parse_identify_namespace(admin.identify_namespace());
-      devices::apply_nvme_identity(id, ctrl, &ns);
-      full.health = devices::health_rows(devices::take_health_snapshot(admin));
-    } catch (const devices::NvmeError& e) {
-      full.notes.push_back(std::string("NVMe admin commands unavailable: ") + e.what());
-    }
+  if (id.transport != devices::Transport::Nvme || id.devnode.empty()) return full;
+  if (!opt.nvme_pages && !sysfs.is_live()) return full;
+  try {
+    std::unique_ptr<devices::NvmeAdmin> admin;
+    if (opt.nvme_pages)
+      admin = std::make_unique<devices::CapturedNvmeAdmin>(*opt.nvme_pages);
+    else
+      admin = std::make_unique<devices::LibnvmeAdmin>(id.devnode);
+    auto ctrl = devices::parse_identify_controller(admin->identify_controller());
+    auto ns = devices::parse_identify_namespace(admin->identify_namespace());
+    devices::apply_nvme_identity(id, ctrl, &ns);
+    full.health = devices::health_rows(devices::take_health_snapshot(*admin));
+  } catch (const devices::NvmeError& e) {
+    full.notes.push_back(std::string("NVMe admin commands unavailable: ") + e.what());
   }
   return full;
 }
@@ -119,9 +126,12 @@ SpecMatches find_matching_specs(const std::string& dir, const std::vector<Identi
 
 const char* kind_name(devices::TargetKind k) {
   switch (k) {
-    case devices::TargetKind::BlockDevice: return "block device";
-    case devices::TargetKind::FileOnDevice: return "file";
-    case devices::TargetKind::DirectoryOnDevice: return "directory";
+    case devices::TargetKind::BlockDevice:
+      return "block device";
+    case devices::TargetKind::FileOnDevice:
+      return "file";
+    case devices::TargetKind::DirectoryOnDevice:
+      return "directory";
   }
   return "?";
 }
@@ -139,7 +149,7 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   };
   std::vector<Line> lines;
   for (const auto& disk : sysfs.disks()) {
-    FullIdentity full = read_full_identity(sysfs, disk);
+    FullIdentity full = read_full_identity(opt, sysfs, disk);
     Line l;
     l.rows = devices::identity_rows(full.identity);
     l.health = full.health;
@@ -196,7 +206,7 @@ int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   } catch (const devices::ResolveError& e) {
     throw UsageError(e.what());
   }
-  FullIdentity full = read_full_identity(sysfs, resolved.device);
+  FullIdentity full = read_full_identity(opt, sysfs, resolved.device);
   auto rows = devices::identity_rows(full.identity);
   auto users = users_of(sysfs, resolved.device);
   std::optional<SpecMatches> specs;
@@ -217,7 +227,8 @@ int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
     j["notes"] = full.notes;
     if (specs) {
       auto m = nlohmann::json::array();
-      for (const auto& [name, path] : specs->matching) m.push_back({{"name", name}, {"path", path}});
+      for (const auto& [name, path] : specs->matching)
+        m.push_back({{"name", name}, {"path", path}});
       j["spec_matches"] = m;
       j["spec_problems"] = specs->problems;
     }
@@ -236,13 +247,13 @@ int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
     std::printf("\nhealth (SMART / health log):\n");
     table(full.health);
   }
-  std::printf("\nin use: %s\n", users.empty() ? (sysfs.is_live() ? "no" : "unknown (captured tree)")
-                                             : "");
+  std::printf("\nin use: %s\n",
+              users.empty() ? (sysfs.is_live() ? "no" : "unknown (captured tree)") : "");
   for (const auto& u : users) std::printf("  %s\n", u.c_str());
   for (const auto& n : full.notes) std::printf("note: %s\n", n.c_str());
   if (specs) {
-    if (specs->matching.empty()) std::printf("spec sheets in %s: none matches\n",
-                                             opt.specs_dir->c_str());
+    if (specs->matching.empty())
+      std::printf("spec sheets in %s: none matches\n", opt.specs_dir->c_str());
     for (const auto& [name, path] : specs->matching)
       std::printf("spec sheet: %s (%s)\n", name.c_str(), path.c_str());
     for (const auto& p : specs->problems) std::printf("warning: %s\n", p.c_str());
@@ -262,7 +273,10 @@ int cmd_identify(const Args& args) {
       "specs", po::value<std::string>(), "directory of spec sheets: show which one matches");
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>(&opt.sysfs_root),
-                       "read a captured sysfs tree instead of /sys (targets are device names)");
+                       "read a captured sysfs tree instead of /sys (targets are device names)")(
+      "nvme-pages", po::value<std::string>(),
+      "answer NVMe admin commands from captured pages (identify-ctrl.bin, identify-ns.bin, "
+      "smart-log.bin) in this directory");
   po::options_description all;
   all.add(visible).add(hidden);
   po::variables_map vm;
@@ -274,6 +288,7 @@ int cmd_identify(const Args& args) {
   }
   if (vm.count("target")) opt.target = vm["target"].as<std::string>();
   if (vm.count("specs")) opt.specs_dir = vm["specs"].as<std::string>();
+  if (vm.count("nvme-pages")) opt.nvme_pages = vm["nvme-pages"].as<std::string>();
   std::error_code ec;
   if (!fs::is_directory(opt.sysfs_root, ec))
     throw UsageError("--sysfs-root " + opt.sysfs_root + ": not a directory");

@@ -13,14 +13,15 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/latency_histogram.hpp"
+
 namespace storqual::runner {
 
 class Suite;
 
 // The percentiles the runner reports (fio's default list). A claim on any other percentile is
 // refused when the sheet is loaded.
-inline constexpr std::array<double, 17> kReportedPercentiles = {
-    1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+inline constexpr auto kReportedPercentiles = kFioPercentiles;
 
 // Tolerance when neither the claim nor <claims> gives one.
 inline constexpr double kDefaultTolerancePct = 10.0;

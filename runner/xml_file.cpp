@@ -77,7 +77,9 @@ std::size_t XmlFile::offset_of(const char* p, std::size_t fallback) const noexce
 std::string XmlFile::where_offset(std::size_t byte_offset) const {
   if (byte_offset > original_.size()) byte_offset = original_.size();
   std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < byte_offset; ++i) {
+  // A UTF-8 byte order mark is not a character anyone sees in an editor.
+  const std::size_t start = original_.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  for (std::size_t i = start; i < byte_offset; ++i) {
     unsigned char c = static_cast<unsigned char>(original_[i]);
     if (c == '\n') {
       ++line;

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+// The files as users meet them: every malformed file in tests/data/bad gets exactly the message
+// docs/formats.md promises (the test reads the table from the docs), every shipped suite and spec
+// sheet loads cleanly, and `storqual check` behaves as documented.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "runner/spec_sheet.hpp"
+#include "runner/suite.hpp"
+#include "runner/xml_file.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual::runner {
+namespace {
+
+const std::filesystem::path kSource = STORQUAL_SOURCE_DIR;
+const std::filesystem::path kBad = std::filesystem::path(STORQUAL_TEST_DATA) / "bad";
+
+// Rows "| `bad/NAME.xml` | mistake | `MESSAGE` |" of docs/formats.md, as NAME.xml -> MESSAGE.
+std::map<std::string, std::string> documented_messages() {
+  std::ifstream docs(kSource / "docs" / "formats.md");
+  std::map<std::string, std::string> rows;
+  std::string line;
+  while (std::getline(docs, line)) {
+    if (!line.starts_with("| `bad/")) continue;
+    std::size_t name_end = line.find('`', 7);
+    std::size_t msg_end = line.rfind('`');
+    std::size_t msg_begin = line.rfind('`', msg_end - 1);
+    if (name_end == std::string::npos || msg_begin <= name_end) continue;
+    rows[line.substr(7, name_end - 7)] = line.substr(msg_begin + 1, msg_end - msg_begin - 1);
+  }
+  return rows;
+}
+
+std::string load_error(const std::filesystem::path& path) {
+  try {
+    if (detect_file_kind(path) == FileKind::Suite)
+      (void)Suite::load(path);
+    else
+      (void)SpecSheet::load(path);
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "loaded without error";
+}
+
+TEST(MalformedFiles, TheDocsTableHasAtLeastTwentyRowsAndCoversEveryFile) {
+  auto rows = documented_messages();
+  EXPECT_GE(rows.size(), 20u);
+  std::set<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(kBad))
+    files.insert(e.path().filename().string());
+  for (const auto& f : files) EXPECT_TRUE(rows.count(f)) << f << " has no row in docs/formats.md";
+  for (const auto& [f, msg] : rows) EXPECT_TRUE(files.count(f)) << f << " is documented only";
+}
+
+using DocumentedCase = std::pair<std::string, std::string>;  // file name, message
+
+class MalformedFile : public ::testing::TestWithParam<DocumentedCase> {};
+
+TEST_P(MalformedFile, GetsExactlyTheDocumentedMessage) {
+  const auto& [name, message] = GetParam();
+  const std::filesystem::path path = kBad / name;
+  EXPECT_EQ(load_error(path), path.string() + ":" + message);
+}
+
+std::vector<DocumentedCase> documented_cases() {
+  auto rows = documented_messages();
+  return {rows.begin(), rows.end()};
+}
+
+INSTANTIATE_TEST_SUITE_P(DocsTable, MalformedFile, ::testing::ValuesIn(documented_cases()),
+                         [](const ::testing::TestParamInfo<DocumentedCase>& param_info) {
+                           std::string n =
+                               param_info.param.first.substr(0, param_info.param.first.size() - 4);
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+std::vector<std::filesystem::path> xml_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".xml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
+  const std::set<std::string> expected = {"sata-ssd", "nvme-ssd",      "hdd",  "cloud-disk",
+                                          "client",   "latency-bound", "quick"};
+  std::set<std::string> seen;
+  for (const auto& path : xml_files(kSource / "suites")) {
+    SCOPED_TRACE(path.string());
+    Suite s = Suite::load(path);
+    EXPECT_EQ(s.name + ".xml", path.filename().string());  // found by name, so names must agree
+    EXPECT_FALSE(s.description.empty());
+    EXPECT_GE(s.workloads.size(), 3u);
+    for (const auto& w : s.workloads) EXPECT_NO_THROW(validate(w.spec)) << w.id();
+    seen.insert(s.name);
+  }
+  EXPECT_EQ(seen, expected);
+}
+
+TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
+  const auto dir = kSource / "suites";
+  Suite sata = Suite::load(dir / "sata-ssd.xml");  // seed 000
+  for (const char* id :
+       {"randread-4k-qd32", "randwrite-4k-qd32", "seqread-1m-qd32", "seqwrite-1m-qd32"}) {
+    const SuiteWorkload* w = sata.find(id);
+    ASSERT_NE(w, nullptr) << id;
+    EXPECT_EQ(w->spec.params.iodepth, 32u);
+    EXPECT_DOUBLE_EQ(w->spec.params.runtime_s, 60);
+    EXPECT_EQ(w->spec.params.size, 5ull << 30);
+    EXPECT_TRUE(w->spec.params.direct);
+  }
+  Suite cloud = Suite::load(dir / "cloud-disk.xml");  // seed 001
+  for (const auto& w : cloud.workloads) {
+    EXPECT_EQ(w.spec.params.rw, "randrw");
+    EXPECT_EQ(w.spec.params.rwmixread, 70u);
+    EXPECT_EQ(w.spec.params.iodepth, 64u);
+    EXPECT_EQ(w.spec.params.numjobs, 4u);
+    EXPECT_DOUBLE_EQ(w.spec.params.runtime_s, 600);
+  }
+  Suite bound = Suite::load(dir / "latency-bound.xml");  // seed 002
+  int searches = 0;
+  for (const auto& w : bound.workloads) {
+    if (!w.latency_search) continue;
+    ++searches;
+    EXPECT_EQ(w.spec.params.bs, 4096u);
+    EXPECT_DOUBLE_EQ(w.latency_search->limit_ns, 10e6);
+    EXPECT_FALSE(w.latency_search->percentile.has_value());  // mean
+  }
+  EXPECT_EQ(searches, 2);
+  Suite quick = Suite::load(dir / "quick.xml");
+  double seconds = 0;
+  for (const auto& w : quick.workloads) {
+    seconds += w.spec.params.runtime_s + w.spec.params.ramp_time_s;
+    EXPECT_LE(w.spec.params.size, 64ull << 20);
+  }
+  EXPECT_LE(seconds, 30);  // the demo must stay short
+}
+
+TEST(ShippedFiles, EverySpecSheetLoadsAndItsClaimsNameWorkloadsOfItsSuite) {
+  const std::vector<std::filesystem::path> dirs = {kSource / "suites"};
+  auto sheets = xml_files(kSource / "specs");
+  EXPECT_GE(sheets.size(), 5u);
+  for (const auto& path : sheets) {
+    SCOPED_TRACE(path.string());
+    SpecSheet sheet = SpecSheet::load(path);
+    EXPECT_FALSE(sheet.claims.empty());
+    Suite suite = Suite::load(resolve_suite_for_sheet(sheet.suite, path, dirs));
+    EXPECT_EQ(cross_check(sheet, suite), std::vector<std::string>{});
+  }
+}
+
+TEST(ShippedFiles, TheSataSheetCarriesSeed000sClaims) {
+  SpecSheet s = SpecSheet::load(kSource / "specs" / "example-sata-ssd.xml");
+  std::map<std::string, double> claimed;
+  for (const auto& c : s.claims) claimed[c.workload_label() + " " + c.metric.name] = c.value;
+  EXPECT_DOUBLE_EQ(claimed["randread-4k-qd32 iops"], 97000);
+  EXPECT_DOUBLE_EQ(claimed["randwrite-4k-qd32 iops"], 88000);
+  EXPECT_DOUBLE_EQ(claimed["seqread-1m-qd32 bw"], 540e6);
+  EXPECT_DOUBLE_EQ(claimed["seqwrite-1m-qd32 bw"], 520e6);
+}
+
+TEST(ShippedFiles, TheDemoSheetMatchesAnyDevice) {
+  SpecSheet s = SpecSheet::load(kSource / "specs" / "demo.xml");
+  EXPECT_EQ(s.suite, "quick");
+  EXPECT_TRUE(s.matches({}));
+  EXPECT_TRUE(s.matches({{"model", "QEMU HARDDISK"}, {"transport", "sata"}}));
+}
+
+// `storqual check` as a user runs it.
+struct Output {
+  int status = -1;
+  std::string out;
+};
+
+Output run_storqual(const std::string& args) {
+  std::string cmd = std::string(STORQUAL_BINARY) + " " + args + " 2>&1";
+  Output o;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+TEST(CheckCommand, ShippedFilesAreOk) {
+  const std::string specs = (kSource / "specs").string();
+  const std::string suites = (kSource / "suites").string();
+  Output o = run_storqual("check " + specs + "/example-sata-ssd.xml " + suites +
+                          "/quick.xml --suites-dir " + suites);
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("ok: " + specs +
+                       "/example-sata-ssd.xml (spec sheet 'Example SATA SSD 500GB', 5 claims)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("ok: " + suites + "/quick.xml (suite 'quick', 4 workloads)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("warning"), std::string::npos) << o.out;
+}
+
+TEST(CheckCommand, StopsAtTheFirstBadFileWithExit2AndItsPosition) {
+  const std::string bad = (kBad / "claim-bandwidth-for-iops.xml").string();
+  const std::string good = (kSource / "suites" / "quick.xml").string();
+  Output o = run_storqual("check " + bad + " " + good);
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find(bad + ":4:61: claim value '540MB/s' is a bandwidth"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("ok: " + good), std::string::npos) << o.out;  // stopped at the first
+  EXPECT_EQ(run_storqual("check").status, 2);
+}
+
+TEST(CheckCommand, WarnsAboutClaimsOnWorkloadsTheSuiteLacks) {
+  storqual::testing::ScratchDir dir;
+  const auto sheet = dir.path() / "sheet.xml";
+  std::ofstream(sheet) << "<spec-sheet name=\"x\" suite=\"quick\">\n  <match model=\"*\"/>\n"
+                          "  <claims>\n"
+                          "    <claim workload=\"randrw70-4k\" metric=\"iops\" value=\"1k\"/>\n"
+                          "    <claim workload=\"seqread-1m-qd4\" metric=\"write.bw\" "
+                          "value=\"1MB/s\"/>\n  </claims>\n</spec-sheet>\n";
+  Output o =
+      run_storqual("check " + sheet.string() + " --suites-dir " + (kSource / "suites").string());
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("warning: " + sheet.string() +
+                       ":4:5: claim on workload 'randrw70-4k' which suite 'quick' lacks (it will "
+                       "be reported as skipped)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find(":5:5: metric 'write.bw' on workload 'seqread-1m-qd4', which does not "
+                       "write"),
+            std::string::npos)
+      << o.out;
+}
+
+TEST(SuitesCommand, ListsEveryStandardSuiteAndShowsFioCommands) {
+  const std::string suites = (kSource / "suites").string();
+  Output list = run_storqual("suites --suites-dir " + suites);
+  EXPECT_EQ(list.status, 0) << list.out;
+  for (const char* name :
+       {"sata-ssd", "nvme-ssd", "hdd", "cloud-disk", "client", "latency-bound", "quick"})
+    EXPECT_NE(("\n" + list.out).find(std::string("\n") + name + " "), std::string::npos) << name;
+  Output one = run_storqual("suites cloud-disk --suites-dir " + suites);
+  EXPECT_EQ(one.status, 0) << one.out;
+  EXPECT_NE(one.out.find("fio --name=randrw70-8k"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("--rwmixread=70"), std::string::npos) << one.out;
+  EXPECT_EQ(run_storqual("suites no-such-suite --suites-dir " + suites).status, 2);
+}
+
+}  // namespace
+}  // namespace storqual::runner

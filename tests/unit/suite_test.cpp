@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// Suites: defaults and overrides through the workload option table, latency searches, lookup of
+// standard suites by name.
+#include "runner/suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "runner/xml_file.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual::runner {
+namespace {
+
+constexpr const char* kSuite = R"(<suite name="mine" description="a test suite">
+  <workload id="first" rw="randread" bs="4k" iodepth="32"/>
+  <defaults direct="1" runtime="60s" ramp_time="5s" size="5g" numjobs="2"/>
+  <workload id="seqwrite-1m" rw="write" bs="1m" iodepth="8" numjobs="1" runtime="1m"/>
+  <latency-search id="randread-lat" rw="randread" bs="4k" max_iodepth="256" limit="10ms" stat="p99.9"/>
+  <latency-search id="randwrite-lat" rw="randwrite" limit="2.5ms"/>
+  <workload id="mix" rw="randrw" rwmixwrite="30" bs="16k"/>
+</suite>
+)";
+
+std::string load_error(const std::string& xml) {
+  try {
+    (void)Suite::parse(xml, "suite.xml");
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Suite, DefaultsApplyToEveryWorkloadWhereverTheyStand) {
+  Suite s = Suite::parse(kSuite, "suite.xml");
+  EXPECT_EQ(s.name, "mine");
+  EXPECT_EQ(s.description, "a test suite");
+  ASSERT_EQ(s.workloads.size(), 5u);
+  const auto& first = s.workloads[0].spec;
+  EXPECT_EQ(first.id, "first");
+  EXPECT_EQ(first.params.iodepth, 32u);
+  EXPECT_EQ(first.params.numjobs, 2u);
+  EXPECT_DOUBLE_EQ(first.params.runtime_s, 60);
+  EXPECT_DOUBLE_EQ(first.params.ramp_time_s, 5);
+  EXPECT_EQ(first.params.size, 5ull << 30);
+  EXPECT_EQ(s.workloads[0].location, "suite.xml:2:3");
+
+  const auto& seq = s.workloads[1].spec;  // its own values win over the defaults
+  EXPECT_EQ(seq.params.rw, "write");
+  EXPECT_EQ(seq.params.bs, 1u << 20);
+  EXPECT_EQ(seq.params.numjobs, 1u);
+  EXPECT_DOUBLE_EQ(seq.params.runtime_s, 60);
+  EXPECT_FALSE(s.workloads[1].latency_search.has_value());
+
+  const auto& mix = s.find("mix")->spec;
+  EXPECT_EQ(mix.params.rwmixread, 70u);
+  EXPECT_EQ(mix.params.bs, 16384u);
+  EXPECT_EQ(s.find("nope"), nullptr);
+}
+
+TEST(Suite, LatencySearchKeepsItsParameters) {
+  Suite s = Suite::parse(kSuite, "suite.xml");
+  const SuiteWorkload* w = s.find("randread-lat");
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->latency_search.has_value());
+  EXPECT_EQ(w->latency_search->max_iodepth, 256u);
+  EXPECT_DOUBLE_EQ(w->latency_search->limit_ns, 10e6);
+  ASSERT_TRUE(w->latency_search->percentile.has_value());
+  EXPECT_DOUBLE_EQ(*w->latency_search->percentile, 99.9);
+  EXPECT_EQ(w->spec.params.iodepth, 1u);
+  EXPECT_EQ(w->spec.params.size, 5ull << 30);  // defaults apply to searches too
+
+  const SuiteWorkload* d = s.find("randwrite-lat");
+  ASSERT_TRUE(d->latency_search.has_value());
+  EXPECT_EQ(d->latency_search->max_iodepth, 1024u);  // default
+  EXPECT_FALSE(d->latency_search->percentile.has_value());
+  EXPECT_EQ(d->latency_search->stat, "mean");
+  EXPECT_DOUBLE_EQ(d->latency_search->limit_ns, 2.5e6);
+}
+
+TEST(Suite, EveryWorkloadHasAnEquivalentFioCommand) {
+  Suite s = Suite::parse(kSuite, "suite.xml");
+  std::string seq = s.find("seqwrite-1m")->fio_equivalent();
+  EXPECT_NE(seq.find("fio --name=seqwrite-1m"), std::string::npos) << seq;
+  EXPECT_NE(seq.find("--rw=write --bs=1m --iodepth=8"), std::string::npos) << seq;
+  EXPECT_NE(seq.find("--size=5g"), std::string::npos) << seq;
+  std::string search = s.find("randread-lat")->fio_equivalent();
+  EXPECT_NE(search.find("--iodepth=256"), std::string::npos) << search;
+  EXPECT_NE(search.find("latency search: iodepth 1..256"), std::string::npos) << search;
+  EXPECT_NE(search.find("p99.9"), std::string::npos) << search;
+}
+
+TEST(Suite, DuplicateIdsAreRefusedAtTheSecond) {
+  EXPECT_EQ(load_error("<suite name=\"s\">\n  <workload id=\"a\"/>\n  <workload id=\"b\"/>\n"
+                       "  <latency-search id=\"a\" limit=\"1ms\"/>\n</suite>"),
+            "suite.xml:4:19: duplicate workload id 'a' (first at 2:3)");
+}
+
+TEST(Suite, OptionErrorsComeFromTheOptionTableAtTheValue) {
+  EXPECT_EQ(load_error("<suite name=\"s\"><workload id=\"a\" numjobs=\"2000\"/></suite>"),
+            "suite.xml:1:43: numjobs 2000 is out of range (1..1024)");
+  EXPECT_EQ(load_error("<suite name=\"s\"><workload id=\"a\" rwmixread=\"70.5\"/></suite>"),
+            "suite.xml:1:45: rwmixread must be a whole percentage 0..100");
+  EXPECT_EQ(load_error("<suite name=\"s\"><workload id=\"a\" direct=\"yes please\"/></suite>"),
+            "suite.xml:1:42: direct: expected 0 or 1, got 'yes please'");
+}
+
+class SuiteLookup : public ::testing::Test {
+ protected:
+  void write(const std::filesystem::path& p, const std::string& name) {
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << "<suite name=\"" << name << "\"><workload id=\"w\"/></suite>\n";
+  }
+  storqual::testing::ScratchDir dir_;
+};
+
+TEST_F(SuiteLookup, PathFirstThenNameInEachDirectoryInOrder) {
+  auto a = dir_.path() / "a";
+  auto b = dir_.path() / "b";
+  write(a / "fast.xml", "fast-from-a");
+  write(b / "fast.xml", "fast-from-b");
+  write(b / "slow.xml", "slow");
+  EXPECT_EQ(resolve_suite("fast", {a, b}), a / "fast.xml");
+  EXPECT_EQ(resolve_suite("fast", {b, a}), b / "fast.xml");
+  EXPECT_EQ(resolve_suite("slow", {a, b}), b / "slow.xml");
+  EXPECT_EQ(resolve_suite((b / "fast.xml").string(), {a}), b / "fast.xml");
+  EXPECT_THROW((void)resolve_suite((a / "none.xml").string(), {a, b}), FileError);
+  try {
+    (void)resolve_suite("none", {a, b});
+    FAIL();
+  } catch (const FileError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("suite 'none' not found"), std::string::npos) << m;
+    EXPECT_NE(m.find("standard suites: fast, slow"), std::string::npos) << m;
+  }
+  auto files = list_suite_files({a, b});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], a / "fast.xml");
+  EXPECT_EQ(files[1], b / "slow.xml");
+}
+
+TEST_F(SuiteLookup, ASheetsSuitePathIsRelativeToTheSheet) {
+  auto sheets = dir_.path() / "sheets";
+  write(sheets / "own" / "mine.xml", "mine");
+  write(dir_.path() / "std" / "quick.xml", "quick");
+  EXPECT_EQ(resolve_suite_for_sheet("own/mine.xml", sheets / "x.xml", {dir_.path() / "std"}),
+            sheets / "own" / "mine.xml");
+  EXPECT_EQ(resolve_suite_for_sheet("quick", sheets / "x.xml", {dir_.path() / "std"}),
+            dir_.path() / "std" / "quick.xml");
+}
+
+TEST(SuiteLookupDefaults, TheSourceTreeSuitesAreFound) {
+  auto dirs = default_suite_dirs();
+  ASSERT_FALSE(dirs.empty());
+  EXPECT_NO_THROW((void)resolve_suite("quick", dirs));
+}
+
+}  // namespace
+}  // namespace storqual::runner

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: Apache-2.0
+// Verdicts: pass/fail on the right side of the tolerance, aggregates, latency, error, skipped,
+// measured-only, messages with both numbers, exit codes.
+#include "runner/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runner/cli.hpp"
+
+namespace storqual::runner {
+namespace {
+
+using reporting::ClaimVerdict;
+using reporting::DirectionResult;
+using reporting::VerdictStatus;
+using reporting::WorkloadResult;
+
+DirectionResult direction(double iops, double bw, double lat_mean_ns, std::uint64_t p99_ns,
+                          std::uint64_t samples = 1000) {
+  DirectionResult d;
+  d.iops = iops;
+  d.bw_bytes = bw;
+  d.ios = samples;
+  for (auto* s : {&d.lat, &d.clat}) {
+    s->samples = samples;
+    s->mean_ns = lat_mean_ns;
+    s->percentiles = {{50, p99_ns / 2}, {99, p99_ns}, {99.9, p99_ns * 2}};
+  }
+  d.clat.mean_ns = lat_mean_ns * 0.9;  // clat excludes submission
+  return d;
+}
+
+WorkloadResult reads(const std::string& id, double iops, double bw, double lat = 1e5,
+                     std::uint64_t p99 = 200000) {
+  WorkloadResult r;
+  r.id = id;
+  r.params.rw = "randread";
+  r.read = direction(iops, bw, lat, p99);
+  r.elapsed_s = 60;
+  return r;
+}
+
+WorkloadResult writes(const std::string& id, double iops, double bw, double lat = 1e5,
+                      std::uint64_t p99 = 200000) {
+  WorkloadResult r;
+  r.id = id;
+  r.params.rw = "randwrite";
+  r.write = direction(iops, bw, lat, p99);
+  r.elapsed_s = 60;
+  return r;
+}
+
+const Suite& sata_suite() {
+  static const Suite s = Suite::parse(R"(<suite name="sata-ssd">
+    <defaults runtime="60s" size="5g"/>
+    <workload id="randread-4k-qd32" rw="randread" iodepth="32"/>
+    <workload id="randwrite-4k-qd32" rw="randwrite" iodepth="32"/>
+    <workload id="seqread-1m-qd32" rw="read" bs="1m" iodepth="32"/>
+    <workload id="seqwrite-1m-qd32" rw="write" bs="1m" iodepth="32"/>
+    <workload id="randread-4k-qd1" rw="randread"/>
+    <workload id="unclaimed" rw="randread"/>
+  </suite>)",
+                                      "sata-ssd.xml");
+  return s;
+}
+
+SpecSheet sheet(const std::string& claims) {
+  return SpecSheet::parse(
+      "<spec-sheet name=\"x\" suite=\"sata-ssd\"><match model=\"*\"/>"
+      "<claims tolerance=\"10%\">" +
+          claims + "</claims></spec-sheet>",
+      "sheet.xml");
+}
+
+const ClaimVerdict& find(const std::vector<ClaimVerdict>& vs, const std::string& workload,
+                         const std::string& metric) {
+  for (const auto& v : vs)
+    if (v.workload == workload && v.metric == metric) return v;
+  static ClaimVerdict none;
+  ADD_FAILURE() << "no verdict for " << workload << " " << metric;
+  return none;
+}
+
+// Seed 000: the vendor's claims against the seed's own measurements.
+TEST(Verdict, Seed000ClaimsAgainstTheSeedsMeasurements) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randread-4k-qd32"  metric="iops" value="97K"/>
+    <claim workload="randwrite-4k-qd32" metric="iops" value="88K"/>
+    <claim workload="seqread-1m-qd32"   metric="bw"   value="540MB/s"/>
+    <claim workload="seqwrite-1m-qd32"  metric="bw"   value="520MB/s" tolerance="15%"/>
+    <claim workload="randread-4k-qd1"   metric="lat.p99" value="250us"/>)");
+  std::vector<WorkloadResult> results = {
+      reads("randread-4k-qd32", 96900, 397e6),
+      writes("randwrite-4k-qd32", 80500, 330e6),
+      reads("seqread-1m-qd32", 521, 547e6),
+      writes("seqwrite-1m-qd32", 388, 407e6),
+      reads("randread-4k-qd1", 9000, 37e6, 1e5, 310000),
+      reads("unclaimed", 1000, 4e6, 2.5e6),
+  };
+  auto v = judge(s, sata_suite(), results);
+  ASSERT_EQ(v.size(), 6u);
+
+  EXPECT_EQ(v[0].status, VerdictStatus::Pass);
+  EXPECT_EQ(v[0].message, "measured 96.9k IOPS, 0.1% below the claimed 97k (tolerance 10%)");
+  EXPECT_EQ(v[1].status, VerdictStatus::Pass);  // 8.5% below is inside 10%
+  EXPECT_EQ(v[1].message, "measured 80.5k IOPS, 8.5% below the claimed 88k (tolerance 10%)");
+  EXPECT_EQ(v[2].status, VerdictStatus::Pass);
+  EXPECT_EQ(v[2].message, "measured 547 MB/s, 1.3% above the claimed 540 MB/s (tolerance 10%)");
+  EXPECT_EQ(v[3].status, VerdictStatus::Fail);
+  EXPECT_EQ(v[3].message, "measured 407 MB/s, 21.7% below the claimed 520 MB/s (tolerance 15%)");
+  EXPECT_EQ(v[4].status, VerdictStatus::Fail);
+  EXPECT_EQ(v[4].message, "measured p99 310 us, 24.0% above the claimed 250 us (tolerance 10%)");
+
+  // Numbers travel with the verdict for JUnit properties and JSON.
+  EXPECT_EQ(v[3].workload, "seqwrite-1m-qd32");
+  EXPECT_EQ(v[3].metric, "bw");
+  EXPECT_EQ(v[3].unit, "B/s");
+  EXPECT_DOUBLE_EQ(*v[3].measured, 407e6);
+  EXPECT_DOUBLE_EQ(*v[3].claimed, 520e6);
+  EXPECT_DOUBLE_EQ(v[3].tolerance_pct, 15);
+  EXPECT_NEAR(*v[3].diff_pct, -21.73, 0.01);
+  EXPECT_DOUBLE_EQ(v[3].time_s, 60);
+  EXPECT_EQ(v[4].unit, "ns");
+
+  EXPECT_EQ(v[5].workload, "unclaimed");
+  EXPECT_EQ(v[5].status, VerdictStatus::MeasuredOnly);
+  EXPECT_EQ(v[5].message, "measured 1k IOPS, 4 MB/s, mean latency 2.5 ms; no claim");
+  EXPECT_DOUBLE_EQ(*v[5].measured, 1000);
+
+  EXPECT_EQ(exit_code_for(v), kExitClaimFailed);
+}
+
+TEST(Verdict, ExactlyOnTheBoundPassesAndJustBeyondFails) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randwrite-4k-qd32" metric="iops" value="88K"/>
+    <claim workload="randread-4k-qd1" metric="lat.p99" value="250us"/>)");
+  auto on_bound =
+      judge(s, sata_suite(),
+            {writes("randwrite-4k-qd32", 79200, 1), reads("randread-4k-qd1", 1, 1, 1, 275000)});
+  EXPECT_EQ(find(on_bound, "randwrite-4k-qd32", "iops").status, VerdictStatus::Pass);
+  EXPECT_EQ(find(on_bound, "randread-4k-qd1", "lat.p99").status, VerdictStatus::Pass);
+  EXPECT_EQ(find(on_bound, "randwrite-4k-qd32", "iops").message,
+            "measured 79.2k IOPS, 10.0% below the claimed 88k (tolerance 10%)");
+
+  auto beyond =
+      judge(s, sata_suite(),
+            {writes("randwrite-4k-qd32", 79199, 1), reads("randread-4k-qd1", 1, 1, 1, 275001)});
+  const ClaimVerdict& iops = find(beyond, "randwrite-4k-qd32", "iops");
+  EXPECT_EQ(iops.status, VerdictStatus::Fail);
+  // One decimal would print "10.0% below" for a failure: more decimals make the reason visible.
+  EXPECT_EQ(iops.message, "measured 79.2k IOPS, 10.001% below the claimed 88k (tolerance 10%)");
+  EXPECT_EQ(find(beyond, "randread-4k-qd1", "lat.p99").status, VerdictStatus::Fail);
+}
+
+TEST(Verdict, TheRightSideOfTheToleranceDependsOnTheMetric) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randread-4k-qd32" metric="iops" value="1000" tolerance="0%"/>
+    <claim workload="randread-4k-qd1" metric="lat.mean" value="1ms" tolerance="0%"/>)");
+  // Far better than claimed: more IOPS, less latency. Both pass.
+  auto good = judge(s, sata_suite(),
+                    {reads("randread-4k-qd32", 5000, 1), reads("randread-4k-qd1", 1, 1, 2e5)});
+  EXPECT_EQ(good[0].status, VerdictStatus::Pass);
+  EXPECT_EQ(good[0].message, "measured 5k IOPS, 400.0% above the claimed 1k (tolerance 0%)");
+  EXPECT_EQ(good[1].status, VerdictStatus::Pass);
+  EXPECT_EQ(good[1].message,
+            "measured mean latency 200 us, 80.0% below the claimed 1 ms (tolerance 0%)");
+  // Worse: fewer IOPS, more latency. Both fail.
+  auto bad = judge(s, sata_suite(),
+                   {reads("randread-4k-qd32", 999, 1), reads("randread-4k-qd1", 1, 1, 1.2e6)});
+  EXPECT_EQ(bad[0].status, VerdictStatus::Fail);
+  EXPECT_EQ(bad[1].status, VerdictStatus::Fail);
+  EXPECT_EQ(bad[1].message,
+            "measured mean latency 1.2 ms, 20.0% above the claimed 1 ms (tolerance 0%)");
+  auto equal = judge(s, sata_suite(),
+                     {reads("randread-4k-qd32", 1000, 1), reads("randread-4k-qd1", 1, 1, 1e6)});
+  EXPECT_EQ(equal[0].message, "measured 1k IOPS, equal to the claimed 1k (tolerance 0%)");
+}
+
+const Suite& cloud_suite() {
+  static const Suite s = Suite::parse(R"(<suite name="cloud-disk">
+    <defaults rw="randrw" rwmixread="70" iodepth="64" numjobs="4"/>
+    <workload id="randrw70-4k" bs="4k"/>
+    <workload id="randrw70-8k" bs="8k"/>
+    <workload id="randrw70-16k" bs="16k"/>
+  </suite>)",
+                                      "cloud-disk.xml");
+  return s;
+}
+
+WorkloadResult mixed(const std::string& id, double read_iops, double write_iops) {
+  WorkloadResult r;
+  r.id = id;
+  r.params.rw = "randrw";
+  r.read = direction(read_iops, read_iops * 4096, 5.18e6, 16'700'000, 7000);
+  r.write = direction(write_iops, write_iops * 4096, 9.16e6, 20'800'000, 3000);
+  r.elapsed_s = 600;
+  return r;
+}
+
+TEST(Verdict, AggregateClaimsJudgeTheMeanOverTheirWorkloads) {
+  SpecSheet s = SpecSheet::parse(R"(<spec-sheet name="tier" suite="cloud-disk">
+    <match transport="virtio"/>
+    <claims>
+      <claim workloads="randrw70-4k randrw70-8k randrw70-16k" aggregate="mean" metric="iops" value="40000"/>
+      <claim workloads="randrw70-4k randrw70-8k randrw70-16k" aggregate="min" metric="read.iops" value="30000"/>
+    </claims></spec-sheet>)",
+                                 "tier.xml");
+  // Seed 001's 4k run: 28.1k read + 12.0k write; the larger blocks a bit lower.
+  std::vector<WorkloadResult> results = {mixed("randrw70-4k", 28100, 12000),
+                                         mixed("randrw70-8k", 28000, 12000),
+                                         mixed("randrw70-16k", 27900, 12000)};
+  auto v = judge(s, cloud_suite(), results);
+  ASSERT_EQ(v.size(), 2u);  // every workload is named: no measured-only verdicts
+  EXPECT_EQ(v[0].workload, "randrw70-4k randrw70-8k randrw70-16k");
+  EXPECT_EQ(v[0].status, VerdictStatus::Pass);
+  EXPECT_DOUBLE_EQ(*v[0].measured, 40000);
+  EXPECT_EQ(v[0].message,
+            "measured 40k IOPS (mean of 3 workloads), equal to the claimed 40k (tolerance 10%)");
+  EXPECT_DOUBLE_EQ(v[0].time_s, 1800);
+  EXPECT_EQ(v[1].status, VerdictStatus::Pass);  // the smallest of the three, 27.9k >= 27k
+  EXPECT_DOUBLE_EQ(*v[1].measured, 27900);
+  EXPECT_EQ(v[1].message,
+            "measured 27.9k read IOPS (min of 3 workloads), 7.0% below the claimed 30k "
+            "(tolerance 10%)");
+
+  results[2].read->iops = 12000;  // one slow block size pulls the mean under the bound
+  auto low = judge(s, cloud_suite(), results);
+  EXPECT_EQ(low[0].status, VerdictStatus::Fail);
+  EXPECT_NEAR(*low[0].measured, (40100 + 40000 + 24000) / 3.0, 1e-6);
+  EXPECT_EQ(low[1].status, VerdictStatus::Fail);
+}
+
+TEST(Verdict, LatencyOfAMixedWorkloadWeighsMeansAndTakesTheWorsePercentile) {
+  SpecSheet s = SpecSheet::parse(R"(<spec-sheet name="tier" suite="cloud-disk">
+    <match transport="virtio"/>
+    <claims>
+      <claim workload="randrw70-4k" metric="lat.mean" value="10ms"/>
+      <claim workload="randrw70-4k" metric="lat.p99" value="20ms"/>
+      <claim workload="randrw70-4k" metric="read.lat.p99" value="20ms"/>
+      <claim workload="randrw70-4k" metric="write.clat.mean" value="9ms"/>
+    </claims></spec-sheet>)",
+                                 "tier.xml");
+  auto v = judge(s, cloud_suite(), {mixed("randrw70-4k", 28100, 12000)});
+  ASSERT_GE(v.size(), 4u);
+  // 7000 reads at 5.18 ms and 3000 writes at 9.16 ms: 6.374 ms over all I/Os.
+  EXPECT_NEAR(*v[0].measured, (7000 * 5.18e6 + 3000 * 9.16e6) / 10000, 1e-3);
+  EXPECT_EQ(v[0].status, VerdictStatus::Pass);
+  EXPECT_DOUBLE_EQ(*v[1].measured, 20'800'000);  // the write p99, the larger
+  EXPECT_EQ(v[1].status, VerdictStatus::Pass);
+  EXPECT_EQ(v[1].message, "measured p99 20.8 ms, 4.0% above the claimed 20 ms (tolerance 10%)");
+  EXPECT_DOUBLE_EQ(*v[2].measured, 16'700'000);
+  EXPECT_NEAR(*v[3].measured, 9.16e6 * 0.9, 1e-3);
+  EXPECT_EQ(v[3].message,
+            "measured write clat mean 8.24 ms, 8.4% below the claimed 9 ms (tolerance 10%)");
+}
+
+TEST(Verdict, SkippedWhenTheSuiteLacksTheWorkload) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randrw70-4k" metric="iops" value="1k"/>
+    <claim workloads="randread-4k-qd32 randrw70-8k" metric="iops" value="1k"/>)");
+  auto v = judge(s, sata_suite(), {reads("randread-4k-qd32", 5000, 1)});
+  EXPECT_EQ(v[0].status, VerdictStatus::Skipped);
+  EXPECT_EQ(v[0].message, "workload 'randrw70-4k' is not in suite 'sata-ssd'");
+  EXPECT_DOUBLE_EQ(*v[0].claimed, 1000);
+  EXPECT_FALSE(v[0].measured.has_value());
+  EXPECT_EQ(v[1].status, VerdictStatus::Skipped);
+  EXPECT_EQ(v[1].message, "workload 'randrw70-8k' is not in suite 'sata-ssd'");
+  EXPECT_EQ(exit_code_for(v), kExitRuntime) << "workloads that did not run are errors";
+}
+
+TEST(Verdict, ErrorWhenAWorkloadFailedOrDidNotRun) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randread-4k-qd32" metric="iops" value="1k"/>
+    <claim workload="randwrite-4k-qd32" metric="iops" value="1k"/>
+    <claim workload="seqread-1m-qd32" metric="write.bw" value="1MB/s"/>
+    <claim workloads="seqread-1m-qd32 seqwrite-1m-qd32" metric="bw" value="1MB/s"/>)");
+  WorkloadResult broken = reads("randread-4k-qd32", 5000, 1);
+  broken.errors = {"EIO at offset 4096", "short read"};
+  auto v = judge(s, sata_suite(), {broken, reads("seqread-1m-qd32", 500, 5e8)});
+  EXPECT_EQ(v[0].status, VerdictStatus::Error);
+  EXPECT_EQ(v[0].message, "workload 'randread-4k-qd32' failed: EIO at offset 4096; short read");
+  EXPECT_EQ(v[1].status, VerdictStatus::Error);
+  EXPECT_EQ(v[1].message, "workload 'randwrite-4k-qd32' did not run");
+  EXPECT_EQ(v[2].status, VerdictStatus::Error);
+  EXPECT_EQ(v[2].message,
+            "workload 'seqread-1m-qd32' does not write (rw=randread), so it has no write.bw");
+  EXPECT_EQ(v[3].status, VerdictStatus::Error);  // one of the aggregate's workloads is missing
+  EXPECT_EQ(v[3].message, "workload 'seqwrite-1m-qd32' did not run");
+  // The unclaimed workloads that did not run are errors too.
+  EXPECT_EQ(find(v, "unclaimed", "iops").status, VerdictStatus::Error);
+  EXPECT_EQ(exit_code_for(v), kExitRuntime);
+}
+
+TEST(Verdict, AnInterruptedRunMarksTheCurrentWorkloadErrorAndTheRestSkipped) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randread-4k-qd32" metric="iops" value="1k"/>
+    <claim workload="randwrite-4k-qd32" metric="iops" value="1k"/>
+    <claim workload="seqread-1m-qd32" metric="bw" value="1MB/s"/>)");
+  WorkloadResult stopped = writes("randwrite-4k-qd32", 3000, 1);
+  stopped.interrupted = true;
+  stopped.elapsed_s = 12;
+  auto v = judge(s, sata_suite(), {reads("randread-4k-qd32", 5000, 1), stopped});
+  EXPECT_EQ(v[0].status, VerdictStatus::Pass);  // finished workloads keep their verdicts
+  EXPECT_EQ(v[1].status, VerdictStatus::Error);
+  EXPECT_EQ(v[1].message, "workload 'randwrite-4k-qd32' was interrupted");
+  EXPECT_DOUBLE_EQ(v[1].time_s, 12);
+  EXPECT_EQ(v[2].status, VerdictStatus::Skipped);
+  EXPECT_EQ(v[2].message, "workload 'seqread-1m-qd32' did not run (the run was interrupted)");
+  EXPECT_EQ(find(v, "unclaimed", "iops").status, VerdictStatus::Skipped);
+}
+
+TEST(Verdict, EveryUnclaimedWorkloadIsReportedMeasuredOnlyOnce) {
+  SpecSheet s = sheet(R"(
+    <claim workload="randread-4k-qd32" metric="iops" value="1k"/>
+    <claim workload="randread-4k-qd32" metric="lat.p99" value="1ms"/>)");
+  std::vector<WorkloadResult> results;
+  for (const auto& w : sata_suite().workloads) results.push_back(reads(w.id(), 2000, 8e6));
+  auto v = judge(s, sata_suite(), results);
+  ASSERT_EQ(v.size(), 2u + 5u);
+  for (std::size_t i = 2; i < v.size(); ++i) {
+    EXPECT_EQ(v[i].status, VerdictStatus::MeasuredOnly) << v[i].workload;
+    EXPECT_NE(v[i].workload, "randread-4k-qd32");
+  }
+  EXPECT_EQ(v[2].workload, "randwrite-4k-qd32");  // suite order
+  EXPECT_EQ(exit_code_for(v), kExitPass);
+
+  auto only = judge_measured_only(sata_suite(), results);
+  EXPECT_EQ(only.size(), sata_suite().workloads.size());
+}
+
+TEST(Verdict, MeasuredOnlyShowsBothDirectionsOfAMixedWorkload) {
+  auto v = judge_measured_only(cloud_suite(), {mixed("randrw70-4k", 28100, 12000)});
+  EXPECT_EQ(v[0].message,
+            "measured 40.1k IOPS (read 28.1k, write 12k), 164 MB/s, mean latency 6.37 ms; no "
+            "claim");
+}
+
+TEST(Verdict, SteadyStateClaimsSayWhetherTheRunWasSteady) {
+  SpecSheet s =
+      sheet(R"(<claim workload="randwrite-4k-qd32" metric="iops" value="10k" steady="1"/>)");
+  WorkloadResult r = writes("randwrite-4k-qd32", 10000, 1);
+  EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
+            "measured 10k IOPS, equal to the claimed 10k (tolerance 10%); steady state was not "
+            "measured");
+  r.steady = false;
+  EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
+            "measured 10k IOPS, equal to the claimed 10k (tolerance 10%); not steady (SNIA PTS "
+            "rounds gave up)");
+  r.steady = true;
+  EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
+            "measured 10k IOPS, equal to the claimed 10k (tolerance 10%)");
+}
+
+TEST(ExitCode, ErrorsOutrankFailuresWhichOutrankPasses) {
+  auto with = [](std::initializer_list<VerdictStatus> statuses) {
+    std::vector<ClaimVerdict> v;
+    for (auto s : statuses) {
+      ClaimVerdict c;
+      c.status = s;
+      v.push_back(c);
+    }
+    return exit_code_for(v);
+  };
+  EXPECT_EQ(with({}), kExitPass);
+  EXPECT_EQ(with({VerdictStatus::Pass, VerdictStatus::Skipped, VerdictStatus::MeasuredOnly}),
+            kExitPass);
+  EXPECT_EQ(with({VerdictStatus::Pass, VerdictStatus::Fail}), kExitClaimFailed);
+  EXPECT_EQ(with({VerdictStatus::Fail, VerdictStatus::Error}), kExitRuntime);
+  EXPECT_EQ(with({VerdictStatus::Error, VerdictStatus::Pass}), kExitRuntime);
+}
+
+TEST(FormatMetricValue, ThreeSignificantDigitsInTheFittingUnit) {
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 80500), "80.5k");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 88000), "88k");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 1.2e6), "1.2M");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 521), "521");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 0.5), "0.5");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 999.7), "1k");
+  EXPECT_EQ(format_metric_value(MetricKind::Iops, 0), "0");
+  EXPECT_EQ(format_metric_value(MetricKind::Bandwidth, 547.3e6), "547 MB/s");
+  EXPECT_EQ(format_metric_value(MetricKind::Bandwidth, 3.5e9), "3.5 GB/s");
+  EXPECT_EQ(format_metric_value(MetricKind::Bandwidth, 999.96e6), "1 GB/s");
+  EXPECT_EQ(format_metric_value(MetricKind::Latency, 310000), "310 us");
+  EXPECT_EQ(format_metric_value(MetricKind::Latency, 1.5e6), "1.5 ms");
+  EXPECT_EQ(format_metric_value(MetricKind::Latency, 850), "850 ns");
+}
+
+}  // namespace
+}  // namespace storqual::runner
