@@ -240,7 +240,7 @@ int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
               resolved.is_partition ? (" (partition of /dev/" + resolved.disk + ")").c_str() : "");
   auto table = [](const std::vector<IdentityRow>& r) {
     for (const auto& row : r)
-      std::printf("  %-24s %-40s %s\n", row.field.c_str(), row.value.c_str(), row.source.c_str());
+      std::printf("  %-30s %-40s %s\n", row.field.c_str(), row.value.c_str(), row.source.c_str());
   };
   table(rows);
   if (!full.health.empty()) {

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Health snapshots and their differences (see health.hpp).
+#include "devices/health.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace storqual::devices {
+namespace {
+
+constexpr std::uint32_t kBytesPerDataUnit = 512 * 1000;  // NVMe: thousands of 512-byte units
+
+std::string hex_byte(std::uint8_t v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", v);
+  return buf;
+}
+
+std::string counter_change(const char* what, const Counter128& a, const Counter128& b) {
+  return std::string(what) + " " + a.to_decimal() + " -> " + b.to_decimal() + " (+" +
+         minus(b, a).to_decimal() + ")";
+}
+
+}  // namespace
+
+HealthSnapshot take_health_snapshot(NvmeAdmin& admin) {
+  HealthSnapshot s;
+  s.smart = parse_smart_log(admin.smart_log());
+  return s;
+}
+
+std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot) {
+  const NvmeSmartLog& l = snapshot.smart;
+  const std::string& src = snapshot.source;
+  std::vector<IdentityRow> rows;
+  auto add = [&](const char* field, std::string value) {
+    rows.push_back({field, std::move(value), src});
+  };
+  add("critical_warning",
+      hex_byte(l.critical_warning) + " (" + describe_critical_warning(l.critical_warning) + ")");
+  add("temperature_c", std::to_string(l.temperature_celsius()));
+  add("available_spare_pct", std::to_string(l.available_spare));
+  add("available_spare_threshold_pct", std::to_string(l.available_spare_threshold));
+  add("percentage_used", std::to_string(l.percentage_used));
+  add("data_units_read", l.data_units_read.to_decimal());
+  add("data_read_bytes", l.data_units_read.times_to_decimal(kBytesPerDataUnit));
+  add("data_units_written", l.data_units_written.to_decimal());
+  add("data_written_bytes", l.data_units_written.times_to_decimal(kBytesPerDataUnit));
+  add("power_on_hours", l.power_on_hours.to_decimal());
+  add("power_cycles", l.power_cycles.to_decimal());
+  add("unsafe_shutdowns", l.unsafe_shutdowns.to_decimal());
+  add("media_errors", l.media_errors.to_decimal());
+  add("error_log_entries", l.error_log_entries.to_decimal());
+  add("warning_temp_minutes", std::to_string(l.warning_temp_minutes));
+  add("critical_temp_minutes", std::to_string(l.critical_temp_minutes));
+  return rows;
+}
+
+std::vector<std::string> health_changes(const HealthSnapshot& before, const HealthSnapshot& after) {
+  const NvmeSmartLog& a = before.smart;
+  const NvmeSmartLog& b = after.smart;
+  std::vector<std::string> out;
+  auto new_bits = static_cast<std::uint8_t>(b.critical_warning & ~a.critical_warning);
+  if (new_bits)
+    out.push_back("new critical warning " + hex_byte(new_bits) + ": " +
+                  describe_critical_warning(new_bits));
+  if (b.media_errors > a.media_errors)
+    out.push_back(counter_change("media errors", a.media_errors, b.media_errors));
+  if (b.error_log_entries > a.error_log_entries)
+    out.push_back(counter_change("error log entries", a.error_log_entries, b.error_log_entries));
+  if (b.available_spare < a.available_spare)
+    out.push_back("available spare " + std::to_string(a.available_spare) + "% -> " +
+                  std::to_string(b.available_spare) + "%");
+  if (b.percentage_used != a.percentage_used)
+    out.push_back("percentage used " + std::to_string(a.percentage_used) + "% -> " +
+                  std::to_string(b.percentage_used) + "%");
+  if (b.warning_temp_minutes > a.warning_temp_minutes)
+    out.push_back("time above warning temperature +" +
+                  std::to_string(b.warning_temp_minutes - a.warning_temp_minutes) + " min");
+  if (b.critical_temp_minutes > a.critical_temp_minutes)
+    out.push_back("time above critical temperature +" +
+                  std::to_string(b.critical_temp_minutes - a.critical_temp_minutes) + " min");
+  int peak = std::max(a.temperature_celsius(), b.temperature_celsius());
+  out.push_back("temperature peak " + std::to_string(peak) + " C (before " +
+                std::to_string(a.temperature_celsius()) + " C, after " +
+                std::to_string(b.temperature_celsius()) + " C)");
+  if (b.data_units_written >= a.data_units_written) {
+    Counter128 units = minus(b.data_units_written, a.data_units_written);
+    out.push_back("data written " + units.times_to_decimal(kBytesPerDataUnit) + " bytes (+" +
+                  units.to_decimal() + " data units)");
+  }
+  return out;
+}
+
+}  // namespace storqual::devices

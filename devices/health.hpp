@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device health before and after a run: an NVMe SMART / health log snapshot as ordered rows, and
+// the changes between two snapshots that matter to a qualification (new media errors, new critical
+// warning bits, temperature peak, wear).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "devices/device_identity.hpp"
+#include "devices/nvme_admin.hpp"
+
+namespace storqual::devices {
+
+struct HealthSnapshot {
+  NvmeSmartLog smart;
+  std::string source = "nvme:smart-log";
+};
+
+// Reads the SMART log once. Throws NvmeError.
+[[nodiscard]] HealthSnapshot take_health_snapshot(NvmeAdmin& admin);
+
+// Rows: critical_warning, temperature_c, available_spare_pct, available_spare_threshold_pct,
+// percentage_used, data_units_read, data_read_bytes, data_units_written, data_written_bytes,
+// power_on_hours, power_cycles, unsafe_shutdowns, media_errors, error_log_entries,
+// warning_temp_minutes, critical_temp_minutes. Counters as exact decimal strings.
+[[nodiscard]] std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot);
+
+// Human-readable changes from `before` to `after`, most serious first: new critical warning bits,
+// new media errors, new error log entries, wear (percentage used), time above the warning
+// temperature, then always the temperature peak of the two readings and the data written.
+[[nodiscard]] std::vector<std::string> health_changes(const HealthSnapshot& before,
+                                                      const HealthSnapshot& after);
+
+}  // namespace storqual::devices

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// NVMe admin commands behind our own seam: identify controller, identify namespace, SMART / health
+// log. LibnvmeAdmin issues them through libnvme 1.3 on a device fd; CapturedNvmeAdmin replays
+// captured pages from files (libnvme cannot be pointed at a fake device). Parsing of the pages is
+// independent of where they came from and uses libnvme's structure definitions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace storqual::devices {
+
+class NvmeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using IdentifyPage = std::array<std::uint8_t, 4096>;
+using SmartLogPage = std::array<std::uint8_t, 512>;
+
+// The admin commands we issue. Each call returns the raw page or throws NvmeError naming the
+// device and the failure (errno text or NVMe status).
+class NvmeAdmin {
+ public:
+  virtual ~NvmeAdmin() = default;
+  [[nodiscard]] virtual IdentifyPage identify_controller() = 0;
+  [[nodiscard]] virtual IdentifyPage identify_namespace() = 0;  // the namespace behind the device
+  [[nodiscard]] virtual SmartLogPage smart_log() = 0;           // controller-wide (NSID FFFFFFFFh)
+};
+
+// libnvme on a namespace block device (/dev/nvme0n1) or a controller (/dev/nvme0; then
+// identify_namespace asks for NSID 1). Opens the node read-only; needs CAP_SYS_ADMIN.
+class LibnvmeAdmin final : public NvmeAdmin {
+ public:
+  explicit LibnvmeAdmin(const std::string& devnode);
+  ~LibnvmeAdmin() override;
+  LibnvmeAdmin(const LibnvmeAdmin&) = delete;
+  LibnvmeAdmin& operator=(const LibnvmeAdmin&) = delete;
+  IdentifyPage identify_controller() override;
+  IdentifyPage identify_namespace() override;
+  SmartLogPage smart_log() override;
+
+ private:
+  std::string devnode_;
+  int fd_ = -1;
+  std::uint32_t nsid_ = 1;
+};
+
+// Replays pages from a directory: identify-ctrl.bin (4096 bytes), identify-ns.bin (4096 bytes) and
+// the SMART logs given in order (512 bytes each; by default smart-log.bin); each smart_log() call
+// returns the next one and the last one again once they run out (before/after snapshots).
+class CapturedNvmeAdmin final : public NvmeAdmin {
+ public:
+  CapturedNvmeAdmin(const std::filesystem::path& dir,
+                    std::vector<std::string> smart_files = {"smart-log.bin"});
+  IdentifyPage identify_controller() override { return ctrl_; }
+  IdentifyPage identify_namespace() override { return ns_; }
+  SmartLogPage smart_log() override;
+
+ private:
+  IdentifyPage ctrl_{};
+  IdentifyPage ns_{};
+  std::vector<SmartLogPage> smart_;
+  std::size_t next_smart_ = 0;
+};
+
+// An unsigned 128-bit little-endian counter of the SMART log (data units, hours, errors).
+struct Counter128 {
+  std::uint64_t low = 0;
+  std::uint64_t high = 0;
+  [[nodiscard]] static Counter128 from_le(const std::uint8_t* bytes16);
+  [[nodiscard]] std::string to_decimal() const;  // exact, also above 2^64
+  // The exact product with `factor` in decimal (data units -> bytes), never wrapping.
+  [[nodiscard]] std::string times_to_decimal(std::uint32_t factor) const;
+  [[nodiscard]] bool fits_u64() const { return high == 0; }
+  bool operator==(const Counter128&) const = default;
+  auto operator<=>(const Counter128& other) const {  // the high word decides first
+    return high != other.high ? high <=> other.high : low <=> other.low;
+  }
+};
+[[nodiscard]] Counter128 minus(const Counter128& a, const Counter128& b);  // a - b modulo 2^128
+
+struct NvmeControllerIdentity {
+  std::uint16_t vid = 0;    // PCI vendor id
+  std::uint16_t ssvid = 0;  // subsystem vendor id
+  std::string serial;       // sn, sanitized (padding trimmed)
+  std::string model;        // mn
+  std::string firmware;     // fr
+  std::uint16_t cntlid = 0;
+  std::string version;  // "1.4.0" from VER, empty when 0
+};
+
+struct NvmeNamespaceIdentity {
+  std::uint64_t size_lbas = 0;      // nsze
+  std::uint64_t capacity_lbas = 0;  // ncap
+  unsigned lba_format = 0;          // index in use (FLBAS)
+  std::uint32_t lba_size = 0;       // bytes, 2^LBADS
+  std::uint16_t metadata_size = 0;  // bytes per LBA
+  [[nodiscard]] std::uint64_t size_bytes() const { return size_lbas * lba_size; }
+};
+
+struct NvmeSmartLog {
+  std::uint8_t critical_warning = 0;
+  std::uint16_t temperature_kelvin = 0;  // composite
+  std::uint8_t available_spare = 0;      // percent
+  std::uint8_t available_spare_threshold = 0;
+  std::uint8_t percentage_used = 0;  // may exceed 100 (up to 255)
+  Counter128 data_units_read;        // in units of 1000 x 512 bytes
+  Counter128 data_units_written;
+  Counter128 power_on_hours;
+  Counter128 power_cycles;
+  Counter128 unsafe_shutdowns;
+  Counter128 media_errors;
+  Counter128 error_log_entries;
+  std::uint32_t warning_temp_minutes = 0;
+  std::uint32_t critical_temp_minutes = 0;
+  [[nodiscard]] int temperature_celsius() const { return int(temperature_kelvin) - 273; }
+};
+
+[[nodiscard]] NvmeControllerIdentity parse_identify_controller(const IdentifyPage& page);
+[[nodiscard]] NvmeNamespaceIdentity parse_identify_namespace(const IdentifyPage& page);
+[[nodiscard]] NvmeSmartLog parse_smart_log(const SmartLogPage& page);
+// "spare below threshold, temperature" for the set bits of the critical warning byte.
+[[nodiscard]] std::string describe_critical_warning(std::uint8_t bits);
+
+}  // namespace storqual::devices

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual identify` on this machine's real devices (its virtio disk, and a loop and a zram device
+// the tests create), on captured trees (--sysfs-root), including a hostile one whose JSON must stay
+// valid, and the spec-sheet match.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "devices/device_identity.hpp"
+#include "devices/sanitize.hpp"
+#include "devices/sysfs.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using storqual::testing::LoopDevice;
+using storqual::testing::run_command;
+using storqual::testing::ScratchDir;
+using storqual::testing::ZramDevice;
+
+namespace {
+
+const fs::path kTrees = fs::path(STORQUAL_TEST_DATA) / "sysfs";
+
+json identify_json(std::vector<std::string> extra) {
+  std::vector<std::string> argv = {STORQUAL_BINARY, "identify", "--json"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);  // throws (and fails the test) on invalid JSON
+}
+
+std::string field(const json& identity, const std::string& name) {
+  for (const auto& row : identity)
+    if (row.at("field") == name) return row.at("value").get<std::string>();
+  return "<absent>";
+}
+
+const json* listed(const json& list, const std::string& name) {
+  for (const auto& d : list.at("devices"))
+    if (d.at("name") == name) return &d;
+  return nullptr;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+}  // namespace
+
+TEST(IdentifyLive, ListsTheVirtioDiskWithItsSysfsSize) {
+  if (!fs::exists("/sys/block/vda")) GTEST_SKIP() << "this machine has no vda";
+  json list = identify_json({});
+  const json* vda = listed(list, "vda");
+  ASSERT_NE(vda, nullptr) << list.dump(2);
+  EXPECT_EQ(vda->at("transport"), "virtio");
+  EXPECT_EQ(vda->at("capacity_bytes").get<std::uint64_t>(),
+            std::stoull(read_text("/sys/block/vda/size")) * 512);
+  EXPECT_EQ(field(vda->at("identity"), "serial"),
+            storqual::devices::sanitize_device_string(read_text("/sys/block/vda/serial")));
+  // The root filesystem is on it: a directory target resolves to it and it is in use.
+  json root = identify_json({"--target", "/"});
+  EXPECT_EQ(root.at("resolved").at("disk"), "vda");
+  EXPECT_EQ(root.at("resolved").at("kind"), "directory");
+  EXPECT_FALSE(root.at("in_use").empty());
+}
+
+TEST(IdentifyLive, LoopDeviceShowsItsBackingFileAndFilesOnItResolveToIt) {
+  STORQUAL_REQUIRE_ROOT();
+  ScratchDir dir("identify-loop");
+  ASSERT_EQ(run_command({"truncate", "-s", "32M", (dir / "backing.img").string()}).exit_code, 0);
+  LoopDevice loop(dir / "backing.img");
+  json list = identify_json({});
+  const json* l = listed(list, loop.name());
+  ASSERT_NE(l, nullptr) << list.dump(2);
+  EXPECT_EQ(l->at("transport"), "loop");
+  EXPECT_EQ(l->at("capacity_bytes"), 32u << 20);
+  EXPECT_EQ(field(l->at("identity"), "backing"), fs::canonical(dir / "backing.img").string());
+
+  // Through a symlink (as /dev/disk/by-id/... are).
+  fs::create_symlink(loop.path(), dir / "by-id-link");
+  json t = identify_json({"--target", (dir / "by-id-link").string()});
+  EXPECT_EQ(t.at("resolved").at("device"), loop.name());
+  EXPECT_EQ(t.at("resolved").at("kind"), "block device");
+
+  // A file on a filesystem on it resolves to the loop device through st_dev.
+  ASSERT_EQ(run_command({"mkfs.ext4", "-q", "-F", loop.path()}).exit_code, 0);
+  fs::create_directories(dir / "mnt");
+  ASSERT_EQ(run_command({"mount", loop.path(), (dir / "mnt").string()}).exit_code, 0);
+  struct Unmount {
+    fs::path dir;
+    ~Unmount() { (void)run_command({"umount", dir.string()}); }
+  } unmount{dir / "mnt"};
+  std::ofstream(dir / "mnt" / "file") << "x";
+  json f = identify_json({"--target", (dir / "mnt" / "file").string()});
+  json listing = identify_json({});
+  EXPECT_EQ(f.at("resolved").at("device"), loop.name());
+  EXPECT_EQ(f.at("resolved").at("kind"), "file");
+  EXPECT_FALSE(f.at("in_use").empty());
+  ASSERT_NE(listed(listing, loop.name()), nullptr);
+  EXPECT_EQ(listed(listing, loop.name())->at("in_use").size(), 1u);
+}
+
+TEST(IdentifyLive, ZramDeviceShowsItsCompression) {
+  STORQUAL_REQUIRE_ROOT();
+  std::optional<ZramDevice> zram;
+  try {
+    zram.emplace(64u << 20);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "zram not available: " << e.what();
+  }
+  json t = identify_json({"--target", zram->path()});
+  const json& id = t.at("identity");
+  EXPECT_EQ(field(id, "transport"), "zram");
+  EXPECT_EQ(field(id, "capacity_bytes"), std::to_string(64u << 20));
+  EXPECT_EQ(field(id, "backing").rfind("compressed RAM (", 0), 0u) << field(id, "backing");
+  json list = identify_json({});
+  EXPECT_NE(listed(list, zram->name()), nullptr);
+}
+
+TEST(IdentifyCaptured, JsonRowsEqualTheGoldenRows) {
+  json t = identify_json(
+      {"--sysfs-root", (kTrees / "nvme-multipath/sys").string(), "--target", "/dev/nvme0n1p1"});
+  std::ifstream golden(kTrees / "nvme-multipath/golden/nvme0n1p1.tsv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(golden, line);) lines.push_back(line);
+  const json& id = t.at("identity");
+  ASSERT_EQ(id.size(), lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(id[i].at("field").get<std::string>() + "\t" + id[i].at("value").get<std::string>() +
+                  "\t" + id[i].at("source").get<std::string>(),
+              lines[i]);
+  }
+  EXPECT_EQ(t.at("resolved").at("is_partition"), true);
+  EXPECT_EQ(t.at("resolved").at("disk"), "nvme0n1");
+}
+
+TEST(IdentifyCaptured, HostileStringsYieldValidJsonAndCleanText) {
+  const std::string root = (kTrees / "hostile-model/sys").string();
+  json t = identify_json({"--sysfs-root", root, "--target", "sdb"});
+  std::string model = field(t.at("identity"), "model");
+  EXPECT_EQ(model.rfind("<script>alert(1)</script>", 0), 0u) << model;
+  json list = identify_json({"--sysfs-root", root});
+  ASSERT_NE(listed(list, "sdb"), nullptr);
+  EXPECT_EQ(listed(list, "sdb")->at("model"), model);
+  for (const auto& args :
+       {std::vector<std::string>{"--target", "sdb"}, std::vector<std::string>{}}) {
+    std::vector<std::string> argv = {STORQUAL_BINARY, "identify", "--sysfs-root", root};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_command(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (unsigned char c : r.out)
+      EXPECT_TRUE(c >= 0x20 || c == '\n') << "control byte " << int(c) << " in text output";
+  }
+}
+
+TEST(IdentifyCaptured, UnknownTargetIsAUsageError) {
+  auto r = run_command({STORQUAL_BINARY, "identify", "--sysfs-root",
+                        (kTrees / "virtio/sys").string(), "--target", "sdq"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("sdq"), std::string::npos) << r.err;
+}
+
+TEST(IdentifyCaptured, SpecSheetWhoseMatchFitsIsNamed) {
+  ScratchDir dir("identify-specs");
+  auto sheet = [&](const char* file, const char* name, const char* match) {
+    std::ofstream(dir / file) << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                              << "<spec-sheet name=\"" << name
+                              << "\" vendor=\"x\" suite=\"quick\" source=\"test\">\n  " << match
+                              << "\n  <claims tolerance=\"10%\">\n"
+                              << "    <claim workload=\"randread-4k-qd16\" metric=\"iops\" "
+                                 "value=\"200\"/>\n  </claims>\n</spec-sheet>\n";
+  };
+  sheet("samsung.xml", "Samsung 870", "<match model=\"Samsung SSD 870*\" transport=\"sata\"/>");
+  sheet("nvme.xml", "Any NVMe", "<match transport=\"nvme\"/>");
+  json t = identify_json({"--sysfs-root", (kTrees / "sata-ssd/sys").string(), "--target", "sda1",
+                          "--specs", dir.path().string()});
+  ASSERT_TRUE(t.contains("spec_matches")) << t.dump(2);
+  EXPECT_TRUE(t.at("spec_problems").empty()) << t.at("spec_problems").dump();
+  ASSERT_EQ(t.at("spec_matches").size(), 1u) << t.dump(2);
+  EXPECT_EQ(t.at("spec_matches")[0].at("name"), "Samsung 870");
+}
+
+TEST(IdentifyCaptured, NvmeAdminPagesOverrideSysfsAndAddHealth) {
+  json t = identify_json({"--sysfs-root", (kTrees / "nvme/sys").string(), "--target", "nvme0n1",
+                          "--nvme-pages", (fs::path(STORQUAL_TEST_DATA) / "nvme").string()});
+  const json& id = t.at("identity");
+  for (const auto& row : id) {
+    if (row.at("field") == "model") {
+      EXPECT_EQ(row.at("value"), "Samsung SSD 980 PRO 1TB");
+      EXPECT_EQ(row.at("source"), "nvme:identify-ctrl");
+    }
+  }
+  EXPECT_EQ(field(id, "nvme_lba_format"), "1 (4096 bytes + 8 metadata)");
+  const json& health = t.at("health");
+  EXPECT_EQ(field(health, "temperature_c"), "38");
+  EXPECT_EQ(field(health, "percentage_used"), "104");
+  EXPECT_EQ(field(health, "data_units_read"), "18446744073709551621");
+  // Without the pages, a captured tree has no NVMe health.
+  json plain =
+      identify_json({"--sysfs-root", (kTrees / "nvme/sys").string(), "--target", "nvme0n1"});
+  EXPECT_TRUE(plain.at("health").empty());
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// Identity of captured sysfs trees (tests/data/sysfs/<case>/sys) against their golden rows
+// (tests/data/sysfs/<case>/golden/<device>.tsv), target resolution in captured trees, and
+// sanitizing of a device that reports markup, control characters and invalid UTF-8.
+// STORQUAL_UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "devices/device_identity.hpp"
+#include "devices/sanitize.hpp"
+#include "devices/sysfs.hpp"
+
+namespace fs = std::filesystem;
+using namespace storqual::devices;
+
+namespace {
+
+const fs::path kTrees = fs::path(STORQUAL_TEST_DATA) / "sysfs";
+
+std::string to_tsv(const std::vector<IdentityRow>& rows) {
+  std::string out;
+  for (const auto& r : rows) out += r.field + "\t" + r.value + "\t" + r.source + "\n";
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string row_value(const std::vector<IdentityRow>& rows, const std::string& field) {
+  for (const auto& r : rows)
+    if (r.field == field) return r.value;
+  return "<absent>";
+}
+
+struct GoldenCase {
+  std::string tree;
+  std::string device;
+};
+void PrintTo(const GoldenCase& c, std::ostream* os) {
+  *os << c.tree << "/" << c.device;
+}
+
+std::vector<GoldenCase> golden_cases() {
+  std::vector<GoldenCase> out;
+  for (const auto& tree : fs::directory_iterator(kTrees)) {
+    if (!fs::is_directory(tree.path() / "golden")) continue;
+    for (const auto& g : fs::directory_iterator(tree.path() / "golden"))
+      if (g.path().extension() == ".tsv")
+        out.push_back({tree.path().filename().string(), g.path().stem().string()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](auto& a, auto& b) { return a.tree + a.device < b.tree + b.device; });
+  return out;
+}
+
+}  // namespace
+
+class GoldenIdentity : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenIdentity, RowsMatchGoldenFile) {
+  const auto& c = GetParam();
+  Sysfs sysfs(kTrees / c.tree / "sys");
+  ASSERT_FALSE(sysfs.is_live());
+  std::string actual = to_tsv(identity_rows(read_identity(sysfs, c.device)));
+  fs::path golden = kTrees / c.tree / "golden" / (c.device + ".tsv");
+  if (std::getenv("STORQUAL_UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  EXPECT_EQ(actual, slurp(golden)) << "golden file " << golden;
+}
+
+INSTANTIATE_TEST_SUITE_P(CapturedTrees, GoldenIdentity, ::testing::ValuesIn(golden_cases()),
+                         [](const ::testing::TestParamInfo<GoldenCase>& param_info) {
+                           std::string n = param_info.param.tree + "_" + param_info.param.device;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(CapturedTrees, EveryRequiredKindHasGoldenDisksAndPartitions) {
+  std::set<std::string> have;
+  for (const auto& c : golden_cases()) have.insert(c.tree + "/" + c.device);
+  for (const char* need :
+       {"nvme/nvme0n1", "nvme/nvme0n1p1", "nvme-multipath/nvme0n1", "nvme-multipath/nvme0c0n1",
+        "nvme-multipath/nvme0n1p1", "sata-ssd/sda", "sata-ssd/sda2", "sas-disk/sdb",
+        "sas-disk/sdb1", "virtio/vda", "virtio/vda1", "mmc-sd/mmcblk0", "mmc-sd/mmcblk0p2",
+        "usb-stick/sdc", "usb-stick/sdc1", "loop/loop3", "loop/loop3p1", "zram/zram1",
+        "hostile-model/sdb"})
+    EXPECT_TRUE(have.count(need)) << "missing golden output for " << need;
+}
+
+TEST(CapturedTrees, TransportsAreClassifiedFromTheDevicePath) {
+  auto transport = [](const char* tree, const char* dev) {
+    Sysfs s(kTrees / tree / "sys");
+    return std::string(to_string(read_identity(s, dev).transport));
+  };
+  EXPECT_EQ(transport("nvme", "nvme0n1"), "nvme");
+  EXPECT_EQ(transport("nvme-multipath", "nvme0c0n1"), "nvme");
+  EXPECT_EQ(transport("sata-ssd", "sda"), "sata");
+  EXPECT_EQ(transport("sas-disk", "sdb"), "scsi");
+  EXPECT_EQ(transport("virtio", "vda"), "virtio");
+  EXPECT_EQ(transport("mmc-sd", "mmcblk0p1"), "mmc");
+  EXPECT_EQ(transport("usb-stick", "sdc"), "usb");
+  EXPECT_EQ(transport("loop", "loop3"), "loop");
+  EXPECT_EQ(transport("zram", "zram1"), "zram");
+}
+
+TEST(CapturedTrees, NvmeStringsAreTrimmedAndMultipathIsSeen) {
+  Sysfs plain(kTrees / "nvme" / "sys");
+  auto rows = identity_rows(read_identity(plain, "nvme0n1"));
+  EXPECT_EQ(row_value(rows, "model"), "Samsung SSD 980 PRO 1TB");  // sysfs pads to 40
+  EXPECT_EQ(row_value(rows, "serial"), "S5GXNF0R123456A");
+  EXPECT_EQ(row_value(rows, "nvme_multipath"), "<absent>");
+  Sysfs mp(kTrees / "nvme-multipath" / "sys");
+  rows = identity_rows(read_identity(mp, "nvme0n1"));
+  EXPECT_EQ(row_value(rows, "nvme_multipath"), "native");
+  EXPECT_EQ(row_value(rows, "nvme_paths"), "nvme0c0n1");
+  EXPECT_EQ(row_value(rows, "nvme_subsystem"), "nvme-subsys0");
+  EXPECT_EQ(row_value(rows, "vendor"), "KIOXIA (0x1e0f)");
+  EXPECT_EQ(row_value(rows, "capacity_bytes"), std::to_string(3750748848ULL * 512));
+}
+
+TEST(CapturedTrees, PartitionKeepsDiskIdentityAndAddsItsOwnRange) {
+  Sysfs s(kTrees / "sata-ssd" / "sys");
+  auto id = read_identity(s, "sda2");
+  EXPECT_EQ(id.disk, "sda");
+  ASSERT_TRUE(id.partition.has_value());
+  EXPECT_EQ(id.partition->number.value, "2");
+  EXPECT_EQ(id.partition->start_bytes.value, std::to_string(1050624ULL * 512));
+  EXPECT_EQ(id.serial.value, "S6PTNZ0R123456X");
+  EXPECT_EQ(id.serial.source, "sysfs:device/vpd_pg80");
+}
+
+TEST(CapturedTrees, ResolveByNameOrDevPathOnly) {
+  Sysfs s(kTrees / "usb-stick" / "sys");
+  auto r = s.resolve("/dev/sdc1");
+  EXPECT_EQ(r.device, "sdc1");
+  EXPECT_EQ(r.disk, "sdc");
+  EXPECT_TRUE(r.is_partition);
+  r = s.resolve("sdc");
+  EXPECT_FALSE(r.is_partition);
+  EXPECT_EQ(r.devnode, "/dev/sdc");
+  // A real path on this machine means nothing in a captured tree.
+  EXPECT_THROW((void)s.resolve("/etc/hostname"), ResolveError);
+  EXPECT_THROW((void)s.resolve("sdz"), ResolveError);
+  EXPECT_THROW((void)s.resolve("../sdc"), ResolveError);
+}
+
+TEST(CapturedTrees, DevnumLookupAndListing) {
+  Sysfs s(kTrees / "nvme-multipath" / "sys");
+  EXPECT_EQ(s.name_of_devnum(259, 1).value_or(""), "nvme0n1p1");
+  EXPECT_FALSE(s.name_of_devnum(8, 0).has_value());
+  EXPECT_EQ(s.disks(), (std::vector<std::string>{"nvme0c0n1", "nvme0n1"}));
+  EXPECT_EQ(s.partitions("nvme0n1"), (std::vector<std::string>{"nvme0n1p1"}));
+}
+
+TEST(Sanitize, HostileModelIsNeutralized) {
+  Sysfs s(kTrees / "hostile-model" / "sys");
+  auto rows = identity_rows(read_identity(s, "sdb"));
+  const std::string model = row_value(rows, "model");
+  // Markup survives as text (escaping is the reports' job) but nothing raw gets through.
+  EXPECT_EQ(model.rfind("<script>alert(1)</script>", 0), 0u) << model;
+  for (const auto& r : rows) {
+    for (unsigned char ch : r.value) {
+      EXPECT_FALSE(ch < 0x20 || ch == 0x7f) << r.field << " holds control byte " << int(ch);
+    }
+    EXPECT_EQ(sanitize_device_string(r.value), r.value) << r.field << " is not stable";
+  }
+  EXPECT_NE(model.find("\xEF\xBF\xBD"), std::string::npos) << "invalid bytes must be replaced";
+  EXPECT_EQ(row_value(rows, "serial"), "\xEF\xBF\xBDSER\xEF\xBF\xBDIAL\xEF\xBF\xBD");
+}
