@@ -175,6 +175,18 @@ class LatencyLogWriter {
   std::size_t used_ = 0;
 };
 
+// Sleeps until `when` on the runner's clock: nanosleep for the bulk, a short spin at the end.
+void sleep_until(NowFunction now_fn, std::uint64_t when) {
+  for (std::uint64_t now = now_fn(); now < when; now = now_fn()) {
+    std::uint64_t left = when - now;
+    if (left > 60000) {
+      timespec ts{static_cast<time_t>((left - 50000) / 1000000000ull),
+                  static_cast<long>((left - 50000) % 1000000000ull)};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
 double thread_cpu_seconds(const rusage& r, bool user) {
   const timeval& tv = user ? r.ru_utime : r.ru_stime;
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
@@ -283,6 +295,9 @@ class Job {
       while (std::gcd(perm_step, blocks) != 1) ++perm_step;
       perm_start = rng.below(blocks);
     }
+    // Open-loop rate: I/O k is due at t0 + k / rate; its latency counts from then.
+    const double rate = plan_.spec->effective_rate_iops();
+    std::uint64_t next_due = plan_.t0, rated = 0;
     std::uint64_t seq_next = 0, issued = 0, write_stamp = 0;
     unsigned in_flight = 0;
     bool issuing = true, measuring = false, failed = false;
@@ -373,6 +388,7 @@ class Job {
       if (issuing) {
         unsigned n_staged = 0;
         while (!free_slots.empty() && issued < total_ios) {
+          if (rate > 0 && next_due > now) break;  // not due yet
           unsigned slot = free_slots.back();
           IoRequest& r = reqs[slot];
           r.dir = next_direction();
@@ -380,9 +396,12 @@ class Job {
           r.length = static_cast<std::uint32_t>(p.bs);
           r.res = 0;
           if (r.dir == Direction::Write) stamp_write(r);
-          start_ns[slot] = now;
+          start_ns[slot] = rate > 0 ? next_due : now;
           QueueStatus st = engine_->queue(r);
           if (st == QueueStatus::Busy) break;
+          if (rate > 0)
+            next_due =
+                plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated) * 1e9 / rate);
           free_slots.pop_back();
           ++issued;
           if (st == QueueStatus::Completed) {
@@ -418,11 +437,18 @@ class Job {
       }
       if (in_flight == 0) {
         if (!issuing) break;
+        if (rate > 0 && next_due > now) {
+          sleep_until(now_fn, std::min(next_due, now + 100000000));  // notice a stop promptly
+          now = now_fn();
+        }
         continue;
       }
-      // Wait for at least one completion; wake up in time for the end of the run.
+      // Wait for at least one completion; wake up in time for the end of the run and for the next
+      // due I/O of a rated workload.
       std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
       if (issuing && time_based && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
+      if (issuing && rate > 0 && !free_slots.empty())
+        wait_ns = std::min(wait_ns, next_due > now ? next_due - now : 0);
       int n = engine_->reap(1, depth_, reaped.data(), std::chrono::nanoseconds(wait_ns));
       std::uint64_t t = now_fn();
       now = t;  // the next batch is prepared right after this reap

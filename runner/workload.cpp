@@ -120,6 +120,14 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.io_timeout_s = bounded_duration("io_timeout", v);
      }},
+    {"rate_iops",
+     "open-loop rate per job in I/Os per second (latency counts from each I/O's due time)", "0",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_iops = parse_uint("rate_iops", v, 0, 100000000);
+     }},
+    {"rate", "open-loop rate per job in bytes per second (k/m/g = 1024s), as fio's rate", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.rate_bytes = parse_size(v); }},
     {"continue_on_error", "1: count I/O errors and keep going (fio's continue_on_error=io)", "0",
      "bool",
      [](WorkloadSpec& w, std::string_view v) {
@@ -205,6 +213,9 @@ std::string fio_command(const WorkloadSpec& spec) {
     if (spec.sqpoll) cmd += " --sqthread_poll";
     if (spec.iopoll) cmd += " --hipri";
   }
+  if (spec.rate_iops > 0)
+    cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
+  if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
   if (spec.iodepth_batch) cmd += " --iodepth_batch_submit=" + std::to_string(spec.iodepth_batch);
   cmd += " --randrepeat=0 --norandommap";
   return cmd;

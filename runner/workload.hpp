@@ -27,6 +27,15 @@ struct WorkloadSpec {
   double interval_s = 1.0;     // timeline interval
   double io_timeout_s = 0;     // a request outstanding longer than this is an error (0 = off)
   bool continue_on_error = false;
+  // Open-loop load at a fixed rate per job (fio's rate_iops / rate): I/O k is due at
+  // start + k / rate and its latency counts from that due time, so a device that stalls cannot
+  // hide the queueing it caused (coordinated omission). 0 = as fast as iodepth allows.
+  double rate_iops = 0;
+  std::uint64_t rate_bytes = 0;  // bytes per second; converted to I/Os per second with bs
+  [[nodiscard]] double effective_rate_iops() const {
+    if (rate_iops > 0) return rate_iops;
+    return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;
+  }
 };
 
 struct WorkloadOption {
