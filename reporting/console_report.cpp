@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// Verdict table and live progress for the terminal.
+#include "reporting/console_report.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "reporting/quantity_format.hpp"
+#include "reporting/text_sanitize.hpp"
+#include "reporting/verdict_status.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", s / 60, s % 60);
+  return buf;
+}
+
+// Terminal text: no control characters from device or file strings.
+std::string clean(const std::string& s) {
+  std::string out = sanitize_text(s);
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  return out;
+}
+
+}  // namespace
+
+const char* VerdictCounts::overall() const {
+  if (error) return "ERROR";
+  if (fail) return "FAIL";
+  if (pass) return "PASS";
+  return "MEASURED";
+}
+
+VerdictCounts count_verdicts(const RunResult& run) {
+  VerdictCounts c;
+  for (const auto& v : run.verdicts) {
+    switch (v.status) {
+      case VerdictStatus::Pass:
+        ++c.pass;
+        break;
+      case VerdictStatus::Fail:
+        ++c.fail;
+        break;
+      case VerdictStatus::Error:
+        ++c.error;
+        break;
+      case VerdictStatus::Skipped:
+        ++c.skipped;
+        break;
+      case VerdictStatus::MeasuredOnly:
+        ++c.measured_only;
+        break;
+    }
+  }
+  return c;
+}
+
+std::string format_verdict_table(const RunResult& run) {
+  const std::vector<std::string> header = {"workload", "metric", "claimed", "measured",
+                                           "diff",     "tol",    "status"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& v : run.verdicts) {
+    std::string status(to_string(v.status));
+    for (auto& ch : status) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    rows.push_back({clean(v.workload), clean(v.metric),
+                    v.claimed ? format_metric_value(*v.claimed, v.unit) : "-",
+                    v.measured ? format_metric_value(*v.measured, v.unit) : "-",
+                    v.diff_pct ? format_percent_signed(*v.diff_pct) : "-",
+                    v.claimed ? format_percent_signed(v.tolerance_pct).substr(1) : "-", status});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const bool right = i >= 2 && i <= 5;  // numbers right-aligned
+      const std::string pad(width[i] - cells[i].size(), ' ');
+      out += right ? pad + cells[i] : cells[i] + pad;
+      out += i + 1 < cells.size() ? "  " : "";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  std::size_t total = 0;
+  for (auto w : width) total += w + 2;
+  out += std::string(total - 2, '-') + "\n";
+  for (const auto& r : rows) out += line(r);
+  const auto c = count_verdicts(run);
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only)\n",
+                c.overall(), c.pass, c.fail, c.error, c.skipped, c.measured_only);
+  out += buf;
+  return out;
+}
+
+LiveProgress::LiveProgress(std::FILE* out, bool is_terminal, double plain_interval_s)
+    : out_(out),
+      terminal_(is_terminal),
+      interval_s_(plain_interval_s > 0 ? plain_interval_s : 10) {}
+
+bool LiveProgress::is_terminal(std::FILE* stream) {
+  return stream && ::isatty(::fileno(stream)) == 1;
+}
+
+void LiveProgress::start_workload(std::size_t index, std::size_t count, const std::string& id,
+                                  double expected_s) {
+  index_ = index;
+  count_ = count;
+  id_ = clean(id);
+  expected_s_ = expected_s;
+  next_plain_s_ = interval_s_;
+  last_width_ = 0;
+}
+
+std::string LiveProgress::line(double elapsed_s, double iops, double bw) const {
+  std::string text = "[" + std::to_string(index_) + "/" + std::to_string(count_) + "] " + id_ +
+                     "  " + clock_text(elapsed_s);
+  if (expected_s_ > 0) {
+    text += " ETA " + clock_text(std::max(0.0, expected_s_ - elapsed_s));
+  }
+  text += "  " + format_iops(iops) + "  " + format_rate_mb(bw);
+  return text;
+}
+
+void LiveProgress::update(double elapsed_s, double iops, double bw) {
+  if (!out_) return;
+  if (terminal_) {
+    std::string text = line(elapsed_s, iops, bw);
+    const std::size_t width = text.size();
+    if (width < last_width_) text += std::string(last_width_ - width, ' ');
+    last_width_ = width;
+    std::fprintf(out_, "\r%s", text.c_str());
+    std::fflush(out_);
+    return;
+  }
+  if (elapsed_s + 1e-9 < next_plain_s_) return;
+  while (next_plain_s_ <= elapsed_s + 1e-9) next_plain_s_ += interval_s_;
+  std::fprintf(out_, "%s\n", line(elapsed_s, iops, bw).c_str());
+  std::fflush(out_);
+}
+
+void LiveProgress::finish_workload(double elapsed_s, double iops, double bw) {
+  if (!out_) return;
+  const std::string text = line(elapsed_s, iops, bw) + "  done";
+  if (terminal_) {
+    std::string padded = text;
+    if (padded.size() < last_width_) padded += std::string(last_width_ - padded.size(), ' ');
+    std::fprintf(out_, "\r%s\n", padded.c_str());
+  } else {
+    std::fprintf(out_, "%s\n", text.c_str());
+  }
+  std::fflush(out_);
+  last_width_ = 0;
+}
+
+}  // namespace storqual::reporting

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a person sees in the terminal: the verdict table at the end of a run, and a live progress
+// line while a workload runs.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "reporting/result.hpp"
+
+namespace storqual::reporting {
+
+// Counts of verdicts by status and the overall outcome ("PASS", "FAIL", "ERROR", "MEASURED").
+// ERROR wins over FAIL (the run could not judge everything), FAIL over PASS; a run without claims
+// that ran cleanly is "MEASURED".
+struct VerdictCounts {
+  int pass = 0, fail = 0, error = 0, skipped = 0, measured_only = 0;
+  [[nodiscard]] const char* overall() const;
+};
+[[nodiscard]] VerdictCounts count_verdicts(const RunResult& run);
+
+// A fixed-width table: workload, metric, claimed, measured, diff, tolerance, status; then a line
+// "RESULT: FAIL (3 pass, 1 fail, 0 error, 1 skipped, 2 measured-only)". Plain ASCII.
+[[nodiscard]] std::string format_verdict_table(const RunResult& run);
+
+// The live progress of a run. On a terminal one line is rewritten with '\r' at every update();
+// otherwise a plain line is printed every `plain_interval_s` of workload time (and at the end of
+// each workload), so logs of CI jobs stay readable. Time comes from the caller (no clock inside).
+// Not thread-safe: call from one thread.
+class LiveProgress {
+ public:
+  LiveProgress(std::FILE* out, bool is_terminal, double plain_interval_s = 10.0);
+  // `expected_s`: ramp + runtime of the workload, 0 when unknown (no ETA then).
+  void start_workload(std::size_t index, std::size_t count, const std::string& id,
+                      double expected_s);
+  void update(double elapsed_s, double iops, double bw_bytes_per_s);
+  void finish_workload(double elapsed_s, double iops, double bw_bytes_per_s);
+  [[nodiscard]] static bool is_terminal(std::FILE* stream);
+  // The text of one progress line (without '\r' or '\n'), for tests and the printer.
+  [[nodiscard]] std::string line(double elapsed_s, double iops, double bw_bytes_per_s) const;
+
+ private:
+  std::FILE* out_;
+  bool terminal_;
+  double interval_s_;
+  std::size_t index_ = 0, count_ = 0;
+  std::string id_;
+  double expected_s_ = 0;
+  double next_plain_s_ = 0;
+  std::size_t last_width_ = 0;
+};
+
+}  // namespace storqual::reporting

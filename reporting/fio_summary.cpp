@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// fio's "normal" output format for one job group, rebuilt from a WorkloadResult.
+#include "reporting/fio_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+#include "reporting/quantity_format.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+void append(std::string& out, const char* format, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, format, args...);
+  out += buf;
+}
+
+std::string size_text(std::uint64_t bytes) {
+  static constexpr const char* kSuffix[] = {"", "k", "m", "g", "t"};
+  unsigned i = 0;
+  while (bytes != 0 && bytes % 1024 == 0 && i + 1 < 5) {
+    bytes /= 1024;
+    ++i;
+  }
+  return std::to_string(bytes) + kSuffix[i];
+}
+
+void latency_line(std::string& out, const char* name, const LatencySummary& s) {
+  if (s.samples == 0 && s.max_ns == 0) return;
+  double min = static_cast<double>(s.min_ns), max = static_cast<double>(s.max_ns);
+  double mean = s.mean_ns, dev = s.stdev_ns;
+  const char* unit = "nsec";
+  for (const char* next : {"usec", "msec"}) {
+    if (!(min > 2000 && max > 99999 && dev > 1000.0)) break;
+    min = std::floor(min / 1000);
+    max = std::floor(max / 1000);
+    mean /= 1000;
+    dev /= 1000;
+    unit = next;
+  }
+  append(out, "    %4s (%s): min=%.0f, max=%.0f, avg=%5.02f, stdev=%5.02f\n", name, unit, min, max,
+         mean, dev);
+}
+
+void percentile_block(std::string& out, const char* name, const LatencySummary& s) {
+  if (s.percentiles.empty()) return;
+  std::uint64_t minv = s.percentiles.front().second, maxv = s.percentiles.back().second;
+  for (const auto& p : s.percentiles) {
+    minv = std::min(minv, p.second);
+    maxv = std::max(maxv, p.second);
+  }
+  int scale_down = 0;
+  const char* unit = "nsec";
+  if (minv > 2000 && maxv > 99999) {
+    scale_down = 1;
+    unit = "usec";
+    if (minv > 2000000 && maxv > 99999999ULL) {
+      scale_down = 2;
+      unit = "msec";
+    }
+  }
+  append(out, "    %s percentiles (%s):\n", name, unit);
+  const std::size_t n = s.percentiles.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j % 4 == 0) out += "     |";
+    std::uint64_t v = s.percentiles[j].second;
+    for (int k = 0; k < scale_down; ++k) v = (v + 999) / 1000;
+    const bool last = j + 1 == n;
+    append(out, " %5.2fth=[%5llu]%c", s.percentiles[j].first, static_cast<unsigned long long>(v),
+           last ? '\n' : ',');
+    if (!last && j % 4 == 3) out += "\n";
+  }
+}
+
+struct Spread {
+  double min = 0, max = 0, avg = 0, stdev = 0;
+  std::size_t samples = 0;
+};
+
+Spread spread(const std::vector<TimelinePoint>& timeline, double TimelinePoint::*field) {
+  Spread s;
+  if (timeline.empty()) return s;
+  s.min = s.max = timeline.front().*field;
+  double sum = 0;
+  for (const auto& p : timeline) {
+    s.min = std::min(s.min, p.*field);
+    s.max = std::max(s.max, p.*field);
+    sum += p.*field;
+  }
+  s.samples = timeline.size();
+  s.avg = sum / static_cast<double>(s.samples);
+  double sq = 0;
+  for (const auto& p : timeline) sq += (p.*field - s.avg) * (p.*field - s.avg);
+  s.stdev = s.samples > 1 ? std::sqrt(sq / static_cast<double>(s.samples - 1)) : 0;
+  return s;
+}
+
+void direction_block(std::string& out, std::string_view name, const DirectionResult& d,
+                     const WorkloadResult& w, bool is_read) {
+  const double msec = std::round(w.elapsed_s * 1000);
+  append(out, "  %.*s: IOPS=%s, BW=%sB/s (%sB/s)(%sB/%.0fmsec)\n", static_cast<int>(name.size()),
+         name.data(), fio_num2str(d.iops).c_str(), fio_num2str(d.bw_bytes, 4, 1024).c_str(),
+         fio_num2str(d.bw_bytes, 4, 1000).c_str(),
+         fio_num2str(static_cast<double>(d.bytes), 4, 1024).c_str(), msec);
+  if (d.errors) {
+    append(out, "    errors: %llu (first: errno %d at offset %llu)\n",
+           static_cast<unsigned long long>(d.errors), d.first_errno,
+           static_cast<unsigned long long>(d.first_error_offset));
+  }
+  latency_line(out, "slat", d.slat);
+  latency_line(out, "clat", d.clat);
+  latency_line(out, "lat", d.lat);
+  percentile_block(out, "clat", d.clat);
+  if (w.timeline.size() > 1) {
+    const Spread bw =
+        spread(w.timeline, is_read ? &TimelinePoint::read_bw : &TimelinePoint::write_bw);
+    append(out, "   bw (  KiB/s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%zu\n",
+           bw.min / 1024, bw.max / 1024, bw.avg / 1024, bw.stdev / 1024, bw.samples);
+    const Spread io =
+        spread(w.timeline, is_read ? &TimelinePoint::read_iops : &TimelinePoint::write_iops);
+    append(out, "   iops        : min=%5.0f, max=%5.0f, avg=%.2f, stdev=%.2f, samples=%zu\n",
+           io.min, io.max, io.avg, io.stdev, io.samples);
+  }
+}
+
+}  // namespace
+
+std::string format_fio_summary(const WorkloadResult& w) {
+  std::string out;
+  const auto& p = w.params;
+  append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s, iodepth=%u, ioengine=%s\n", w.id.c_str(),
+         p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
+         p.ioengine.c_str());
+  if (w.read) direction_block(out, "read", *w.read, w, true);
+  if (w.write) direction_block(out, "write", *w.write, w, false);
+  append(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, busiest thread=%.1f%%\n", w.cpu.usr_pct,
+         w.cpu.sys_pct, w.cpu.max_thread_pct);
+  for (const auto& e : w.errors) out += "  error: " + e + "\n";
+  return out;
+}
+
+}  // namespace storqual::reporting

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The numbers of one workload printed the way fio prints them, so that people who read fio output
+// every day can read ours (and compare side by side).
+#pragma once
+
+#include <string>
+
+#include "reporting/result.hpp"
+
+namespace storqual::reporting {
+
+// Example (lines end with '\n'):
+//   randread-4k-qd32: (jobs=1): err= 0: rw=randread, bs=4k, iodepth=32, ioengine=io_uring
+//     read: IOPS=97.0k, BW=379MiB/s (397MB/s)(22.2GiB/60001msec)
+//       slat (nsec): min=1042, max=48210, avg=2345.67, stdev=456.78
+//       clat (usec): min=45, max=12345, avg=329.12, stdev=123.45
+//        lat (usec): min=47, max=12347, avg=331.46, stdev=123.50
+//       clat percentiles (usec):
+//        |  1.00th=[  126],  5.00th=[  155], 10.00th=[  176], 20.00th=[  210],
+//        ...
+//      bw (  KiB/s): min=..., max=..., avg=..., stdev=..., samples=60   (from the timeline)
+//      iops        : min=..., max=..., avg=..., stdev=..., samples=60
+//     cpu          : usr=10.12%, sys=35.67%, busiest thread=51.0%
+// Units follow fio: a latency line switches from nsec to usec when min > 2000 ns, max > 99999 ns
+// and stdev > 1000 ns, and again to msec by the same rule; percentiles switch on min and max.
+[[nodiscard]] std::string format_fio_summary(const WorkloadResult& workload);
+
+}  // namespace storqual::reporting

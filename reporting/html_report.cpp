@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: Apache-2.0
+// The HTML report page, assembled from escaped text, tables and our own SVG charts.
+#include "reporting/html_report.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "reporting/atomic_file.hpp"
+#include "reporting/console_report.hpp"
+#include "reporting/fio_summary.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/quantity_format.hpp"
+#include "reporting/svg_chart.hpp"
+#include "reporting/text_sanitize.hpp"
+#include "reporting/verdict_status.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+constexpr const char* kReadColour = "#1f77b4";
+constexpr const char* kWriteColour = "#d62728";
+constexpr const char* kTotalColour = "#555555";
+
+constexpr const char* kStyle = R"css(
+:root{--pass:#1e7b34;--fail:#b3261e;--error:#8a4b00;--skip:#5f6368;--line:#d0d7de}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;color:#1b1f24;margin:0 auto;max-width:1000px;padding:16px 24px;background:#fff}
+h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:2px solid var(--line);padding-bottom:4px}
+h3{font-size:16px;margin:22px 0 6px}
+table{border-collapse:collapse;width:100%;margin:6px 0 12px}
+th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+code,pre{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px}
+pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+.banner{border-radius:6px;padding:14px 18px;color:#fff;margin:8px 0 16px}
+.banner .big{font-size:30px;font-weight:700;letter-spacing:1px}
+.banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.MEASURED{background:#24527a}
+.status{font-weight:700;padding:1px 6px;border-radius:3px;color:#fff;white-space:nowrap}
+.status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error{background:var(--error)}
+.status.skipped,.status.measured-only{background:var(--skip)}
+tr.fail td{background:#fdecea}tr.error td{background:#fff4e5}
+.bar.pass{fill:#2e9d4a}.bar.fail{fill:#d0443a}.bar.error{fill:#c77700}.bar.skipped,.bar.measured-only{fill:#9aa0a6}
+.flag{display:inline-block;background:#fff3cd;border:1px solid #b8860b;border-radius:3px;padding:0 6px;margin-right:6px;font-weight:600}
+.changed td{background:#fff3cd;font-weight:600}
+figure.chart-block{margin:8px 0 14px}
+svg.chart{width:100%;max-width:100%;height:auto;display:block}
+svg .ct{font-size:13px;font-weight:600;fill:#1b1f24}svg .tk{font-size:11px;fill:#444}svg .al{font-size:11px;fill:#444}
+svg .lg{font-size:11px;fill:#222}svg .cl{font-size:11px;fill:#1e7b34;font-weight:600}svg .fl{font-size:11px;fill:#6b4e00;font-weight:600}
+.two{display:grid;grid-template-columns:1fr 1fr;gap:0 24px}.two table{table-layout:fixed;word-break:break-word}
+table.claims td:nth-child(-n+2){white-space:nowrap}
+.muted{color:#57606a}.small{font-size:12px}
+section.workload{border-top:1px solid var(--line);margin-top:18px}
+@media print{
+ body{max-width:none;padding:0;font-size:11px}
+ .banner,.status,.bar,tr.fail td,tr.error td,.changed td{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+ figure.chart-block,table,pre,tr{break-inside:avoid;page-break-inside:avoid}
+ thead{display:table-header-group}
+ h2,h3{break-after:avoid;page-break-after:avoid}
+ pre{white-space:pre-wrap}
+}
+@page{margin:12mm}
+)css";
+
+std::string esc(const std::string& s) {
+  return escape_html(s);
+}
+
+std::string status_upper(VerdictStatus s) {
+  std::string t(to_string(s));
+  for (auto& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return t;
+}
+
+std::string status_cell(VerdictStatus s) {
+  const std::string name(to_string(s));
+  return "<span class=\"status " + name + "\">" + status_upper(s) + "</span>";
+}
+
+std::vector<std::string> split_ids(const std::string& ids) {
+  std::vector<std::string> out;
+  std::istringstream in(ids);
+  std::string id;
+  while (in >> id) out.push_back(id);
+  return out;
+}
+
+bool higher_is_better(const std::string& metric) {
+  return metric.find("iops") != std::string::npos || metric.find("bw") != std::string::npos;
+}
+
+void rows_table(std::string& o, const std::vector<FieldRow>& rows) {
+  o += "<table><thead><tr><th>field</th><th>value</th><th>source</th></tr></thead><tbody>";
+  for (const auto& r : rows)
+    o += "<tr><td>" + esc(r.field) + "</td><td>" + esc(r.value) +
+         "</td><td class=\"muted small\">" + esc(r.source) + "</td></tr>";
+  o += "</tbody></table>";
+}
+
+void kv_row(std::string& o, const std::string& key, const std::string& value, bool code = false) {
+  o += "<tr><th>" + esc(key) + "</th><td>" + (code ? "<code>" : "") + esc(value) +
+       (code ? "</code>" : "") + "</td></tr>";
+}
+
+std::string latency_tick(double ns) {
+  char buf[32];
+  if (ns < 1e3)
+    std::snprintf(buf, sizeof buf, "%g ns", ns);
+  else if (ns < 1e6)
+    std::snprintf(buf, sizeof buf, "%g us", ns / 1e3);
+  else if (ns < 1e9)
+    std::snprintf(buf, sizeof buf, "%g ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%g s", ns / 1e9);
+  return buf;
+}
+
+std::optional<ClaimLine> claim_line(const ClaimVerdict& v, double scale, const std::string& text) {
+  if (!v.claimed || !std::isfinite(*v.claimed)) return std::nullopt;
+  ClaimLine c;
+  const double value = *v.claimed / scale;
+  const double tol = v.tolerance_pct / 100.0;
+  c.value = value;
+  if (higher_is_better(v.metric)) {
+    c.band_low = value * (1 - tol);
+    c.band_high = value;
+  } else {
+    c.band_low = value;
+    c.band_high = value * (1 + tol);
+  }
+  const bool aggregate = split_ids(v.workload).size() > 1;
+  c.label = "claim " + v.metric + " " + text + " (tolerance " +
+            format_percent_signed(v.tolerance_pct).substr(1) +
+            (aggregate ? ", mean of " + std::to_string(split_ids(v.workload).size()) + " workloads"
+                       : "") +
+            ")";
+  return c;
+}
+
+// Which side(s) of the timeline a metric is about.
+bool metric_is(const std::string& metric, const char* kind) {
+  return metric == kind || metric == std::string("read.") + kind ||
+         metric == std::string("write.") + kind;
+}
+
+void figure(std::string& o, const std::string& kind, const std::string& svg) {
+  o += "<figure class=\"chart-block\" data-chart=\"" + kind + "\">" + svg + "</figure>";
+}
+
+void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
+                      std::size_t index) {
+  o += "<section class=\"workload\" id=\"w" + std::to_string(index) + "\">";
+  o += "<h3>" + esc(w.id) + "</h3>";
+  const auto& p = w.params;
+  o += "<p class=\"small muted\">rw=" + esc(p.rw) + ", bs=" + std::to_string(p.bs) +
+       " B, iodepth=" + std::to_string(p.iodepth) + ", numjobs=" + std::to_string(p.numjobs) +
+       ", ioengine=" + esc(p.ioengine) + ", direct=" + (p.direct ? "1" : "0");
+  char buf[128];
+  std::snprintf(buf, sizeof buf, ", runtime %.1f s (ramp %.1f s), measured %.1f s", p.runtime_s,
+                p.ramp_time_s, w.elapsed_s);
+  o += buf;
+  o += "</p>";
+
+  std::vector<std::string> flags;
+  if (w.cpu.max_thread_pct >= 90) flags.push_back("CPU-bound");
+  if (w.steady && !*w.steady) flags.push_back("not steady");
+  if (w.interrupted) flags.push_back("interrupted");
+  if (!w.errors.empty()) flags.push_back("errors");
+  if (!flags.empty()) {
+    o += "<p>";
+    for (const auto& f : flags) o += "<span class=\"flag\">" + esc(f) + "</span>";
+    if (w.cpu.max_thread_pct >= 90) {
+      std::snprintf(buf, sizeof buf,
+                    "the busiest job thread used %.0f%% of a CPU: the numbers may "
+                    "measure the host, not the device.",
+                    w.cpu.max_thread_pct);
+      o += "<span class=\"small\">" + std::string(buf) + "</span>";
+    }
+    o += "</p>";
+  }
+  if (!w.errors.empty()) {
+    o += "<ul>";
+    for (const auto& e : w.errors) o += "<li>" + esc(e) + "</li>";
+    o += "</ul>";
+  }
+
+  // Claims that concern this workload.
+  std::vector<const ClaimVerdict*> claims;
+  for (const auto& v : run.verdicts)
+    for (const auto& id : split_ids(v.workload))
+      if (id == w.id) claims.push_back(&v);
+
+  if (!w.timeline.empty()) {
+    const bool both = w.read && w.write;
+    for (const char* kind : {"iops", "bw"}) {
+      const bool iops = std::string(kind) == "iops";
+      const double scale = iops ? 1.0 : 1e6;
+      LineChart c;
+      c.title = w.id + (iops ? ": IOPS over time" : ": bandwidth over time");
+      c.x_label = "seconds";
+      c.y_label = iops ? "IOPS" : "MB/s";
+      c.flags = flags;
+      if (iops) c.format_y = [](double v) { return fio_num2str(v); };
+      ChartSeries r{"read", kReadColour, {}}, wr{"write", kWriteColour, {}},
+          t{"total", kTotalColour, {}};
+      for (const auto& pt : w.timeline) {
+        const double rv = (iops ? pt.read_iops : pt.read_bw) / scale;
+        const double wv = (iops ? pt.write_iops : pt.write_bw) / scale;
+        r.points.emplace_back(pt.t_s, rv);
+        wr.points.emplace_back(pt.t_s, wv);
+        t.points.emplace_back(pt.t_s, rv + wv);
+      }
+      if (w.read) c.series.push_back(std::move(r));
+      if (w.write) c.series.push_back(std::move(wr));
+      if (both) c.series.push_back(std::move(t));
+      for (const auto* v : claims) {
+        if (!metric_is(v->metric, kind) || !v->claimed) continue;
+        c.claim = claim_line(*v, scale, format_metric_value(*v->claimed, v->unit));
+        break;
+      }
+      figure(o, std::string("timeline-") + kind, render_line_chart(c));
+    }
+  }
+
+  const bool has_percentiles = (w.read && !w.read->clat.percentiles.empty()) ||
+                               (w.write && !w.write->clat.percentiles.empty());
+  if (has_percentiles) {
+    LineChart c;
+    c.title = w.id + ": completion latency percentiles (clat, log scale)";
+    c.x_label = "percentile";
+    c.y_label = "latency";
+    c.log_y = true;
+    c.format_y = latency_tick;
+    auto nines = [](double pct) { return -std::log10(1.0 - pct / 100.0); };
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto* side : {&w.read, &w.write}) {
+      if (!*side || (*side)->clat.percentiles.empty()) continue;
+      ChartSeries s{
+          side == &w.read ? "read" : "write", side == &w.read ? kReadColour : kWriteColour, {}};
+      for (const auto& [pct, ns] : (*side)->clat.percentiles) {
+        if (!(pct >= 0 && pct < 100)) continue;
+        s.points.emplace_back(nines(pct), static_cast<double>(ns));
+        lo = std::min(lo, pct);
+        hi = std::max(hi, pct);
+      }
+      c.series.push_back(std::move(s));
+    }
+    for (double pct : {1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 99.999})
+      if (pct >= lo - 1e-9 && pct <= hi + 1e-9) {
+        std::snprintf(buf, sizeof buf, "%g", pct);
+        c.x_ticks.emplace_back(nines(pct), buf);
+      }
+    for (const auto* v : claims) {
+      if (v->metric.rfind("lat", 0) != 0 && v->metric.rfind("clat", 0) != 0) continue;
+      if (!v->claimed) continue;
+      c.claim = claim_line(*v, 1.0, format_metric_value(*v->claimed, v->unit));
+      break;
+    }
+    figure(o, "percentiles", render_line_chart(c));
+  }
+
+  if (!w.latency_curve.empty()) {
+    LineChart c;
+    c.title = w.id + ": latency-bounded IOPS search (" +
+              (w.latency_stat.empty() ? std::string("latency") : w.latency_stat) + " by iodepth)";
+    c.x_label = "IOPS";
+    c.y_label = "latency";
+    c.log_y = true;
+    c.format_y = latency_tick;
+    c.format_x = [](double v) { return fio_num2str(v); };
+    ChartSeries s{w.latency_stat.empty() ? "latency" : w.latency_stat, kReadColour, {}};
+    for (const auto& pt : w.latency_curve) s.points.emplace_back(pt.iops, pt.latency_ns);
+    c.series.push_back(std::move(s));
+    if (w.latency_limit_ns > 0)
+      c.claim = ClaimLine{"limit " + format_latency(w.latency_limit_ns), w.latency_limit_ns,
+                          w.latency_limit_ns, w.latency_limit_ns};
+    figure(o, "latency-curve", render_line_chart(c));
+    o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS</th><th>" +
+         esc(w.latency_stat.empty() ? std::string("latency") : w.latency_stat) +
+         "</th><th>within the limit</th></tr></thead><tbody>";
+    for (const auto& pt : w.latency_curve)
+      o += "<tr><td class=\"num\">" + std::to_string(pt.iodepth) + "</td><td class=\"num\">" +
+           esc(format_iops(pt.iops)) + "</td><td class=\"num\">" +
+           (pt.latency_ns >= 0 ? esc(format_latency(pt.latency_ns)) : "&ndash;") + "</td><td>" +
+           (pt.within_limit ? "yes" : "no") + "</td></tr>";
+    o += "</tbody></table>";
+  }
+
+  o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
+       "</pre>";
+  std::snprintf(buf, sizeof buf,
+                "CPU: usr %.1f%%, sys %.1f%%, busiest job thread %.1f%% of one CPU", w.cpu.usr_pct,
+                w.cpu.sys_pct, w.cpu.max_thread_pct);
+  o += "<p>" + std::string(buf) + "</p>";
+  if (!w.fio_command.empty())
+    o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
+  o += "</section>";
+}
+
+void health_section(std::string& o, const DeviceReport& d) {
+  o += "<h2>Health before and after</h2>";
+  if (d.health_before.empty() && d.health_after.empty()) {
+    o += "<p class=\"muted\">The device reports no health log (no NVMe SMART data).</p>";
+    return;
+  }
+  if (!d.health_changes.empty()) {
+    o += "<p><strong>Changes that matter:</strong></p><ul class=\"changed\">";
+    for (const auto& c : d.health_changes) o += "<li><mark>" + esc(c) + "</mark></li>";
+    o += "</ul>";
+  }
+  std::map<std::string, std::string> after;
+  for (const auto& r : d.health_after) after[r.field] = r.value;
+  std::set<std::string> seen;
+  o += "<table><thead><tr><th>field</th><th>before</th><th>after</th><th>source</th></tr></thead>"
+       "<tbody>";
+  for (const auto& r : d.health_before) {
+    seen.insert(r.field);
+    const auto it = after.find(r.field);
+    const std::string a = it == after.end() ? "" : it->second;
+    const bool changed = it != after.end() && a != r.value;
+    o += std::string(changed ? "<tr class=\"changed\">" : "<tr>") + "<td>" + esc(r.field) +
+         "</td><td>" + esc(r.value) + "</td><td>" + esc(a) + "</td><td class=\"muted small\">" +
+         esc(r.source) + "</td></tr>";
+  }
+  for (const auto& r : d.health_after)
+    if (!seen.count(r.field))
+      o += "<tr class=\"changed\"><td>" + esc(r.field) + "</td><td></td><td>" + esc(r.value) +
+           "</td><td class=\"muted small\">" + esc(r.source) + "</td></tr>";
+  o += "</tbody></table>";
+}
+
+}  // namespace
+
+std::string render_html(const RunResult& run) {
+  const auto counts = count_verdicts(run);
+  const std::string overall = counts.overall();
+  const std::string title = device_title(run);
+  std::string o;
+  o.reserve(64 * 1024);
+  o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+  // No network: forbid every fetch, even if a browser found something to load.
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'; img-src data:\">";
+  o += "<title>storqual " + overall + ": " + esc(title) + "</title>";
+  o += "<style>";
+  o += kStyle;
+  o += "</style></head><body>\n";
+
+  // Banner.
+  o += "<div class=\"banner " + overall + "\" id=\"verdict\"><div class=\"big\">" + overall +
+       "</div><div>" + esc(title) +
+       (run.spec.name.empty() ? "" : " against " + esc(run.spec.name)) +
+       "</div><div class=\"small\">";
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %zu workloads",
+                counts.pass, counts.fail, counts.error, counts.skipped, counts.measured_only,
+                run.workloads.size());
+  o += buf;
+  o += "</div></div>\n";
+
+  o += "<h1>Storage qualification report</h1>";
+  o += "<p class=\"muted\">" + esc(run.environment.start_utc) + " &ndash; " +
+       esc(run.environment.end_utc) + " UTC on " + esc(run.environment.host) + "</p>";
+
+  // Claims.
+  o += "<h2>Claims</h2>";
+  if (run.verdicts.empty()) {
+    o += "<p class=\"muted\">No claims were judged.</p>";
+  } else {
+    o += "<table class=\"claims\"><thead><tr><th>workload</th><th>metric</th><th>claimed</th>"
+         "<th>measured</th><th>difference</th><th>tolerance</th><th>status</th><th>details</th>"
+         "</tr></thead><tbody>";
+    for (const auto& v : run.verdicts) {
+      const std::string cls(to_string(v.status));
+      o += "<tr class=\"claim " + cls + "\"><td>" + esc(v.workload) + "</td><td>" + esc(v.metric) +
+           "</td><td class=\"num\">" +
+           (v.claimed ? esc(format_metric_value(*v.claimed, v.unit)) : "&ndash;") +
+           "</td><td class=\"num\">" +
+           (v.measured ? esc(format_metric_value(*v.measured, v.unit)) : "&ndash;") +
+           "</td><td class=\"num\">" +
+           (v.diff_pct ? esc(format_percent_signed(*v.diff_pct)) : "&ndash;") +
+           "</td><td class=\"num\">" +
+           (v.claimed ? esc(format_percent_signed(v.tolerance_pct).substr(1)) : "&ndash;") +
+           "</td><td>" + status_cell(v.status) + "</td><td class=\"small\">" + esc(v.message) +
+           "</td></tr>";
+    }
+    o += "</tbody></table>";
+    std::vector<RatioBar> bars;
+    for (const auto& v : run.verdicts) {
+      if (!v.claimed || !v.measured || *v.claimed == 0) continue;
+      RatioBar b;
+      b.label = v.workload + " " + v.metric;
+      b.ratio = *v.measured / *v.claimed;
+      b.css_class = std::string(to_string(v.status));
+      std::snprintf(buf, sizeof buf, "%.2fx %s", *b.ratio, status_upper(v.status).c_str());
+      b.value_text = buf;
+      bars.push_back(std::move(b));
+    }
+    if (!bars.empty()) {
+      figure(o, "ratios",
+             render_ratio_bars("Measured / claimed (IOPS and bandwidth: above 1 is better; "
+                               "latency: below 1 is better)",
+                               bars));
+    }
+  }
+
+  o += "<div class=\"two\"><div><h2>Device</h2><table><tbody>";
+  kv_row(o, "name", run.device.name);
+  kv_row(o, "target", run.device.path, true);
+  o += "</tbody></table>";
+  rows_table(o, run.device.identity);
+  o += "</div><div>";
+
+  o += "<h2>Spec sheet and suite</h2><table><tbody>";
+  if (run.spec.name.empty()) {
+    o += "<tr><th>spec sheet</th><td>none matched: measured only</td></tr>";
+  } else {
+    kv_row(o, "name", run.spec.name);
+    kv_row(o, "vendor", run.spec.vendor);
+    kv_row(o, "source", run.spec.source);
+    kv_row(o, "file", run.spec.path, true);
+    kv_row(o, "sha256", run.spec.sha256, true);
+  }
+  kv_row(o, "suite", run.spec.suite);
+  if (!run.spec.suite_path.empty()) kv_row(o, "suite file", run.spec.suite_path, true);
+  o += "</tbody></table></div></div>\n";
+
+  o += "<h2>Workloads</h2>";
+  for (std::size_t i = 0; i < run.workloads.size(); ++i)
+    workload_section(o, run, run.workloads[i], i);
+
+  health_section(o, run.device);
+
+  o += "<h2>Environment</h2><table><tbody>";
+  const auto& e = run.environment;
+  kv_row(o, "host", e.host);
+  kv_row(o, "kernel", e.kernel);
+  kv_row(o, "CPU", e.cpu_model + (e.cpus ? " (" + std::to_string(e.cpus) + " CPUs)" : ""));
+  kv_row(o, "storqual version", e.storqual_version);
+  kv_row(o, "command line", e.command_line, true);
+  kv_row(o, "start (UTC)", e.start_utc);
+  kv_row(o, "end (UTC)", e.end_utc);
+  kv_row(o, "spec sha256", run.spec.sha256, true);
+  kv_row(o, "exit code", std::to_string(run.exit_code));
+  o += "</tbody></table>";
+  o += "<p class=\"muted small\">Generated by " +
+       esc(e.storqual_version.empty() ? "storqual" : e.storqual_version) +
+       ". Bandwidth in decimal MB/s (10<sup>6</sup> bytes/s) as vendors print it; fio's lines "
+       "show MiB/s and MB/s.</p>";
+  o += "</body></html>\n";
+  return o;
+}
+
+void write_html(const std::string& path, const RunResult& run) {
+  write_file_atomically(path, render_html(run));
+}
+
+}  // namespace storqual::reporting

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The HTML audit report: one self-contained file (inline CSS and SVG, no script, no network, no
+// external fonts) that prints cleanly to PDF.
+//
+// Sections, in order: verdict banner (PASS/FAIL/ERROR/MEASURED with counts), device identity (with
+// the source of each field), spec sheet and suite, claims table, measured/claimed ratio chart,
+// one section per workload, health before/after, environment.
+// Charts (each one <svg class="chart"> inside <figure class="chart-block">):
+//   - the ratio chart when at least one verdict has both a measured and a claimed value;
+//   - per workload with a timeline: IOPS over time and bandwidth over time (read, write, and total
+//     for mixed workloads), with the claim line and tolerance band of a claim on that metric;
+//   - per workload with clat percentiles: a log-scale percentile chart (read and write);
+//   - per latency-search workload: latency against IOPS over the iodepth sweep, with the limit.
+// Every string from the result is passed through escape_html(); the file stays small (coordinates
+// with one decimal: a 600-point timeline adds about 30 kB).
+#pragma once
+
+#include <string>
+
+#include "reporting/result.hpp"
+
+namespace storqual::reporting {
+
+[[nodiscard]] std::string render_html(const RunResult& run);
+// render_html() then write_file_atomically().
+void write_html(const std::string& path, const RunResult& run);
+
+}  // namespace storqual::reporting

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// Human-readable quantities, following fio's num2str() for the fio-like output.
+#include "reporting/quantity_format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace storqual::reporting {
+namespace {
+
+std::string printf_string(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+unsigned integer_digits(double v) {
+  unsigned digits = 1;
+  while (v >= 10) {
+    v /= 10;
+    ++digits;
+  }
+  return digits;
+}
+
+}  // namespace
+
+std::string fio_num2str(double value, unsigned max_digits, unsigned base) {
+  if (!std::isfinite(value) || value < 0) return "-";
+  static constexpr const char* kDecimalPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  static constexpr const char* kBinaryPrefixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  const auto& prefixes = base == 1024 ? kBinaryPrefixes : kDecimalPrefixes;
+  unsigned index = 0;
+  double v = std::floor(value);
+  bool scaled = false;
+  double exact = value;
+  while (index + 1 < 7 && integer_digits(v) > max_digits) {
+    exact /= base;
+    v = std::floor(exact);
+    ++index;
+    scaled = true;
+  }
+  char buf[64];
+  if (!scaled) {
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, prefixes[index]);
+    return buf;
+  }
+  const int int_digits = static_cast<int>(integer_digits(v));
+  const int decimals = static_cast<int>(max_digits) - int_digits - 1;
+  if (decimals <= 0) {
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, prefixes[index]);
+  } else {
+    // Truncate, as fio's integer arithmetic does, so 99.96k never becomes "100.0k".
+    const double factor = std::pow(10.0, decimals);
+    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, std::floor(exact * factor) / factor,
+                  prefixes[index]);
+  }
+  return buf;
+}
+
+std::string format_iops(double iops) {
+  return fio_num2str(iops) + " IOPS";
+}
+
+std::string format_rate_mb(double bytes_per_s) {
+  if (!std::isfinite(bytes_per_s)) return "-";
+  return printf_string("%.1f MB/s", bytes_per_s / 1e6);
+}
+
+std::string format_rate_mib(double bytes_per_s) {
+  if (!std::isfinite(bytes_per_s)) return "-";
+  return printf_string("%.1f MiB/s", bytes_per_s / (1024.0 * 1024.0));
+}
+
+std::string format_latency(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  if (ns < 1e3) return printf_string("%.0f ns", ns);
+  if (ns < 1e6) return printf_string("%.1f us", ns / 1e3);
+  if (ns < 1e9) return printf_string("%.2f ms", ns / 1e6);
+  return printf_string("%.2f s", ns / 1e9);
+}
+
+std::string format_bytes_iec(double bytes) {
+  if (!std::isfinite(bytes)) return "-";
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  unsigned i = 0;
+  while (bytes >= 1024 && i + 1 < 6) {
+    bytes /= 1024;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[i]);
+  return buf;
+}
+
+std::string format_metric_value(double value, std::string_view unit) {
+  if (unit == "IOPS") return format_iops(value);
+  if (unit == "B/s") return format_rate_mb(value);
+  if (unit == "ns") return format_latency(value);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  std::string out = buf;
+  if (!unit.empty()) {
+    out += ' ';
+    out += unit;
+  }
+  return out;
+}
+
+std::string format_percent_signed(double pct) {
+  if (!std::isfinite(pct)) return "-";
+  return printf_string("%+.1f%%", pct);
+}
+
+std::string format_seconds_fixed(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
+  return printf_string("%.3f", seconds);
+}
+
+}  // namespace storqual::reporting

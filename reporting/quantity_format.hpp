@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Printing IOPS, bandwidth and latency the way fio and datasheets do. Pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace storqual::reporting {
+
+// fio's num2str(): scale by `base` (1000 or 1024) until the integer part has at most `max_digits`
+// digits, then fill up to `max_digits` significant digits with decimals when it was scaled.
+// 97000 -> "97.0k", 1234 -> "1234", 397e6 (base 1000) -> "397M", 379*2^20 (base 1024) -> "379Mi".
+// Non-finite or negative input prints as "-".
+[[nodiscard]] std::string fio_num2str(double value, unsigned max_digits = 4, unsigned base = 1000);
+
+[[nodiscard]] std::string format_iops(double iops);             // "97.0k IOPS"
+[[nodiscard]] std::string format_rate_mb(double bytes_per_s);   // "540.1 MB/s" (decimal, vendors)
+[[nodiscard]] std::string format_rate_mib(double bytes_per_s);  // "515.1 MiB/s"
+[[nodiscard]] std::string format_latency(double ns);            // "850 ns", "1.23 ms", "95.4 us"
+[[nodiscard]] std::string format_bytes_iec(double bytes);       // "22.2 GiB"
+// A verdict value in its base unit ("IOPS", "B/s", "ns") as a reader wants it: "88.0k IOPS",
+// "540.0 MB/s", "250.0 us". Other units print the number and the unit.
+[[nodiscard]] std::string format_metric_value(double value, std::string_view unit);
+// "+12.3%", "-8.5%", "-" for no value.
+[[nodiscard]] std::string format_percent_signed(double pct);
+// Seconds in fixed notation with 3 decimals ("60.000"), as JUnit consumers expect.
+[[nodiscard]] std::string format_seconds_fixed(double seconds);
+
+}  // namespace storqual::reporting

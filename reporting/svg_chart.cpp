@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// Inline SVG charts: axes, ticks, grid, polylines, claim band, legend, bars.
+#include "reporting/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "reporting/text_sanitize.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+std::string fmt1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string default_format(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Plot area in pixels.
+struct Frame {
+  double left = 64, right = 16, top = 48, bottom = 42;
+  double width = 0, height = 0;
+  double x0() const { return left; }
+  double x1() const { return width - right; }
+  double y0() const { return height - bottom; }  // bottom edge of the plot
+  double y1() const { return top; }
+};
+
+}  // namespace
+
+std::vector<double> nice_ticks(double low, double high, int count) {
+  std::vector<double> ticks;
+  if (!std::isfinite(low) || !std::isfinite(high) || count < 1) return ticks;
+  if (high <= low) high = low + 1;
+  const double raw = (high - low) / count;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    step = m * magnitude;
+    if (step >= raw) break;
+  }
+  const double first = std::ceil(low / step - 1e-9) * step;
+  for (double t = first; t <= high + step * 1e-9 && ticks.size() < 50; t += step)
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  return ticks;
+}
+
+std::string render_line_chart(const LineChart& c) {
+  Frame f;
+  f.width = c.width;
+  f.height = c.height;
+  const auto fy = c.format_y ? c.format_y : default_format;
+  const auto fx = c.format_x ? c.format_x : default_format;
+
+  // Data ranges.
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (const auto& s : c.series)
+    for (const auto& [x, y] : s.points) {
+      if (!std::isfinite(x) || !std::isfinite(y) || (c.log_y && y <= 0)) continue;
+      xmin = std::min(xmin, x);
+      xmax = std::max(xmax, x);
+      ymin = std::min(ymin, y);
+      ymax = std::max(ymax, y);
+    }
+  for (const auto& [x, label] : c.x_ticks) {
+    xmin = std::min(xmin, x);
+    xmax = std::max(xmax, x);
+  }
+  if (c.claim) {
+    ymax = std::max(ymax, std::max(c.claim->value, c.claim->band_high));
+    ymin = std::min(ymin, std::min(c.claim->value, c.claim->band_low));
+  }
+  const bool empty = !(xmin <= xmax);
+  if (empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
+  if (xmax <= xmin) xmax = xmin + 1;
+
+  double ylow = 0, yhigh = 1;
+  std::vector<double> yticks;
+  if (c.log_y) {
+    if (!(ymin > 0)) ymin = 1;
+    if (!(ymax > 0)) ymax = 10;
+    ylow = std::floor(std::log10(ymin));
+    yhigh = std::ceil(std::log10(ymax));
+    if (yhigh <= ylow) yhigh = ylow + 1;
+    for (double e = ylow; e <= yhigh + 1e-9; e += 1) yticks.push_back(std::pow(10.0, e));
+  } else {
+    ylow = 0;
+    yhigh = ymax > 0 ? ymax * 1.08 : 1;
+    yticks = nice_ticks(0, yhigh, 5);
+    if (!yticks.empty()) yhigh = std::max(yhigh, yticks.back());
+  }
+  auto px = [&](double x) { return f.x0() + (x - xmin) / (xmax - xmin) * (f.x1() - f.x0()); };
+  auto py = [&](double y) {
+    const double v = c.log_y ? std::log10(y) : y;
+    return f.y0() - (v - ylow) / (yhigh - ylow) * (f.y0() - f.y1());
+  };
+
+  std::string o;
+  o.reserve(4096);
+  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+       fmt1(c.width) + "\" height=\"" + fmt1(c.height) + "\" viewBox=\"0 0 " + fmt1(c.width) + " " +
+       fmt1(c.height) + "\">";
+  o += "<title>" + escape_html(c.title) + "</title>";
+  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(c.width) + "\" height=\"" + fmt1(c.height) +
+       "\" fill=\"#fff\"/>";
+  o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(c.title) + "</text>";
+
+  // Claim band and line under the data.
+  if (c.claim) {
+    const double top = py(c.claim->band_high), bottom = py(c.claim->band_low);
+    o += "<rect x=\"" + fmt1(f.x0()) + "\" y=\"" + fmt1(std::min(top, bottom)) + "\" width=\"" +
+         fmt1(f.x1() - f.x0()) + "\" height=\"" + fmt1(std::abs(bottom - top)) +
+         "\" fill=\"#2ca02c\" fill-opacity=\"0.12\"/>";
+    const double y = py(c.claim->value);
+    o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
+         "\" y2=\"" + fmt1(y) +
+         "\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>";
+  }
+
+  // Grid and y ticks.
+  for (double t : yticks) {
+    const double y = py(t);
+    o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
+         "\" y2=\"" + fmt1(y) + "\" stroke=\"#ddd\"/>";
+    o += "<text x=\"" + fmt1(f.x0() - 6) + "\" y=\"" + fmt1(y + 4) +
+         "\" text-anchor=\"end\" class=\"tk\">" + escape_html(fy(t)) + "</text>";
+  }
+  // X ticks.
+  std::vector<std::pair<double, std::string>> xt = c.x_ticks;
+  if (xt.empty())
+    for (double t : nice_ticks(xmin, xmax, 6))
+      if (t >= xmin - 1e-9 && t <= xmax + 1e-9) xt.emplace_back(t, fx(t));
+  for (const auto& [t, label] : xt) {
+    const double x = px(t);
+    o += "<line x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(f.y0()) + "\" x2=\"" + fmt1(x) + "\" y2=\"" +
+         fmt1(f.y0() + 4) + "\" stroke=\"#555\"/>";
+    o += "<text x=\"" + fmt1(x) + "\" y=\"" + fmt1(f.y0() + 16) +
+         "\" text-anchor=\"middle\" class=\"tk\">" + escape_html(label) + "</text>";
+  }
+  // Axes and labels.
+  o += "<path d=\"M" + fmt1(f.x0()) + " " + fmt1(f.y1()) + "V" + fmt1(f.y0()) + "H" + fmt1(f.x1()) +
+       "\" fill=\"none\" stroke=\"#555\"/>";
+  o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1(c.height - 6) +
+       "\" text-anchor=\"middle\" class=\"al\">" + escape_html(c.x_label) + "</text>";
+  o += "<text transform=\"translate(14 " + fmt1((f.y0() + f.y1()) / 2) +
+       ") rotate(-90)\" text-anchor=\"middle\" class=\"al\">" + escape_html(c.y_label) + "</text>";
+
+  // Data.
+  for (const auto& s : c.series) {
+    std::string pts;
+    pts.reserve(s.points.size() * 12);
+    std::size_t n = 0;
+    for (const auto& [x, y] : s.points) {
+      if (!std::isfinite(x) || !std::isfinite(y) || (c.log_y && y <= 0)) continue;
+      if (n++) pts += ' ';
+      pts += fmt1(px(x));
+      pts += ',';
+      pts += fmt1(py(std::clamp(y, c.log_y ? std::pow(10.0, ylow) : ylow,
+                                c.log_y ? std::pow(10.0, yhigh) : yhigh)));
+    }
+    if (n == 0) continue;
+    if (n == 1) {
+      const auto comma = pts.find(',');
+      o += "<circle cx=\"" + pts.substr(0, comma) + "\" cy=\"" + pts.substr(comma + 1) +
+           "\" r=\"3\" fill=\"" + escape_html(s.color) + "\"/>";
+    } else {
+      o += "<polyline fill=\"none\" stroke=\"" + escape_html(s.color) +
+           "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"" + pts + "\"/>";
+    }
+  }
+  // Legend under the title, left to right; the claim last. Flags at the right of the title.
+  double lx = f.x0();
+  for (const auto& series : c.series) {
+    o += "<rect x=\"" + fmt1(lx) + "\" y=\"31\" width=\"14\" height=\"3\" fill=\"" +
+         escape_html(series.color) + "\"/>";
+    o += "<text x=\"" + fmt1(lx + 18) + "\" y=\"36\" class=\"lg\">" + escape_html(series.name) +
+         "</text>";
+    lx += 30 + 6.5 * static_cast<double>(series.name.size());
+  }
+  if (c.claim) {
+    o += "<line x1=\"" + fmt1(lx) + "\" y1=\"32.5\" x2=\"" + fmt1(lx + 14) +
+         "\" y2=\"32.5\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>";
+    o += "<rect x=\"" + fmt1(lx + 18) +
+         "\" y=\"28\" width=\"10\" height=\"9\" fill=\"#2ca02c\" "
+         "fill-opacity=\"0.15\"/>";
+    o += "<text x=\"" + fmt1(lx + 32) + "\" y=\"36\" class=\"cl\">" + escape_html(c.claim->label) +
+         "</text>";
+  }
+  double fxpos = f.x1();
+  for (auto it = c.flags.rbegin(); it != c.flags.rend(); ++it) {
+    const double w = 14 + 7.0 * static_cast<double>(it->size());
+    fxpos -= w;
+    o += "<rect x=\"" + fmt1(fxpos) + "\" y=\"4\" width=\"" + fmt1(w) +
+         "\" height=\"18\" rx=\"3\" fill=\"#fff3cd\" stroke=\"#b8860b\"/>";
+    o +=
+        "<text x=\"" + fmt1(fxpos + 7) + "\" y=\"17\" class=\"fl\">" + escape_html(*it) + "</text>";
+    fxpos -= 6;
+  }
+  if (empty)
+    o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1((f.y0() + f.y1()) / 2) +
+         "\" text-anchor=\"middle\" class=\"tk\">no data</text>";
+  o += "</svg>";
+  return o;
+}
+
+std::string render_ratio_bars(const std::string& title, const std::vector<RatioBar>& bars,
+                              double width) {
+  const double row = 24, top = 30, bottom = 34, label_w = 300, right = 110;
+  const double height =
+      top + bottom + row * static_cast<double>(std::max<std::size_t>(bars.size(), 1));
+  double max_ratio = 1.25;
+  for (const auto& b : bars)
+    if (b.ratio && std::isfinite(*b.ratio)) max_ratio = std::max(max_ratio, *b.ratio * 1.05);
+  max_ratio = std::min(max_ratio, 10.0);
+  const double x0 = label_w, x1 = width - right;
+  auto px = [&](double r) { return x0 + std::clamp(r, 0.0, max_ratio) / max_ratio * (x1 - x0); };
+
+  std::string o;
+  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+       fmt1(width) + "\" height=\"" + fmt1(height) + "\" viewBox=\"0 0 " + fmt1(width) + " " +
+       fmt1(height) + "\">";
+  o += "<title>" + escape_html(title) + "</title>";
+  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(width) + "\" height=\"" + fmt1(height) +
+       "\" fill=\"#fff\"/>";
+  o += "<text x=\"8\" y=\"18\" class=\"ct\">" + escape_html(title) + "</text>";
+  const double plot_bottom = height - bottom;
+  for (double t : nice_ticks(0, max_ratio, 5)) {
+    const double x = px(t);
+    o += "<line x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(top) + "\" x2=\"" + fmt1(x) + "\" y2=\"" +
+         fmt1(plot_bottom) + "\" stroke=\"#ddd\"/>";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%gx", t);
+    o += "<text x=\"" + fmt1(x) + "\" y=\"" + fmt1(plot_bottom + 16) +
+         "\" text-anchor=\"middle\" class=\"tk\">" + buf + "</text>";
+  }
+  double y = top;
+  for (const auto& b : bars) {
+    o += "<text x=\"" + fmt1(x0 - 8) + "\" y=\"" + fmt1(y + 16) +
+         "\" text-anchor=\"end\" class=\"tk\">" + escape_html(b.label) + "</text>";
+    if (b.ratio && std::isfinite(*b.ratio)) {
+      const double w = px(*b.ratio) - x0;
+      o += "<rect class=\"bar " + escape_html(b.css_class) + "\" x=\"" + fmt1(x0) + "\" y=\"" +
+           fmt1(y + 4) + "\" width=\"" + fmt1(std::max(w, 1.0)) + "\" height=\"" + fmt1(row - 8) +
+           "\"/>";
+      o += "<text x=\"" + fmt1(x1 + 8) + "\" y=\"" + fmt1(y + 16) + "\" class=\"tk\">" +
+           escape_html(b.value_text) + "</text>";
+    } else {
+      o += "<text x=\"" + fmt1(x0 + 4) + "\" y=\"" + fmt1(y + 16) + "\" class=\"tk\">" +
+           escape_html(b.value_text.empty() ? "not measured" : b.value_text) + "</text>";
+    }
+    y += row;
+  }
+  const double one = px(1.0);
+  o += "<line x1=\"" + fmt1(one) + "\" y1=\"" + fmt1(top - 4) + "\" x2=\"" + fmt1(one) +
+       "\" y2=\"" + fmt1(plot_bottom) + "\" stroke=\"#2ca02c\" stroke-width=\"1.5\" " +
+       "stroke-dasharray=\"6 4\"/>";
+  o += "<path d=\"M" + fmt1(x0) + " " + fmt1(top) + "V" + fmt1(plot_bottom) + "H" + fmt1(x1) +
+       "\" fill=\"none\" stroke=\"#555\"/>";
+  o += "</svg>";
+  return o;
+}
+
+}  // namespace storqual::reporting

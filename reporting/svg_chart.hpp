@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// A small SVG chart writer for the HTML report: line charts (linear or log y, optional claim line
+// with a tolerance band) and a horizontal bar chart of ratios. Output is one <svg> element, inline,
+// with no script, no external reference, every text escaped, coordinates with one decimal.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace storqual::reporting {
+
+struct ChartSeries {
+  std::string name;   // legend text
+  std::string color;  // CSS colour, e.g. "#1f77b4" (ours, not user data)
+  std::vector<std::pair<double, double>> points;  // (x, y); non-finite points are skipped
+};
+
+// A horizontal line at `value` (the claim), and a shaded band [band_low, band_high] (the values
+// that still pass within tolerance).
+struct ClaimLine {
+  std::string label;
+  double value = 0;
+  double band_low = 0, band_high = 0;
+};
+
+struct LineChart {
+  std::string title;  // also the SVG <title> (tooltip and accessible name)
+  std::string x_label, y_label;
+  std::vector<ChartSeries> series;
+  std::optional<ClaimLine> claim;
+  bool log_y = false;  // log10 y axis; values <= 0 are skipped
+  // Explicit x ticks (position, label); empty: about 6 "nice" ticks over the data range.
+  std::vector<std::pair<double, std::string>> x_ticks;
+  std::function<std::string(double)> format_y;  // tick label; default "%g"
+  std::function<std::string(double)> format_x;  // default "%g"
+  std::vector<std::string> flags;               // e.g. "CPU-bound", drawn as a badge
+  double width = 940, height = 280;
+};
+
+[[nodiscard]] std::string render_line_chart(const LineChart& chart);
+
+struct RatioBar {
+  std::string label;            // "randread-4k-qd32 iops"
+  std::optional<double> ratio;  // measured / claimed; nullopt: not measured
+  std::string css_class;        // "pass", "fail", "error", "skipped"
+  std::string value_text;       // printed at the end of the bar, e.g. "0.91x"
+};
+
+// Bars from 0 with a reference line at 1.0 ("as claimed").
+[[nodiscard]] std::string render_ratio_bars(const std::string& title,
+                                            const std::vector<RatioBar>& bars, double width = 940);
+
+// About `count` round tick values covering [low, high] (1, 2, 2.5, 5 x 10^n steps).
+[[nodiscard]] std::vector<double> nice_ticks(double low, double high, int count = 5);
+
+}  // namespace storqual::reporting

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+// The HTML report in a real browser (Debian's headless chromium): the DOM holds the verdict, every
+// claim row and one <svg> per chart; a screenshot is not blank; printing gives a PDF.
+// Skips with the reason when chromium is not installed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "reporting/html_report.hpp"
+#include "reporting/verdict_status.hpp"
+#include "tests/support/test_devices.hpp"
+#include "tests/unit/report_sample_result.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+using storqual::testing::CommandResult;
+using storqual::testing::run_command;
+using storqual::testing::ScratchDir;
+
+std::string find_chromium() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
+    if (std::filesystem::exists(p)) return p;
+  return {};
+}
+
+// One headless chromium run with a fresh profile, bounded to 45 s.
+CommandResult chromium(const std::string& binary, const std::filesystem::path& profile,
+                       const std::vector<std::string>& extra, const std::filesystem::path& page) {
+  std::vector<std::string> argv = {"timeout",
+                                   "45",
+                                   binary,
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-background-networking",
+                                   "--no-first-run",
+                                   "--disable-component-update",
+                                   "--disable-sync",
+                                   "--user-data-dir=" + profile.string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("file://" + page.string());
+  return run_command(argv);
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (std::uint32_t(static_cast<unsigned char>(s[at])) << 24) |
+         (std::uint32_t(static_cast<unsigned char>(s[at + 1])) << 16) |
+         (std::uint32_t(static_cast<unsigned char>(s[at + 2])) << 8) |
+         std::uint32_t(static_cast<unsigned char>(s[at + 3]));
+}
+
+class HtmlBrowser : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = find_chromium();
+    if (binary_.empty())
+      GTEST_SKIP() << "chromium is not installed (apt-get install chromium); the HTML report is "
+                      "not checked in a browser";
+  }
+  std::string binary_;
+};
+
+TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
+  ScratchDir dir("html-browser");
+  const RunResult run = sample::run(true);
+  const auto page = dir / "report.html";
+  write_html(page.string(), run);
+
+  // 1. The DOM as the browser built it.
+  const auto dom = chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  EXPECT_NE(dom.out.find("<div class=\"big\">FAIL</div>"), std::string::npos);
+  EXPECT_EQ(count(dom.out, "<tr class=\"claim "), run.verdicts.size());
+  for (const auto& v : run.verdicts) {
+    const std::string row = "<td>" + v.workload + "</td><td>" + v.metric + "</td>";
+    EXPECT_NE(dom.out.find(row), std::string::npos) << row;
+  }
+  // Charts: per workload IOPS, bandwidth and percentiles, plus the ratio chart.
+  const std::size_t charts = run.workloads.size() * 3 + 1;
+  EXPECT_EQ(count(dom.out, "<svg"), charts);
+  EXPECT_EQ(count(dom.out, "class=\"chart-block\""), charts);
+  EXPECT_EQ(dom.out.find("<script"), std::string::npos);
+
+  // 2. A screenshot that is not blank.
+  const auto png = dir / "report.png";
+  const auto shot = chromium(
+      binary_, dir / "profile-png",
+      {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
+  ASSERT_EQ(shot.exit_code, 0) << shot.err;
+  const std::string image = read_all(png);
+  ASSERT_GT(image.size(), 33u);
+  EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(image.substr(12, 4), "IHDR");
+  EXPECT_EQ(be32(image, 16), 1200u);
+  EXPECT_EQ(be32(image, 20), 1600u);
+  // A blank 1200x1600 page compresses to a few kB; ours has text, tables and charts.
+  EXPECT_GT(image.size(), 60u * 1024) << "screenshot suspiciously small: blank?";
+  const auto pil = run_command({"/usr/bin/python3", "-c", "import PIL"});
+  if (pil.exit_code == 0) {
+    // Count colours and non-white pixels with Pillow (python3-pil) when it is there.
+    const auto stats = run_command(
+        {"/usr/bin/python3", "-c",
+         "import sys\nfrom PIL import Image\nim = Image.open(sys.argv[1]).convert('RGB')\n"
+         "px = im.getdata()\nnonwhite = sum(1 for p in px if p != (255, 255, 255))\n"
+         "print(len(set(px)), nonwhite * 1000 // len(px))",
+         png.string()});
+    ASSERT_EQ(stats.exit_code, 0) << stats.err;
+    std::istringstream in(stats.out);
+    long colours = 0, nonwhite_permille = 0;
+    in >> colours >> nonwhite_permille;
+    EXPECT_GT(colours, 50) << stats.out;
+    EXPECT_GT(nonwhite_permille, 30) << "less than 3% of the pixels are not white";
+    // The FAIL banner's red is on the page.
+    const auto red = run_command(
+        {"/usr/bin/python3", "-c",
+         "import sys\nfrom PIL import Image\nim = Image.open(sys.argv[1]).convert('RGB')\n"
+         "print(sum(1 for p in im.getdata() if p == (0xb3, 0x26, 0x1e)))",
+         png.string()});
+    EXPECT_GT(std::stol(red.out.empty() ? "0" : red.out), 10000) << red.out;
+  }
+
+  // 3. Printing to PDF.
+  const auto pdf = dir / "report.pdf";
+  const auto printed = chromium(binary_, dir / "profile-pdf",
+                                {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  const std::string document = read_all(pdf);
+  ASSERT_GE(document.size(), 5u);
+  EXPECT_EQ(document.substr(0, 5), "%PDF-");
+  EXPECT_GT(count(document, "/Type /Page\n") + count(document, "/Type /Page "), 1u)
+      << "a report with five workloads takes more than one page";
+}
+
+// Not a check: refreshes docs/report-pass.png and docs/report-fail.png for the README.
+TEST_F(HtmlBrowser, RefreshDocScreenshots) {
+  const char* wanted = std::getenv("STORQUAL_UPDATE_DOC_SCREENSHOTS");
+  if (!wanted || std::string(wanted) != "1")
+    GTEST_SKIP() << "set STORQUAL_UPDATE_DOC_SCREENSHOTS=1 to rewrite docs/report-*.png";
+  ScratchDir dir("html-screenshots");
+  for (const bool failing : {false, true}) {
+    const std::string name = failing ? "fail" : "pass";
+    const auto page = dir / ("report-" + name + ".html");
+    write_html(page.string(), sample::run(failing));
+    const auto out =
+        std::filesystem::path(STORQUAL_SOURCE_DIR) / "docs" / ("report-" + name + ".png");
+    const auto shot = chromium(
+        binary_, dir / ("profile-" + name),
+        {"--window-size=1100,1800", "--hide-scrollbars", "--screenshot=" + out.string()}, page);
+    ASSERT_EQ(shot.exit_code, 0) << shot.err;
+    EXPECT_TRUE(std::filesystem::exists(out));
+  }
+}
+
+}  // namespace
+}  // namespace storqual::reporting

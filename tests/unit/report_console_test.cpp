@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// Console output: fio's number spelling and layout, the verdict table, the live progress line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "reporting/console_report.hpp"
+#include "reporting/fio_summary.hpp"
+#include "reporting/quantity_format.hpp"
+#include "tests/unit/report_sample_result.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+TEST(ReportConsole, NumbersAreSpelledAsFioSpellsThem) {
+  EXPECT_EQ(fio_num2str(97000), "97.0k");
+  EXPECT_EQ(fio_num2str(1234), "1234");
+  EXPECT_EQ(fio_num2str(12345), "12.3k");
+  EXPECT_EQ(fio_num2str(123456), "123k");
+  EXPECT_EQ(fio_num2str(1205000), "1205k");
+  EXPECT_EQ(fio_num2str(99960), "99.9k");  // truncated like fio, never "100.0k"
+  EXPECT_EQ(fio_num2str(379.0 * 1048576, 4, 1024), "379Mi");
+  EXPECT_EQ(fio_num2str(397e6, 4, 1000), "397M");
+  EXPECT_EQ(fio_num2str(2560.0 * 1048576, 4, 1024), "2560Mi");
+  EXPECT_EQ(fio_num2str(-1), "-");
+  EXPECT_EQ(format_iops(97000), "97.0k IOPS");
+  EXPECT_EQ(format_rate_mb(540e6), "540.0 MB/s");
+  EXPECT_EQ(format_rate_mib(540e6), "515.0 MiB/s");
+  EXPECT_EQ(format_latency(850), "850 ns");
+  EXPECT_EQ(format_latency(95400), "95.4 us");
+  EXPECT_EQ(format_latency(1234567), "1.23 ms");
+  EXPECT_EQ(format_metric_value(250e3, "ns"), "250.0 us");
+  EXPECT_EQ(format_percent_signed(-8.54), "-8.5%");
+  EXPECT_EQ(format_seconds_fixed(60), "60.000");
+  EXPECT_EQ(format_seconds_fixed(1e7), "10000000.000");  // fixed, never 1e+07
+}
+
+TEST(ReportConsole, FioSummaryHasFiosLayout) {
+  const auto run = sample::run(false);
+  const std::string text = format_fio_summary(run.workloads[0]);
+  EXPECT_NE(text.find("randread-4k-qd32: (jobs=1): err= 0: rw=randread, bs=4k, iodepth=32"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  read: IOPS=98.4k, BW=384MiB/s (403MB/s)(22.5GiB/60000msec)\n"),
+            std::string::npos)
+      << text;
+  // 108.5 us .. 12.4 ms with stdev 124 us: fio switches to usec.
+  EXPECT_NE(text.find("    clat (usec): min=108, max=12400, avg=334.80, stdev=124.00\n"),
+            std::string::npos)
+      << text;
+  // slat min 630 ns stays in nsec.
+  EXPECT_NE(text.find("    slat (nsec): min=630, max=72000"), std::string::npos) << text;
+  EXPECT_NE(text.find("    clat percentiles (usec):\n     |  1.00th=[  109],  5.00th=[  148],"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("     | 99.99th=[ 1653]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  cpu          : usr=9.50%, sys=31.20%"), std::string::npos) << text;
+  EXPECT_EQ(text.find("write:"), std::string::npos) << "a read-only workload has no write lines";
+
+  const std::string seq = format_fio_summary(run.workloads[3]);
+  EXPECT_NE(seq.find("  write: IOPS=481, BW=481MiB/s (504MB/s)"), std::string::npos) << seq;
+  EXPECT_NE(seq.find("    clat (msec): min=27,"), std::string::npos) << seq;
+  EXPECT_NE(seq.find("    clat percentiles (msec):"), std::string::npos) << seq;
+
+  const std::string mixed = format_fio_summary(run.workloads[4]);
+  EXPECT_LT(mixed.find("  read: IOPS=31.0k"), mixed.find("  write: IOPS=13.3k")) << mixed;
+}
+
+TEST(ReportConsole, VerdictTableCarriesEveryClaimAndTheOutcome) {
+  const std::string table = format_verdict_table(sample::run(true));
+  EXPECT_NE(table.find("randwrite-4k-qd32  iops     88.0k IOPS  72.3k IOPS  -17.8%  10.0%  FAIL"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("randread-4k-qd1    lat.p99    250.0 us"), std::string::npos) << table;
+  EXPECT_NE(table.find("SKIPPED"), std::string::npos);
+  EXPECT_NE(table.find("RESULT: FAIL (3 pass, 1 fail, 0 error, 1 skipped, 0 measured-only)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(format_verdict_table(sample::run(false)).find("RESULT: PASS (4 pass"),
+            std::string::npos);
+  RunResult none = sample::run(false);
+  none.verdicts.clear();
+  EXPECT_NE(format_verdict_table(none).find("RESULT: MEASURED"), std::string::npos);
+  RunResult hostile = sample::run(false);
+  hostile.verdicts[0].workload = "evil\r\x1b[2Jname\n";
+  const std::string t = format_verdict_table(hostile);
+  EXPECT_EQ(t.find('\x1b'), std::string::npos);
+  EXPECT_EQ(t.find('\r'), std::string::npos);
+}
+
+std::string capture(bool terminal, const std::function<void(LiveProgress&)>& body) {
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  {
+    LiveProgress p(f, terminal, 5.0);
+    body(p);
+  }
+  std::fclose(f);
+  std::string out(buf, size);
+  std::free(buf);
+  return out;
+}
+
+TEST(ReportConsole, LiveProgressRewritesOneLineOnATerminal) {
+  const std::string out = capture(true, [](LiveProgress& p) {
+    p.start_workload(2, 4, "randwrite-4k-qd32", 65);
+    p.update(1, 88000, 360e6);
+    p.update(2, 9000, 36e6);
+    p.finish_workload(65, 90100, 369e6);
+  });
+  EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line, ended once: " << out;
+  EXPECT_NE(out.find("\r[2/4] randwrite-4k-qd32  00:01 ETA 01:04  88.0k IOPS  360.0 MB/s"),
+            std::string::npos)
+      << out;
+  // The shorter second line is padded so no stale characters remain.
+  const auto second = out.find("\r[2/4] randwrite-4k-qd32  00:02");
+  const auto third = out.find('\r', second + 1);
+  ASSERT_NE(third, std::string::npos);
+  const auto first_len = out.find('\r', 1) - 1;
+  EXPECT_GE(third - second - 1, first_len);
+  EXPECT_NE(out.find("done\n"), std::string::npos);
+}
+
+TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
+  const std::string out = capture(false, [](LiveProgress& p) {
+    p.start_workload(1, 3, "seqread-1m-qd32", 0);
+    for (int s = 1; s <= 12; ++s) p.update(s, 523, 548e6);
+    p.finish_workload(12, 523, 548e6);
+  });
+  EXPECT_EQ(out.find('\r'), std::string::npos);
+  EXPECT_EQ(out,
+            "[1/3] seqread-1m-qd32  00:05  523 IOPS  548.0 MB/s\n"
+            "[1/3] seqread-1m-qd32  00:10  523 IOPS  548.0 MB/s\n"
+            "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done\n");
+}
+
+}  // namespace
+}  // namespace storqual::reporting
