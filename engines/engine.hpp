@@ -8,13 +8,17 @@
 //   the next commit() (Queued), or refuses it because `iodepth` requests are already in flight
 //   (Busy: nothing happened to req; reap something first).
 // - commit() hands every Queued request to the kernel; returns the number handed over or -errno.
-//   Engines whose caps().needs_commit is false submit in queue() and commit() returns 0.
+//   Engines whose caps().needs_commit is false submit in queue() and commit() returns 0. When
+//   the kernel pushes back (EAGAIN) while I/O is in flight, commit() may hand over fewer: the
+//   rest stay queued and go with the next commit() or reap(), so a caller that reaps makes
+//   progress.
 // - reap(min, max, out, timeout) waits until at least `min` requests completed or `timeout`
 //   passed, stores up to `max` completed request pointers in out and returns how many (or -errno;
 //   0 on timeout). Results travel in the request: res = bytes transferred or -errno. A short
 //   transfer (0 <= res < length) is reported as is; requeueing the rest is the caller's choice.
 // - close() cancels or drains what is in flight and releases everything; the destructor calls it.
 // - Requests are owned by the caller and must stay alive until reaped or until close() returns.
+//   open() may be called on another thread than the one that then drives the engine.
 // - One engine instance is used by one thread; distinct instances share nothing.
 #pragma once
 
@@ -56,13 +60,13 @@ struct EngineCaps {
 };
 
 struct EngineConfig {
-  std::string path;              // target; the null engine ignores it
+  std::string path{};            // target; the null engine ignores it
   bool write = false;            // open read-write (else read-only)
   bool direct = true;            // O_DIRECT
   bool create = false;           // O_CREAT for regular files
   bool exclusive = false;        // O_EXCL on a block device: the kernel refuses mounts and claims
   unsigned iodepth = 1;          // most requests in flight at once
-  std::vector<iovec> buffers;    // I/O buffers to register (fixed buffers), may be empty
+  std::vector<iovec> buffers{};  // I/O buffers to register (fixed buffers), may be empty
   bool fixed_buffers = true;     // io_uring: register buffers
   bool registered_files = true;  // io_uring: register the fd
   bool sqpoll = false;           // io_uring: kernel submission thread

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+// The io_uring engine. Built like liburing's io_uring-cp and fio's t/io_uring, because it is
+// measured against them: queue() only writes an SQE into the shared ring, commit() hands the whole
+// batch over with one io_uring_enter, reap() takes completions straight from the CQ ring in
+// batches and enters the kernel only to wait. The registered file (IOSQE_FIXED_FILE) and fixed
+// buffers (READ_FIXED/WRITE_FIXED) save the per-I/O fd lookup and page pinning, as fio's
+// --registerfiles --fixedbufs. The hot path (queue/commit/reap) allocates nothing, throws nothing
+// and makes no syscall but io_uring_enter.
+//
+// Ring flags, best first, falling back when the kernel says EINVAL: SINGLE_ISSUER|DEFER_TASKRUN
+// (completion work runs only when we ask for events: no IPIs, no task-work interruptions, what
+// fio uses where it can), then COOP_TASKRUN|TASKRUN_FLAG, then none; SUBMIT_ALL so one bad SQE
+// does not stall the rest of a batch. The ring is created R_DISABLED and enabled by the first
+// commit() so that a ring opened by one thread and driven by another (the runner opens engines
+// before starting job threads) binds to the thread that submits, as SINGLE_ISSUER requires.
+#include "engines/io_uring_engine.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+
+namespace storqual::engines {
+namespace {
+
+constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};  // user_data of our cancel SQE in close()
+constexpr unsigned kMaxEagainSpins = 1024;
+
+__kernel_timespec to_timespec(std::chrono::nanoseconds d) {
+  __kernel_timespec ts{};
+  ts.tv_sec = d.count() / 1'000'000'000;
+  ts.tv_nsec = d.count() % 1'000'000'000;
+  return ts;
+}
+
+}  // namespace
+
+EngineCaps IoUringEngine::caps() const noexcept {
+  return {.async = true,
+          .needs_commit = true,
+          .fixed_buffers = fixed_buffers_,
+          .registered_file = registered_file_,
+          .polled = sqpoll_ || iopoll_};
+}
+
+void IoUringEngine::open(const EngineConfig& config) {
+  close();
+  target_.open(config);
+  depth_ = std::max(1u, config.iodepth);
+  const unsigned entries = std::bit_ceil(depth_);
+  sqpoll_ = config.sqpoll;
+  iopoll_ = config.iopoll;
+
+  unsigned base = 0;
+  if (sqpoll_) base |= IORING_SETUP_SQPOLL;
+  if (iopoll_) base |= IORING_SETUP_IOPOLL;
+  std::vector<unsigned> tries;
+  // The kernel refuses the task-run flags together with SQPOLL (its thread is the issuer then).
+  if (!sqpoll_) {
+    tries.push_back(IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER |
+                    IORING_SETUP_DEFER_TASKRUN);
+    tries.push_back(IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |
+                    IORING_SETUP_TASKRUN_FLAG);
+  }
+  tries.push_back(IORING_SETUP_SUBMIT_ALL);
+  tries.push_back(0);
+  int ret = -EINVAL;
+  // R_DISABLED (5.10+) goes with every try; a kernel that refuses even it gets a ring without.
+  for (unsigned disabled : {unsigned{IORING_SETUP_R_DISABLED}, 0u}) {
+    for (unsigned extra : tries) {
+      io_uring_params p{};
+      p.flags = base | disabled | extra;
+      if (sqpoll_) p.sq_thread_idle = 1000;  // ms before the kernel thread sleeps
+      ret = io_uring_queue_init_params(entries, &ring_, &p);
+      if (ret != -EINVAL) {
+        defer_taskrun_ = ret == 0 && (extra & IORING_SETUP_DEFER_TASKRUN) != 0;
+        enabled_ = ret == 0 && disabled == 0;
+        break;
+      }
+    }
+    if (ret != -EINVAL) break;
+  }
+  if (ret < 0) {
+    std::string why = std::strerror(-ret);
+    if (ret == -EPERM) why += " (io_uring may be disabled: see /proc/sys/kernel/io_uring_disabled)";
+    if (ret == -ENOMEM) why += " (locked-memory limit too low for the ring: ulimit -l)";
+    if (ret == -EINVAL && (sqpoll_ || iopoll_))
+      why += " (this kernel refuses the requested sqpoll/iopoll setup)";
+    target_.close();
+    throw EngineError("cannot set up an io_uring of " + std::to_string(entries) + " entries for " +
+                          config.path + ": " + why,
+                      -ret);
+  }
+  ring_ready_ = true;
+
+  registered_file_ = false;
+  sqe_fd_ = target_.fd();
+  sqe_flags_ = 0;
+  if (config.registered_files) {
+    int fd = target_.fd();
+    if (io_uring_register_files(&ring_, &fd, 1) == 0) {
+      registered_file_ = true;
+      sqe_fd_ = 0;
+      sqe_flags_ = IOSQE_FIXED_FILE;
+    }
+  }
+  fixed_buffers_ = false;
+  if (config.fixed_buffers && !config.buffers.empty()) {
+    fixed_buffers_ = io_uring_register_buffers(&ring_, config.buffers.data(),
+                                               static_cast<unsigned>(config.buffers.size())) == 0;
+  }
+  cqes_.assign(entries, nullptr);
+  staged_ = 0;
+  in_flight_ = 0;
+}
+
+QueueStatus IoUringEngine::queue(IoRequest& req) noexcept {
+  if (staged_ + in_flight_ >= depth_) return QueueStatus::Busy;
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) [[unlikely]]
+    return QueueStatus::Busy;
+  if (fixed_buffers_ && req.buf_index >= 0) {
+    if (req.dir == Direction::Read)
+      io_uring_prep_read_fixed(sqe, sqe_fd_, req.buf, req.length, req.offset, req.buf_index);
+    else
+      io_uring_prep_write_fixed(sqe, sqe_fd_, req.buf, req.length, req.offset, req.buf_index);
+  } else {
+    if (req.dir == Direction::Read)
+      io_uring_prep_read(sqe, sqe_fd_, req.buf, req.length, req.offset);
+    else
+      io_uring_prep_write(sqe, sqe_fd_, req.buf, req.length, req.offset);
+  }
+  sqe->flags = sqe_flags_;
+  io_uring_sqe_set_data(sqe, &req);
+  ++staged_;
+  return QueueStatus::Queued;
+}
+
+int IoUringEngine::enable_on_this_thread() noexcept {
+  // liburing 2.3 declares io_uring_enable_rings() but does not export it: ask the kernel directly.
+  if (::syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
+      0)
+    return -errno;
+  enabled_ = true;
+  // The registered ring fd lives in the calling thread's io_uring context, so it is registered
+  // here, by the thread that will enter the ring. Optional: it only saves an fd lookup per enter.
+  (void)io_uring_register_ring_fd(&ring_);
+  return 0;
+}
+
+int IoUringEngine::commit() noexcept {
+  if (staged_ == 0) return 0;
+  if (!enabled_) [[unlikely]] {
+    if (int ret = enable_on_this_thread(); ret < 0) return ret;
+  }
+  int handed = 0;
+  unsigned spins = 0;
+  while (staged_ > 0) {
+    int ret = io_uring_submit(&ring_);
+    if (ret >= 0) {
+      // With SQPOLL the kernel thread takes the SQEs from the ring by itself: once the tail is
+      // published they are all handed over, whatever io_uring_submit counted.
+      unsigned taken = sqpoll_ ? staged_ : std::min(static_cast<unsigned>(ret), staged_);
+      staged_ -= taken;
+      in_flight_ += taken;
+      handed += static_cast<int>(taken);
+      if (taken == 0) break;
+      continue;
+    }
+    if (ret == -EINTR) continue;
+    if (ret == -EAGAIN || ret == -EBUSY) {
+      // The kernel is short of requests or the CQ ring is full: reaping frees both, so with I/O
+      // in flight leave the rest staged for the next commit()/reap(); otherwise retry a little.
+      if (in_flight_ > 0) break;
+      if (++spins > kMaxEagainSpins) return handed > 0 ? handed : ret;
+      continue;
+    }
+    return handed > 0 ? handed : ret;
+  }
+  return handed;
+}
+
+unsigned IoUringEngine::take_ready(IoRequest** out, unsigned room) noexcept {
+  room = std::min(room, static_cast<unsigned>(cqes_.size()));
+  unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), room);
+  for (unsigned i = 0; i < n; ++i) {
+    auto* req = static_cast<IoRequest*>(io_uring_cqe_get_data(cqes_[i]));
+    req->res = cqes_[i]->res;
+    out[i] = req;
+  }
+  io_uring_cq_advance(&ring_, n);
+  in_flight_ -= n;
+  return n;
+}
+
+int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
+                        std::chrono::nanoseconds timeout) noexcept {
+  if (staged_ > 0) [[unlikely]]
+    (void)commit();  // leftovers of a commit() the kernel pushed back on
+  if (max == 0 || in_flight_ == 0) return 0;
+  unsigned got = 0;
+  // With DEFER_TASKRUN or IOPOLL nothing lands in the CQ ring until we enter the kernel, so peeking
+  // first would be a wasted look; the wait below both runs the completions and returns them.
+  if (!defer_taskrun_ && !iopoll_) got = take_ready(out, max);
+  min = std::min({min, max, got + in_flight_});
+  if (got >= min && (got > 0 || min > 0)) return static_cast<int>(got);
+
+  if (timeout.count() <= 0 || min == 0) {
+    // Nothing to wait for: just let the kernel run pending completion work and take what is there.
+    if (defer_taskrun_ || iopoll_) {
+      int ret = io_uring_get_events(&ring_);
+      if (ret < 0 && ret != -EINTR && ret != -EAGAIN && got == 0) return ret;
+    }
+    got += take_ready(out + got, max - got);
+    return static_cast<int>(got);
+  }
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (got < min && in_flight_ > 0) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left.count() <= 0) break;
+    __kernel_timespec ts = to_timespec(std::chrono::duration_cast<std::chrono::nanoseconds>(left));
+    io_uring_cqe* cqe = nullptr;
+    int ret = io_uring_wait_cqes(&ring_, &cqe, min - got, &ts, nullptr);
+    got += take_ready(out + got, max - got);
+    if (ret == -ETIME) break;
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+      if (got == 0) return ret;
+      break;
+    }
+  }
+  return static_cast<int>(got);
+}
+
+void IoUringEngine::drain_in_flight() noexcept {
+  // What is in flight reads into or writes from the caller's buffers, which the contract lets the
+  // caller free once close() returns: cancel what the kernel can cancel and wait for the rest,
+  // bounded so that a device that never answers cannot hang the tool.
+  if (in_flight_ == 0 || !enabled_) return;
+  if (io_uring_sqe* sqe = io_uring_get_sqe(&ring_)) {
+    io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, kCancelTag);
+    if (io_uring_submit(&ring_) < 0) {
+      // Another thread than the submitter (SINGLE_ISSUER) or a dead ring: the kernel's ring exit
+      // cancels and waits for what is left.
+      return;
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool cancel_pending = true;
+  while (in_flight_ > 0 || cancel_pending) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left.count() <= 0) break;
+    __kernel_timespec ts = to_timespec(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(100))));
+    io_uring_cqe* cqe = nullptr;
+    int ret = io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
+    if (ret == -ETIME || ret == -EINTR) continue;
+    if (ret < 0) break;
+    if (io_uring_cqe_get_data64(cqe) == kCancelTag) {
+      cancel_pending = false;
+    } else {
+      auto* req = static_cast<IoRequest*>(io_uring_cqe_get_data(cqe));
+      req->res = cqe->res;
+      --in_flight_;
+    }
+    io_uring_cqe_seen(&ring_, cqe);
+  }
+}
+
+void IoUringEngine::close() noexcept {
+  if (ring_ready_) {
+    drain_in_flight();
+    io_uring_queue_exit(&ring_);
+    ring_ready_ = false;
+  }
+  target_.close();
+  cqes_.clear();
+  staged_ = 0;
+  in_flight_ = 0;
+  enabled_ = false;
+  defer_taskrun_ = false;
+  fixed_buffers_ = false;
+  registered_file_ = false;
+}
+
+}  // namespace storqual::engines
