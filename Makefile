@@ -22,8 +22,9 @@ build: deps-build $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # A real qualification on an embedded default: a scratch file in the working directory, quick suite.
-demo: build
-	@scripts/demo.sh $(BUILD)/storqual $(DEMO_DIR)
+demo: deps-build $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target storqual
+	@scripts/demo.sh $(BUILD)/app/storqual $(DEMO_DIR)
 
 test: deps-test $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

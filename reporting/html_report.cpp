@@ -151,8 +151,8 @@ void figure(std::string& o, const std::string& kind, const std::string& svg) {
 }
 
 void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
-                      std::size_t index) {
-  o += "<section class=\"workload\" id=\"w" + std::to_string(index) + "\">";
+                      std::size_t index, const std::string& anchor_prefix) {
+  o += "<section class=\"workload\" id=\"" + anchor_prefix + "w" + std::to_string(index) + "\">";
   o += "<h3>" + esc(w.id) + "</h3>";
   const auto& p = w.params;
   o += "<p class=\"small muted\">rw=" + esc(p.rw) + ", bs=" + std::to_string(p.bs) +
@@ -190,8 +190,9 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   // Claims that concern this workload.
   std::vector<const ClaimVerdict*> claims;
   for (const auto& v : run.verdicts)
-    for (const auto& id : split_ids(v.workload))
-      if (id == w.id) claims.push_back(&v);
+    if (v.kind.empty() || v.kind == "claim")
+      for (const auto& id : split_ids(v.workload))
+        if (id == w.id) claims.push_back(&v);
 
   if (!w.timeline.empty()) {
     const bool both = w.read && w.write;
@@ -332,27 +333,51 @@ void health_section(std::string& o, const DeviceReport& d) {
   o += "</tbody></table>";
 }
 
+// Our own markup only ever writes bare <h2>..<h4> (user text is escaped, so "<h2>" cannot come
+// from a device or a file): nesting a run in the fleet page moves each heading one level down.
+std::string shift_headings(std::string html) {
+  for (const char* level : {"4", "3", "2"}) {
+    const std::string open = std::string("<h") + level + ">",
+                      close = std::string("</h") + level + ">";
+    const std::string deeper = std::to_string(std::stoi(level) + 1);
+    for (const auto* pair : {&open, &close}) {
+      const std::string to = (pair == &open ? "<h" : "</h") + deeper + ">";
+      for (auto pos = html.find(*pair); pos != std::string::npos;
+           pos = html.find(*pair, pos + to.size()))
+        html.replace(pos, pair->size(), to);
+    }
+  }
+  return html;
+}
+
 }  // namespace
 
-std::string render_html(const RunResult& run) {
-  const auto counts = count_verdicts(run);
-  const std::string overall = counts.overall();
-  const std::string title = device_title(run);
+std::string html_page_start(const std::string& title, const std::string& extra_css) {
   std::string o;
-  o.reserve(64 * 1024);
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   // No network: forbid every fetch, even if a browser found something to load.
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
        "'unsafe-inline'; img-src data:\">";
-  o += "<title>storqual " + overall + ": " + esc(title) + "</title>";
+  o += "<title>" + esc(title) + "</title>";
   o += "<style>";
   o += kStyle;
+  o += extra_css;
   o += "</style></head><body>\n";
+  return o;
+}
+
+std::string render_run_sections(const RunResult& run, const RunSectionsOptions& options) {
+  const auto counts = count_verdicts(run);
+  const std::string overall = counts.overall();
+  const std::string title = device_title(run);
+  const std::string& prefix = options.anchor_prefix;
+  std::string o;
+  o.reserve(64 * 1024);
 
   // Banner.
-  o += "<div class=\"banner " + overall + "\" id=\"verdict\"><div class=\"big\">" + overall +
-       "</div><div>" + esc(title) +
+  o += "<div class=\"banner " + overall + "\" id=\"" + prefix + "verdict\"><div class=\"big\">" +
+       overall + "</div><div>" + esc(title) +
        (run.spec.name.empty() ? "" : " against " + esc(run.spec.name)) +
        "</div><div class=\"small\">";
   char buf[256];
@@ -377,8 +402,10 @@ std::string render_html(const RunResult& run) {
          "</tr></thead><tbody>";
     for (const auto& v : run.verdicts) {
       const std::string cls(to_string(v.status));
-      o += "<tr class=\"claim " + cls + "\"><td>" + esc(v.workload) + "</td><td>" + esc(v.metric) +
-           "</td><td class=\"num\">" +
+      const bool claim = v.kind.empty() || v.kind == "claim";
+      o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(v.kind)) + "\"><td>" +
+           (claim ? "" : "<span class=\"kind\">" + esc(v.kind) + ":</span> ") + esc(v.workload) +
+           "</td><td>" + esc(v.metric) + "</td><td class=\"num\">" +
            (v.claimed ? esc(format_metric_value(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.measured ? esc(format_metric_value(*v.measured, v.unit)) : "&ndash;") +
@@ -393,6 +420,7 @@ std::string render_html(const RunResult& run) {
     std::vector<RatioBar> bars;
     for (const auto& v : run.verdicts) {
       if (!v.claimed || !v.measured || *v.claimed == 0) continue;
+      if (!v.kind.empty() && v.kind != "claim") continue;  // ratios of claims only
       RatioBar b;
       b.label = v.workload + " " + v.metric;
       b.ratio = *v.measured / *v.claimed;
@@ -432,7 +460,7 @@ std::string render_html(const RunResult& run) {
 
   o += "<h2>Workloads</h2>";
   for (std::size_t i = 0; i < run.workloads.size(); ++i)
-    workload_section(o, run, run.workloads[i], i);
+    workload_section(o, run, run.workloads[i], i, prefix);
 
   health_section(o, run.device);
 
@@ -452,6 +480,13 @@ std::string render_html(const RunResult& run) {
        esc(e.storqual_version.empty() ? "storqual" : e.storqual_version) +
        ". Bandwidth in decimal MB/s (10<sup>6</sup> bytes/s) as vendors print it; fio's lines "
        "show MiB/s and MB/s.</p>";
+  return options.nested ? shift_headings(std::move(o)) : o;
+}
+
+std::string render_html(const RunResult& run) {
+  std::string o = html_page_start(
+      std::string("storqual ") + count_verdicts(run).overall() + ": " + device_title(run), "");
+  o += render_run_sections(run, {});
   o += "</body></html>\n";
   return o;
 }

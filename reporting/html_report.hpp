@@ -22,6 +22,19 @@
 namespace storqual::reporting {
 
 [[nodiscard]] std::string render_html(const RunResult& run);
+
+// The pieces of render_html(), for pages that hold several runs (reporting/fleet_report.hpp).
+// html_page_start(): doctype, head (escaped `title`, the report's CSS plus `extra_css`, which must
+// be our own), "<body>". The caller closes with "</body></html>".
+[[nodiscard]] std::string html_page_start(const std::string& title, const std::string& extra_css);
+struct RunSectionsOptions {
+  std::string anchor_prefix;  // prepended to every id="..." of the run ("d3-" -> "d3-w0")
+  bool nested = false;        // headings one level down (h2 -> h3 ...), under a device heading
+};
+// Everything of one run's page between <body> and </body>: banner, claims (and baseline and lot
+// verdicts, marked with their kind), ratio chart, device, spec, workloads, health, environment.
+[[nodiscard]] std::string render_run_sections(const RunResult& run,
+                                              const RunSectionsOptions& options);
 // render_html() then write_file_atomically().
 void write_html(const std::string& path, const RunResult& run);
 

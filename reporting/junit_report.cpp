@@ -4,6 +4,7 @@
 
 #include <pugixml.hpp>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -54,7 +55,7 @@ std::vector<std::string> split_ids(const std::string& ids) {
 void add_verdict_case(pugi::xml_node suite, const std::string& classname, const ClaimVerdict& v,
                       Counts& counts) {
   auto tc = suite.append_child("testcase");
-  set_attr(tc, "name", v.workload + " " + (v.metric.empty() ? "measured" : v.metric));
+  set_attr(tc, "name", verdict_name(v));
   set_attr(tc, "classname", classname);
   set_attr(tc, "time", format_seconds_fixed(v.time_s));
   ++counts.tests;
@@ -72,7 +73,10 @@ void add_verdict_case(pugi::xml_node suite, const std::string& classname, const 
       ++counts.failures;
       auto f = tc.append_child("failure");
       set_attr(f, "message", message);
-      set_attr(f, "type", "claim-not-met");
+      set_attr(f, "type",
+               v.kind == "baseline" ? "baseline-regression"
+               : v.kind == "lot"    ? "lot-outlier"
+                                    : "claim-not-met");
       f.text().set(sanitize_text(message).c_str());
       break;
     }
@@ -152,9 +156,17 @@ std::string render_junit(const std::vector<RunResult>& runs) {
   set_attr(root, "name", "storqual");
   Counts total;
   int id = 0;
+  // A merge may hold the same model and serial from several hosts: CI reporters group by suite
+  // name, so a name seen on more than one host gets " on <host>" appended.
+  std::map<std::string, std::set<std::string>> hosts_of_title;
+  for (const auto& run : runs) hosts_of_title[device_title(run)].insert(run.environment.host);
   for (const auto& run : runs) {
     auto suite = root.append_child("testsuite");
-    set_attr(suite, "name", device_title(run));
+    const std::string title = device_title(run);
+    set_attr(suite, "name",
+             hosts_of_title[title].size() > 1 && !run.environment.host.empty()
+                 ? title + " on " + run.environment.host
+                 : title);
     set_attr(suite, "id", std::to_string(id++));
     set_attr(suite, "package", "storqual");
     set_attr(suite, "hostname", run.environment.host.empty() ? "localhost" : run.environment.host);

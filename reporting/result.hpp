@@ -4,6 +4,7 @@
 // rows so that reporting needs nothing from devices.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,6 +76,100 @@ struct LatencyCurvePoint {
   bool within_limit = false;
 };
 
+// One round of a workload run to steady state (SNIA PTS): the tracked value of that round and
+// whether the window ending at it met the criteria (false while fewer than `window` rounds ran).
+struct SteadyStateRound {
+  double value = 0;      // the tracked metric of the round (IOPS, bytes/s or ns)
+  double elapsed_s = 0;  // measured time of the round
+  bool steady = false;   // the window of the last `window` rounds, ending here, is steady
+};
+
+// SNIA PTS steady state: rounds until, over the last `window` rounds, the range is at most
+// range_limit_pct of the window's mean and the least-squares slope (per round) times the window
+// length is at most slope_limit_pct of the mean; or `max_rounds` ran and it is "not steady".
+struct SteadyStateReport {
+  std::string metric = "iops";  // the tracked variable: iops, bw or lat.mean
+  std::vector<SteadyStateRound> rounds;
+  unsigned max_rounds = 25;
+  unsigned window = 5;
+  double round_time_s = 0;
+  std::size_t window_first = 0;  // 0-based index of the window's first round
+  std::size_t window_last = 0;   // its last round (inclusive)
+  double mean = 0;               // of the window, in the metric's unit
+  double range = 0;              // max - min over the window
+  double slope = 0;              // least-squares slope, per round
+  double range_pct = 0;          // range / mean * 100
+  double slope_pct = 0;          // |slope| * (window - 1) / mean * 100: excursion of the fit line
+  double range_limit_pct = 20;
+  double slope_limit_pct = 10;
+  bool steady = false;
+};
+
+// A sustained write (fills the write cache and past it): what the timeline says about the cache.
+struct SustainedWriteReport {
+  std::uint64_t bytes_written = 0;  // in total, all passes
+  double initial_bw = 0;            // bytes/s: mean of the first intervals
+  double drop_fraction = 0.5;       // the cache is "exhausted" below initial_bw * drop_fraction
+  bool dropped = false;             // throughput fell below that at all
+  std::uint64_t cache_bytes = 0;    // written before the drop (interpolated inside the interval)
+  double cache_time_s = 0;          // when the drop happened, seconds since the start
+  double post_cache_bw = 0;         // bytes/s: mean after the drop (the sustained rate)
+};
+
+// Whether the host rather than the device limited a workload, and the evidence.
+struct HostLimitReport {
+  bool limited = false;
+  std::vector<std::string> reasons;  // "job thread CPU 98%", "IOPS at 85% of the engine's ..."
+  double max_thread_cpu_pct = 0;
+  double engine_ceiling_iops = 0;  // null engine at the same bs/iodepth/numjobs; 0 = not measured
+  // The PCIe link of an NVMe/PCIe device, when sysfs has it ("" / 0 otherwise).
+  std::string link_speed;   // current_link_speed as sysfs prints it, "8.0 GT/s PCIe"
+  unsigned link_width = 0;  // current_link_width
+  std::string max_link_speed;
+  unsigned max_link_width = 0;
+  double link_bw_bytes = 0;  // usable bytes/s of the current link (after line encoding)
+};
+
+// One bad block found by verification (runner/verify.hpp): what it is and what it held.
+struct IntegrityFinding {
+  std::string kind;                     // corrupted | misplaced | stale | foreign
+  std::uint64_t offset = 0;             // byte offset of the block read back
+  std::uint64_t found_offset = 0;       // misplaced: the offset its header names
+  std::uint64_t expected_sequence = 0;  // stale: the write sequence expected
+  std::uint64_t found_sequence = 0;     // stale: the older one found
+};
+
+// Data verification of a write workload (verify=crc32c|xxh3): counts per class and the first bad
+// blocks by offset. A block is checked inline (verify_backlog) and/or at the end.
+struct IntegrityReport {
+  std::string algorithm;             // crc32c | xxh3
+  std::uint64_t run_id = 0;          // the random id every header of this run carries
+  std::uint64_t blocks_written = 0;  // distinct blocks with a recorded write
+  std::uint64_t verified_inline = 0;
+  std::uint64_t verified_at_end = 0;
+  std::uint64_t corrupted = 0, misplaced = 0, stale = 0, foreign = 0;
+  std::uint64_t read_errors = 0;  // read-backs that failed (counted as not verified)
+  // Bad inline read-backs (verify_backlog). The class counts above are the end pass's when it ran
+  // (each block once), else the inline ones; inline findings are listed either way.
+  std::uint64_t bad_inline = 0;
+  std::vector<IntegrityFinding> findings;  // the first ones, in offset order (bounded)
+  std::uint64_t tracking_bytes = 0;        // memory of the written-block ledger
+};
+
+// The real-capacity check (<capacity>): sample blocks spread over the device, written with
+// distinct headers (highest offset first) and read back.
+struct CapacityReport {
+  std::uint64_t reported_bytes = 0;   // what the device says it holds
+  std::uint64_t usable_bytes = 0;     // below the first sample that did not read back its own data
+  std::uint64_t sample_interval = 0;  // bytes between samples: the precision of usable_bytes
+  std::uint64_t samples = 0, samples_good = 0;
+  std::uint64_t block_size = 0;
+  std::optional<std::uint64_t> aliasing_start;  // first sample offset showing another's header
+  std::optional<std::uint64_t> aliased_to;      // the offset whose header it showed
+  std::uint64_t corrupted = 0, misplaced = 0, stale = 0, foreign = 0, read_errors = 0;
+  std::vector<IntegrityFinding> findings;  // the first bad samples, in offset order
+};
+
 struct WorkloadResult {
   std::string id;
   std::string kind = "workload";  // workload | latency-search | ...
@@ -94,6 +189,23 @@ struct WorkloadResult {
   std::vector<LatencyCurvePoint> latency_curve;
   double latency_limit_ns = 0;
   std::string latency_stat;  // "mean", "p99", ...
+  // Set when the workload ran in rounds (SNIA PTS steady state); the rest of the result is the
+  // last round's, and `timeline` is every round's, one after the other.
+  std::optional<SteadyStateReport> steady_state;
+  // kind == "sustained-write": the cache size and the rate after it.
+  std::optional<SustainedWriteReport> sustained;
+  // Whether the host was the limit (always set by a qualification run).
+  std::optional<HostLimitReport> host_limit;
+  // What was done to the device before this workload (purge, preconditioning), in order. Never
+  // silent: a purge that was not possible says so here.
+  std::vector<std::string> preconditioning;
+  // Set when the workload was not run for a reason that is not an error (e.g. bs 512 on a device
+  // whose logical block is 4096): the verdict is "skipped" with this reason.
+  std::optional<std::string> skipped;
+  // Set when the workload wrote with verify=crc32c|xxh3 (runner/verify.hpp).
+  std::optional<IntegrityReport> integrity;
+  // kind == "capacity": the real-capacity check (runner/capacity_check.hpp).
+  std::optional<CapacityReport> capacity;
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").
@@ -135,6 +247,12 @@ struct ClaimVerdict {
   std::optional<double> diff_pct;  // (measured - claimed) / claimed * 100
   std::string message;             // carries both numbers, the difference and the tolerance
   double time_s = 0;               // time spent measuring the workload(s)
+  // What the verdict judges against: "claim" (the spec sheet; the default), "baseline" (an
+  // earlier result of the device or model: `storqual run --baseline`, docs/fleet.md) or "lot" (the
+  // median of the other units of the same model in a fleet merge). For "baseline" and "lot",
+  // `claimed` holds the reference value and `tolerance_pct` the allowed regression or shortfall.
+  // Reports name such verdicts "<kind>: <workload> <metric>" (verdict_name()).
+  std::string kind = "claim";
 };
 
 struct Environment {

@@ -114,6 +114,51 @@ Json workload_json(const WorkloadResult& w) {
     j["latency_limit_ns"] = number(w.latency_limit_ns);
     j["latency_stat"] = w.latency_stat;
   }
+  // Data verification and the capacity check (runner/verify.hpp, runner/capacity_check.hpp).
+  auto findings_json = [](const std::vector<IntegrityFinding>& findings) {
+    Json a = Json::array();
+    for (const auto& f : findings)
+      a.push_back({{"kind", f.kind},
+                   {"offset", f.offset},
+                   {"found_offset", f.found_offset},
+                   {"expected_sequence", f.expected_sequence},
+                   {"found_sequence", f.found_sequence}});
+    return a;
+  };
+  if (w.integrity) {
+    const auto& i = *w.integrity;
+    j["integrity"] = {{"algorithm", i.algorithm},
+                      {"run_id", i.run_id},
+                      {"blocks_written", i.blocks_written},
+                      {"verified_inline", i.verified_inline},
+                      {"verified_at_end", i.verified_at_end},
+                      {"corrupted", i.corrupted},
+                      {"misplaced", i.misplaced},
+                      {"stale", i.stale},
+                      {"foreign", i.foreign},
+                      {"read_errors", i.read_errors},
+                      {"bad_inline", i.bad_inline},
+                      {"tracking_bytes", i.tracking_bytes},
+                      {"findings", findings_json(i.findings)}};
+  }
+  if (w.capacity) {
+    const auto& c = *w.capacity;
+    Json cj = {{"reported_bytes", c.reported_bytes},
+               {"usable_bytes", c.usable_bytes},
+               {"sample_interval", c.sample_interval},
+               {"samples", c.samples},
+               {"samples_good", c.samples_good},
+               {"block_size", c.block_size},
+               {"corrupted", c.corrupted},
+               {"misplaced", c.misplaced},
+               {"stale", c.stale},
+               {"foreign", c.foreign},
+               {"read_errors", c.read_errors},
+               {"findings", findings_json(c.findings)}};
+    if (c.aliasing_start) cj["aliasing_start"] = *c.aliasing_start;
+    if (c.aliased_to) cj["aliased_to"] = *c.aliased_to;
+    j["capacity"] = std::move(cj);
+  }
   return j;
 }
 
@@ -129,6 +174,8 @@ Json verdict_json(const ClaimVerdict& v) {
   if (v.diff_pct) j["diff_pct"] = number(*v.diff_pct);
   j["message"] = v.message;
   j["time_s"] = number(v.time_s);
+  // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
+  if (!v.kind.empty() && v.kind != "claim") j["kind"] = v.kind;
   return j;
 }
 
@@ -362,6 +409,57 @@ WorkloadResult read_workload(const Node& n) {
   }
   n.get("latency_limit_ns", w.latency_limit_ns);
   n.get("latency_stat", w.latency_stat);
+  auto read_findings = [](const Node& a) {
+    std::vector<IntegrityFinding> out;
+    for (const auto& f : a.array()) {
+      f.object();
+      IntegrityFinding x;
+      f.get("kind", x.kind);
+      f.get("offset", x.offset);
+      f.get("found_offset", x.found_offset);
+      f.get("expected_sequence", x.expected_sequence);
+      f.get("found_sequence", x.found_sequence);
+      out.push_back(std::move(x));
+    }
+    return out;
+  };
+  if (n.has("integrity")) {
+    const Node i = n.at("integrity").object();
+    IntegrityReport r;
+    i.get("algorithm", r.algorithm);
+    i.get("run_id", r.run_id);
+    i.get("blocks_written", r.blocks_written);
+    i.get("verified_inline", r.verified_inline);
+    i.get("verified_at_end", r.verified_at_end);
+    i.get("corrupted", r.corrupted);
+    i.get("misplaced", r.misplaced);
+    i.get("stale", r.stale);
+    i.get("foreign", r.foreign);
+    i.get("read_errors", r.read_errors);
+    i.get("bad_inline", r.bad_inline);
+    i.get("tracking_bytes", r.tracking_bytes);
+    if (i.has("findings")) r.findings = read_findings(i.at("findings"));
+    w.integrity = std::move(r);
+  }
+  if (n.has("capacity")) {
+    const Node c = n.at("capacity").object();
+    CapacityReport r;
+    c.get("reported_bytes", r.reported_bytes);
+    c.get("usable_bytes", r.usable_bytes);
+    c.get("sample_interval", r.sample_interval);
+    c.get("samples", r.samples);
+    c.get("samples_good", r.samples_good);
+    c.get("block_size", r.block_size);
+    c.get("corrupted", r.corrupted);
+    c.get("misplaced", r.misplaced);
+    c.get("stale", r.stale);
+    c.get("foreign", r.foreign);
+    c.get("read_errors", r.read_errors);
+    if (c.has("aliasing_start")) r.aliasing_start = c.at("aliasing_start").unsigned64();
+    if (c.has("aliased_to")) r.aliased_to = c.at("aliased_to").unsigned64();
+    if (c.has("findings")) r.findings = read_findings(c.at("findings"));
+    w.capacity = std::move(r);
+  }
   return w;
 }
 
@@ -383,6 +481,7 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("diff_pct", v.diff_pct);
   n.get("message", v.message);
   n.get("time_s", v.time_s);
+  n.get("kind", v.kind);
   return v;
 }
 

@@ -267,4 +267,74 @@ std::string render_ratio_bars(const std::string& title, const std::vector<RatioB
   return o;
 }
 
+std::string render_value_bars(const std::string& title, const std::vector<ValueBar>& bars,
+                              const std::function<std::string(double)>& format_x, double width) {
+  const double row = 22, top = 30, bottom = 34, label_w = 260, right = 170;
+  const double height =
+      top + bottom + row * static_cast<double>(std::max<std::size_t>(bars.size(), 1));
+  double max_value = 0;
+  for (const auto& b : bars) {
+    if (b.value && std::isfinite(*b.value)) max_value = std::max(max_value, *b.value);
+    if (b.claim && std::isfinite(*b.claim)) max_value = std::max(max_value, *b.claim);
+  }
+  if (!(max_value > 0)) max_value = 1;
+  const auto ticks = nice_ticks(0, max_value * 1.05, 5);
+  const double axis_max = std::max(max_value * 1.05, ticks.empty() ? 0.0 : ticks.back());
+  const double x0 = label_w, x1 = width - right;
+  auto px = [&](double v) { return x0 + std::clamp(v, 0.0, axis_max) / axis_max * (x1 - x0); };
+
+  std::string o;
+  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+       fmt1(width) + "\" height=\"" + fmt1(height) + "\" viewBox=\"0 0 " + fmt1(width) + " " +
+       fmt1(height) + "\">";
+  o += "<title>" + escape_html(title) + "</title>";
+  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(width) + "\" height=\"" + fmt1(height) +
+       "\" fill=\"#fff\"/>";
+  o += "<text x=\"8\" y=\"18\" class=\"ct\">" + escape_html(title) + "</text>";
+  const double plot_bottom = height - bottom;
+  for (double t : ticks) {
+    if (t > axis_max) break;
+    const double x = px(t);
+    o += "<line x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(top) + "\" x2=\"" + fmt1(x) + "\" y2=\"" +
+         fmt1(plot_bottom) + "\" stroke=\"#ddd\"/>";
+    std::string label;
+    if (format_x) {
+      label = format_x(t);
+    } else {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", t);
+      label = buf;
+    }
+    o += "<text x=\"" + fmt1(x) + "\" y=\"" + fmt1(plot_bottom + 16) +
+         "\" text-anchor=\"middle\" class=\"tk\">" + escape_html(label) + "</text>";
+  }
+  double y = top;
+  bool any_claim = false;
+  for (const auto& b : bars) {
+    o += "<text x=\"" + fmt1(x0 - 8) + "\" y=\"" + fmt1(y + 15) +
+         "\" text-anchor=\"end\" class=\"tk\">" + escape_html(b.label) + "</text>";
+    if (b.value && std::isfinite(*b.value)) {
+      o += "<rect class=\"bar " + escape_html(b.css_class) + "\" x=\"" + fmt1(x0) + "\" y=\"" +
+           fmt1(y + 4) + "\" width=\"" + fmt1(std::max(px(*b.value) - x0, 1.0)) + "\" height=\"" +
+           fmt1(row - 8) + "\"/>";
+    }
+    o += "<text x=\"" + fmt1(x1 + 8) + "\" y=\"" + fmt1(y + 15) + "\" class=\"tk\">" +
+         escape_html(b.value_text.empty() && !b.value ? "not measured" : b.value_text) + "</text>";
+    if (b.claim && std::isfinite(*b.claim)) {
+      any_claim = true;
+      const double x = px(*b.claim);
+      o += "<line class=\"claim\" x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(y + 1) + "\" x2=\"" +
+           fmt1(x) + "\" y2=\"" + fmt1(y + row - 1) +
+           "\" stroke=\"#2ca02c\" stroke-width=\"2.5\"/>";
+    }
+    y += row;
+  }
+  if (any_claim)
+    o += "<text x=\"" + fmt1(x1) + "\" y=\"18\" text-anchor=\"end\" class=\"cl\">| claim</text>";
+  o += "<path d=\"M" + fmt1(x0) + " " + fmt1(top) + "V" + fmt1(plot_bottom) + "H" + fmt1(x1) +
+       "\" fill=\"none\" stroke=\"#555\"/>";
+  o += "</svg>";
+  return o;
+}
+
 }  // namespace storqual::reporting

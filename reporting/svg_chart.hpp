@@ -53,6 +53,24 @@ struct RatioBar {
 [[nodiscard]] std::string render_ratio_bars(const std::string& title,
                                             const std::vector<RatioBar>& bars, double width = 940);
 
+// One row of a value chart: a unit's measured value, drawn from 0, with its own claim marker (the
+// units of a fleet may be judged against different spec sheets).
+struct ValueBar {
+  std::string label;            // "host-a loop3"
+  std::optional<double> value;  // nullopt: not measured
+  std::optional<double> claim;  // drawn as a green tick across the row
+  std::string css_class;        // "pass", "fail", "error", "skipped", "lot" (a lot outlier)
+  std::string value_text;       // printed after the bar
+};
+
+// Horizontal bars of measured values (a claim across a fleet), with x tick labels from
+// `format_x` (default "%g"). A claim marker per row shows which units fall short of their claim;
+// the eye finds an outlier among equal bars.
+[[nodiscard]] std::string render_value_bars(const std::string& title,
+                                            const std::vector<ValueBar>& bars,
+                                            const std::function<std::string(double)>& format_x,
+                                            double width = 940);
+
 // About `count` round tick values covering [low, high] (1, 2, 2.5, 5 x 10^n steps).
 [[nodiscard]] std::vector<double> nice_ticks(double low, double high, int count = 5);
 

@@ -27,4 +27,9 @@ std::optional<VerdictStatus> verdict_status_from_string(std::string_view s) noex
   return std::nullopt;
 }
 
+std::string verdict_name(const ClaimVerdict& v) {
+  std::string name = v.kind.empty() || v.kind == "claim" ? std::string() : v.kind + ": ";
+  return name + v.workload + " " + (v.metric.empty() ? "measured" : v.metric);
+}
+
 }  // namespace storqual::reporting

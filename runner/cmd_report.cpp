@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `storqual report RESULT.json... [--junit F] [--html F] [--json F]`: re-render saved results.
+// `storqual report RESULT.json... [--junit F] [--html F] [--json F] [--lot-tolerance P]`: re-render
+// saved results, or merge several into one fleet report (docs/fleet.md).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -7,10 +8,12 @@
 
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/fleet_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/cli.hpp"
+#include "runner/units.hpp"
 
 namespace storqual::runner {
 
@@ -20,13 +23,19 @@ int cmd_report(const Args& args) {
   po::options_description visible(
       "usage: storqual report RESULT.json... [--junit F] [--html F] [--json F]\n\n"
       "Re-renders saved result files (written by `storqual run --json`) without measuring again.\n"
-      "Several results go into one JUnit file, one <testsuite> each; HTML and JSON take one.\n"
-      "Without an output option, prints the verdict table of each result.\n\noptions");
-  std::string junit, html, json;
+      "Several results (or fleet files) are merged into one fleet report: one JUnit <testsuite>\n"
+      "per device, an HTML page with the fleet table, per-claim charts and every device, and a\n"
+      "fleet JSON. Units of one model are compared with each other (lot acceptance): a unit more\n"
+      "than --lot-tolerance worse than the lot median is flagged (testcase \"lot: <workload>\n"
+      "<metric>\"). Without an output option, prints the verdict table of each result.\n\noptions");
+  std::string junit, html, json, lot_tolerance = "10%";
   visible.add_options()("help,h", "show this help")("junit", po::value(&junit)->value_name("F"),
                                                     "write JUnit XML to F")(
-      "html", po::value(&html)->value_name("F"), "write the HTML report to F")(
-      "json", po::value(&json)->value_name("F"), "write the result JSON (normalised) to F");
+      "html", po::value(&html)->value_name("F"), "write the HTML report (or fleet page) to F")(
+      "json", po::value(&json)->value_name("F"),
+      "write the result JSON (normalised), or the fleet JSON, to F")(
+      "lot-tolerance", po::value(&lot_tolerance)->value_name("P")->default_value("10%"),
+      "flag a unit more than P worse than its lot's median (same model)");
   po::options_description hidden;
   std::vector<std::string> inputs;
   hidden.add_options()("result", po::value(&inputs), "result files");
@@ -42,29 +51,51 @@ int cmd_report(const Args& args) {
   }
   po::notify(vm);
   if (inputs.empty()) throw UsageError("give at least one RESULT.json (see --help)");
-  if (inputs.size() > 1 && (!html.empty() || !json.empty()))
-    throw UsageError("--html and --json take one result; merging " + std::to_string(inputs.size()) +
-                     " results into one fleet report is not built yet (--junit takes several)");
+  double lot_tolerance_pct = 0;
+  try {
+    lot_tolerance_pct = parse_percent(lot_tolerance);
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--lot-tolerance: ") + e.what());
+  }
+  if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
+    throw UsageError("--lot-tolerance must be at least 0% and below 100%, got " + lot_tolerance);
 
   std::vector<reporting::RunResult> results;
+  std::vector<std::string> origins;  // the input file of each result, for the console
   for (const auto& path : inputs) {
     try {
-      results.push_back(reporting::load_run_result(path));
+      for (auto& r : reporting::load_run_results(path)) {
+        results.push_back(std::move(r));
+        origins.push_back(path);
+      }
     } catch (const reporting::ResultJsonError& e) {
       throw UsageError(e.what());
     }
   }
+  if (results.empty()) throw UsageError("the inputs hold no result");
+  const bool merged = results.size() > 1;
+  reporting::FleetReport fleet;
+  if (merged) {
+    fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
+    results = fleet.runs;
+  }
   try {
     if (!junit.empty()) reporting::write_junit(junit, results);
-    if (!html.empty()) reporting::write_html(html, results.front());
+    if (!html.empty())
+      merged ? reporting::write_file_atomically(html, reporting::render_fleet_html(fleet))
+             : reporting::write_html(html, results.front());
     if (!json.empty())
-      reporting::write_file_atomically(json, reporting::to_json_text(results.front()));
+      reporting::write_file_atomically(json, merged ? reporting::fleet_to_json_text(fleet)
+                                                    : reporting::to_json_text(results.front()));
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
   }
+  if (merged)
+    std::fprintf(stderr, "merged %zu results from %zu files; lot: %zu comparisons, %zu flagged\n",
+                 results.size(), inputs.size(), fleet.lot.size(), fleet.flagged_count());
   if (junit.empty() && html.empty() && json.empty()) {
     for (std::size_t i = 0; i < results.size(); ++i) {
-      if (results.size() > 1) std::printf("%s:\n", inputs[i].c_str());
+      if (results.size() > 1) std::printf("%s:\n", origins[i].c_str());
       std::fputs(reporting::format_verdict_table(results[i]).c_str(), stdout);
     }
   } else {

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// `storqual run`: the qualification of one device against its spec sheet.
+// `storqual run`: the qualification of one device (or several: runner/fleet_run.hpp) against its
+// spec sheet, optionally compared with an earlier result (runner/baseline.hpp).
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 
+#include "runner/baseline.hpp"
 #include "runner/cli.hpp"
+#include "runner/fleet_run.hpp"
 #include "runner/qualification.hpp"
 #include "runner/units.hpp"
 
@@ -13,10 +17,21 @@ namespace storqual::runner {
 
 int cmd_run(const Args& args) {
   po::options_description visible(
-      "storqual run --target PATH [--spec FILE | --specs DIR] [options]");
+      "storqual run --target PATH [--target PATH...] [--spec FILE | --specs DIR] [options]");
   visible.add_options()("help,h", "this help")(
-      "target", po::value<std::string>(),
-      "block device, or a directory (a scratch file is made in it) or file")(
+      "target", po::value<std::vector<std::string>>(),
+      "block device, or a directory (a scratch file is made in it) or file; repeat for several "
+      "devices (reports get the device's name inserted, plus merged fleet reports)")(
+      "parallel", po::bool_switch(), "with several targets: qualify them at the same time")(
+      "lot-tolerance", po::value<std::string>()->default_value("10%"),
+      "with several targets: flag a unit this much worse than its model's median")(
+      "baseline", po::value<std::string>(),
+      "an earlier result (JSON) of this device or model: adds a 'baseline: <id> iops' test per "
+      "workload")(
+      "regression", po::value<std::string>()->default_value("5%"),
+      "with --baseline: the allowed drop of IOPS or bandwidth (or rise of mean latency)")(
+      "baseline-any-model", po::bool_switch(),
+      "with --baseline: compare even when the baseline is of another model")(
       "spec", po::value<std::string>(), "the spec sheet to judge against")(
       "specs", po::value<std::string>(), "a directory of spec sheets: the one matching the device")(
       "suite", po::value<std::string>(),
@@ -47,7 +62,8 @@ int cmd_run(const Args& args) {
   }
   QualificationOptions o;
   if (!vm.count("target")) throw UsageError("--target is required");
-  o.target = vm["target"].as<std::string>();
+  const auto targets = vm["target"].as<std::vector<std::string>>();
+  o.target = targets.front();
   if (vm.count("spec") && vm.count("specs")) throw UsageError("give --spec or --specs, not both");
   if (vm.count("spec")) o.spec_file = vm["spec"].as<std::string>();
   if (vm.count("specs")) o.specs_dir = vm["specs"].as<std::string>();
@@ -66,6 +82,20 @@ int cmd_run(const Args& args) {
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
   if (vm.count("suite-dir")) o.suite_dirs = vm["suite-dir"].as<std::vector<std::string>>();
+  const bool any_model = vm["baseline-any-model"].as<bool>();
+  if (vm.count("baseline")) {
+    o.baseline = load_baseline(vm["baseline"].as<std::string>());
+    o.regression_pct = parse_percent(vm["regression"].as<std::string>());
+    if (!(o.regression_pct >= 0 && o.regression_pct < 100))
+      throw UsageError("--regression must be at least 0% and below 100%");
+  }
+  const double lot_tolerance = parse_percent(vm["lot-tolerance"].as<std::string>());
+  if (!(lot_tolerance >= 0 && lot_tolerance < 100))
+    throw UsageError("--lot-tolerance must be at least 0% and below 100%");
+  if (targets.size() > 1)
+    return run_several_targets(o, targets, vm["parallel"].as<bool>(), any_model, lot_tolerance);
+  if (o.baseline)
+    std::fprintf(o.console, "  baseline: %s\n", check_baseline_for_target(o, any_model).c_str());
   return run_qualification(o).exit_code;
 }
 

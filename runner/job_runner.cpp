@@ -26,6 +26,7 @@
 
 #include "runner/latency_histogram.hpp"
 #include "runner/units.hpp"
+#include "runner/verify.hpp"
 
 namespace storqual::runner {
 
@@ -205,6 +206,7 @@ struct SharedPlan {
   bool abort = false;     // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
+  VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
 };
 
 struct JobOutcome {
@@ -219,6 +221,8 @@ struct JobOutcome {
   int setup_errno = 0;
   std::string run_error;  // the error that ended the job
   bool interrupted = false;
+  IntegrityTally inline_tally;  // verify_backlog read-backs
+  std::uint64_t verified_inline = 0;
 };
 
 class Job {
@@ -268,7 +272,14 @@ class Job {
     const bool is_async = engine_->caps().async;
     const bool random = rw_random(plan_.mode);
     const bool time_based = p.runtime_s > 0;
-    const std::uint64_t blocks = plan_.region_size / p.bs;
+    VerifyLedger* const ledger = plan_.ledger;
+    const std::uint64_t region_blocks = plan_.region_size / p.bs;
+    // With verify, job j alone writes blocks j, j + numjobs, ... so that each block's last write
+    // is known (as fio, verify needs jobs that do not overlap).
+    const std::uint64_t blocks =
+        !ledger
+            ? region_blocks
+            : (region_blocks > index_ ? (region_blocks - index_ + p.numjobs - 1) / p.numjobs : 0);
     const std::uint64_t total_ios = time_based ? UINT64_MAX : blocks;
     const std::uint64_t io_timeout_ns = static_cast<std::uint64_t>(plan_.spec->io_timeout_s * 1e9);
     LatencyLogWriter lat_log(plan_.lat_log, &plan_.lat_log_mutex);
@@ -300,7 +311,7 @@ class Job {
     std::uint64_t next_due = plan_.t0, rated = 0;
     std::uint64_t seq_next = 0, issued = 0, write_stamp = 0;
     unsigned in_flight = 0;
-    bool issuing = true, measuring = false, failed = false;
+    bool issuing = blocks > 0, measuring = false, failed = false;
     rusage ru_start{};
     getrusage(RUSAGE_THREAD, &ru_start);
     const std::uint64_t drain_limit_ns = 30ull * 1000000000ull;
@@ -314,6 +325,7 @@ class Job {
         block = seq_next;
         if (++seq_next == blocks) seq_next = 0;
       }
+      if (ledger) block = block * p.numjobs + index_;
       return plan_.region_offset + block * p.bs;
     };
     auto next_direction = [&]() -> Direction {
@@ -336,8 +348,89 @@ class Job {
         std::memcpy(bytes + off, &v, 8);
       }
     };
+    // Verify (ledger set): per-slot state, the backlog of recent writes and the read-backs due.
+    std::vector<std::uint8_t> slot_is_check, slot_raced;
+    std::vector<std::uint64_t> slot_sequence, backlog, checks_due;
+    std::uint64_t backlog_written = 0;
+    const unsigned backlog_every = ledger ? plan_.spec->verify_backlog : 0;
+    const unsigned backlog_batch =
+        std::min(backlog_every, plan_.spec->verify_backlog_batch ? plan_.spec->verify_backlog_batch
+                                                                 : backlog_every);
+    if (ledger) {
+      slot_is_check.assign(depth_, 0);
+      slot_raced.assign(depth_, 0);
+      slot_sequence.assign(depth_, 0);
+      backlog.assign(backlog_every, 0);
+      checks_due.reserve(backlog_batch);
+    }
+    auto in_flight_at = [&](std::uint64_t off) {
+      for (unsigned s = 0; s < depth_; ++s)
+        if (busy[s] && reqs[s].offset == off) return true;
+      return false;
+    };
+    // Prepares the I/O of `slot` with verify on: a backlog read-back when one is due, else the
+    // workload's next I/O, a write carrying a header; says which in `is_check`.
+    auto prepare_verified = [&](unsigned slot, bool& is_check) __attribute__((noinline, cold)) {
+      IoRequest& r = reqs[slot];
+      r.length = static_cast<std::uint32_t>(p.bs);
+      r.res = 0;
+      while (!checks_due.empty()) {
+        const std::uint64_t off = checks_due.back();
+        checks_due.pop_back();
+        if (in_flight_at(off)) continue;  // being rewritten: its check is moot
+        r.dir = Direction::Read;
+        r.offset = off;
+        slot_is_check[slot] = 1;
+        slot_sequence[slot] = ledger->expected(ledger->block_of(off));
+        is_check = true;
+        return;
+      }
+      is_check = false;
+      slot_is_check[slot] = 0;
+      r.dir = next_direction();
+      r.offset = next_offset();
+      if (r.dir != Direction::Write) return;
+      // Two writes of one block in flight at once leave its content to the device's order.
+      for (int tries = 0; tries < 8 && in_flight_at(r.offset); ++tries) r.offset = next_offset();
+      slot_raced[slot] = in_flight_at(r.offset);
+      slot_sequence[slot] = ledger->next_sequence(index_);
+      fill_verified_block(r.buf, r.length, r.offset, ledger->run_id(), slot_sequence[slot],
+                          static_cast<std::uint16_t>(index_), ledger->algorithm(),
+                          ledger->payload());
+    };
+    // Completion with verify on; true when the I/O was a read-back (not workload I/O).
+    auto complete_verified = [&](unsigned slot) __attribute__((noinline, cold)) {
+      IoRequest& r = reqs[slot];
+      if (slot_is_check[slot]) {
+        slot_is_check[slot] = 0;
+        ++out_.verified_inline;
+        if (r.res != static_cast<std::int64_t>(r.length)) {
+          out_.inline_tally.read_error();
+        } else {
+          const auto expected = static_cast<std::uint32_t>(slot_sequence[slot]);
+          BlockCheck c = check_block(r.buf, r.length, r.offset, ledger->run_id(), expected,
+                                     ledger->algorithm());
+          out_.inline_tally.add(c.state, r.offset, c, expected);
+        }
+        return true;
+      }
+      if (r.dir != Direction::Write) return false;
+      const bool whole = r.res == static_cast<std::int64_t>(r.length) && !slot_raced[slot];
+      ledger->record(ledger->block_of(r.offset),
+                     whole ? static_cast<std::uint32_t>(slot_sequence[slot]) : kAnySequence);
+      if (backlog_every && whole) {
+        backlog[backlog_written % backlog_every] = r.offset;
+        if (++backlog_written % backlog_every == 0)
+          for (unsigned i = 0; i < backlog_batch; ++i)
+            checks_due.push_back(backlog[(backlog_written - 1 - i) % backlog_every]);
+      }
+      return false;
+    };
     auto account = [&](unsigned slot, std::uint64_t completed) {
       IoRequest& r = reqs[slot];
+      if (ledger) [[unlikely]] {
+        if (complete_verified(slot)) return;
+      }
       const int d = static_cast<int>(r.dir);
       if (!measuring && completed >= plan_.measure_start) {
         measuring = true;
@@ -391,19 +484,29 @@ class Job {
           if (rate > 0 && next_due > now) break;  // not due yet
           unsigned slot = free_slots.back();
           IoRequest& r = reqs[slot];
-          r.dir = next_direction();
-          r.offset = next_offset();
-          r.length = static_cast<std::uint32_t>(p.bs);
-          r.res = 0;
-          if (r.dir == Direction::Write) stamp_write(r);
+          bool is_check = false;
+          if (!ledger) [[likely]] {
+            r.dir = next_direction();
+            r.offset = next_offset();
+            r.length = static_cast<std::uint32_t>(p.bs);
+            r.res = 0;
+            if (r.dir == Direction::Write) stamp_write(r);
+          } else {
+            prepare_verified(slot, is_check);
+          }
           start_ns[slot] = rate > 0 ? next_due : now;
           QueueStatus st = engine_->queue(r);
-          if (st == QueueStatus::Busy) break;
-          if (rate > 0)
-            next_due =
-                plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated) * 1e9 / rate);
+          if (st == QueueStatus::Busy) {
+            if (is_check) checks_due.push_back(r.offset);  // try again next turn
+            break;
+          }
           free_slots.pop_back();
-          ++issued;
+          if (!is_check) {
+            if (rate > 0)
+              next_due =
+                  plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated) * 1e9 / rate);
+            ++issued;
+          }
           if (st == QueueStatus::Completed) {
             std::uint64_t t = now_fn();
             issue_ns[slot] = now;
@@ -622,6 +725,25 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
       setup_is_usage = true;
     }
   }
+  std::optional<VerifyLedger> own_ledger;
+  if (setup_problem.empty() && spec.verify != VerifyAlgorithm::None) {
+    try {
+      if (options.verify_ledger) {
+        const VerifyLedger& l = *options.verify_ledger;
+        if (l.region_offset() != p.offset ||
+            l.region_size() / l.block_size() != plan.region_size / p.bs || l.block_size() != p.bs)
+          throw UnitError("the verify ledger covers another region or bs than the workload");
+        plan.ledger = options.verify_ledger;
+      } else {
+        own_ledger.emplace(p.offset, plan.region_size, p.bs, spec.verify);
+        plan.ledger = &*own_ledger;
+      }
+      plan.ledger->prepare_jobs(numjobs);
+    } catch (const UnitError& e) {
+      setup_problem = e.what();
+      setup_is_usage = true;
+    }
+  }
   plan.abort = !setup_problem.empty();
   plan.t0 = options.now();
   plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
@@ -736,7 +858,144 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     }
   }
   if (result.interrupted) result.errors.push_back("interrupted");
+
+  if (plan.ledger) {
+    reporting::IntegrityReport integrity;
+    IntegrityTally inline_tally;
+    for (const auto& o : outcomes) {
+      inline_tally.merge(o.inline_tally);
+      integrity.verified_inline += o.verified_inline;
+    }
+    bool verified_at_end = false;
+    if (spec.do_verify && !result.interrupted) {
+      try {
+        integrity = verify_written_blocks(spec, *plan.ledger, options);
+        for (const auto& o : outcomes) integrity.verified_inline += o.verified_inline;
+        verified_at_end = true;
+      } catch (const std::exception& e) {
+        result.errors.push_back(std::string("verification failed: ") + e.what());
+      }
+    }
+    integrity.algorithm = std::string(to_string(plan.ledger->algorithm()));
+    integrity.run_id = plan.ledger->run_id();
+    integrity.tracking_bytes = plan.ledger->tracking_bytes();
+    integrity.blocks_written = plan.ledger->written_blocks();
+    integrity.bad_inline = inline_tally.bad();
+    if (verified_at_end)
+      inline_tally.apply_findings_to(integrity);
+    else
+      inline_tally.apply_to(integrity);
+    result.integrity = std::move(integrity);
+  }
   return result;
+}
+
+reporting::IntegrityReport verify_written_blocks(const WorkloadSpec& spec,
+                                                 const VerifyLedger& ledger,
+                                                 const RunOptions& options) {
+  const auto& p = spec.params;
+  std::unique_ptr<Engine> engine = engines::make_engine(p.ioengine);
+  if (options.wrap_engine) engine = options.wrap_engine(std::move(engine));
+  const unsigned depth = engine->caps().async ? std::clamp(p.iodepth, 1u, 256u) : 1u;
+  const std::uint32_t bs = static_cast<std::uint32_t>(ledger.block_size());
+  const std::size_t stride = (bs + 4095) / 4096 * 4096;
+  std::unique_ptr<unsigned char, decltype(&std::free)> buffers(
+      static_cast<unsigned char*>(std::aligned_alloc(4096, stride * depth)), &std::free);
+  if (!buffers) throw std::bad_alloc();
+  engines::EngineConfig cfg;
+  cfg.path = p.target;
+  cfg.write = false;
+  cfg.direct = p.direct;
+  cfg.exclusive = options.exclusive;
+  cfg.iodepth = depth;
+  cfg.fixed_buffers = spec.fixedbufs;
+  cfg.registered_files = spec.registerfiles;
+  std::vector<IoRequest> reqs(depth);
+  for (unsigned i = 0; i < depth; ++i) {
+    reqs[i].buf = buffers.get() + static_cast<std::size_t>(i) * stride;
+    reqs[i].buf_index = static_cast<int>(i);
+    reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+    cfg.buffers.push_back({reqs[i].buf, bs});
+  }
+  engine->open(cfg);
+
+  IntegrityTally tally;
+  reporting::IntegrityReport report;
+  std::vector<std::uint32_t> expected(depth);
+  std::vector<unsigned> free_slots(depth);
+  std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
+  std::vector<IoRequest*> reaped(depth);
+  std::uint64_t next_block = 0;
+  unsigned in_flight = 0, idle_reaps = 0;
+  auto finish = [&](unsigned slot) {
+    IoRequest& r = reqs[slot];
+    ++report.verified_at_end;
+    if (r.res != static_cast<std::int64_t>(r.length)) {
+      tally.read_error();
+    } else {
+      BlockCheck c = check_block(r.buf, r.length, r.offset, ledger.run_id(), expected[slot],
+                                 ledger.algorithm());
+      tally.add(c.state, r.offset, c, expected[slot]);
+    }
+    free_slots.push_back(slot);
+  };
+  const std::atomic<bool>* stop = options.stop;
+  while (true) {
+    unsigned staged = 0;
+    while (!free_slots.empty() && next_block < ledger.blocks() &&
+           !(stop && stop->load(std::memory_order_relaxed))) {
+      const std::uint32_t e = ledger.expected(next_block);
+      if (e == kNotWritten) {
+        ++next_block;
+        continue;
+      }
+      const unsigned slot = free_slots.back();
+      IoRequest& r = reqs[slot];
+      r.dir = Direction::Read;
+      r.offset = ledger.region_offset() + next_block * ledger.block_size();
+      r.length = bs;
+      r.res = 0;
+      expected[slot] = e;
+      QueueStatus st = engine->queue(r);
+      if (st == QueueStatus::Busy) break;
+      free_slots.pop_back();
+      ++next_block;
+      if (st == QueueStatus::Completed) {
+        finish(slot);
+      } else {
+        ++in_flight;
+        ++staged;
+      }
+    }
+    if (staged) {
+      int rc = engine->commit();
+      if (rc < 0)
+        throw engines::EngineError(std::string("verify: submit failed: ") + std::strerror(-rc),
+                                   -rc);
+    }
+    if (in_flight == 0) {
+      if (next_block >= ledger.blocks() || (stop && stop->load(std::memory_order_relaxed))) break;
+      continue;
+    }
+    int n = engine->reap(1, depth, reaped.data(), std::chrono::seconds(30));
+    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN)
+      throw engines::EngineError(std::string("verify: reap failed: ") + std::strerror(-n), -n);
+    if (n <= 0 && ++idle_reaps >= 4)
+      throw engines::EngineError(
+          std::to_string(in_flight) + " verify reads still in flight after 2 minutes", ETIMEDOUT);
+    if (n > 0) idle_reaps = 0;
+    for (int i = 0; i < n; ++i) {
+      finish(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie)));
+      --in_flight;
+    }
+  }
+  engine->close();
+  tally.apply_to(report);
+  report.algorithm = std::string(to_string(ledger.algorithm()));
+  report.run_id = ledger.run_id();
+  report.tracking_bytes = ledger.tracking_bytes();
+  report.blocks_written = ledger.written_blocks();
+  return report;
 }
 
 }  // namespace storqual::runner

@@ -27,6 +27,7 @@
 #include "engines/engine.hpp"
 #include "reporting/result.hpp"
 #include "runner/clock.hpp"
+#include "runner/verify.hpp"
 #include "runner/workload.hpp"
 
 namespace storqual::runner {
@@ -49,6 +50,10 @@ struct RunOptions {
   bool exclusive = false;             // open block devices O_EXCL (the safety guard holds one too)
   // Wraps each job's engine (fault injection in tests); may be empty.
   std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)> wrap_engine;
+  // With spec.verify: the ledger of what was written where, kept by the caller across calls (to
+  // verify later with verify_written_blocks, e.g. after changing the device underneath); it must
+  // cover the workload's region at its bs. Null: run_workload makes its own.
+  VerifyLedger* verify_ledger = nullptr;
 };
 
 inline constexpr std::size_t kMaxTimelinePoints = 100000;
@@ -58,5 +63,16 @@ inline constexpr std::size_t kMaxTimelinePoints = 100000;
 // cannot be opened; I/O errors during the run are reported in the result, not thrown.
 [[nodiscard]] reporting::WorkloadResult run_workload(const WorkloadSpec& spec,
                                                      const RunOptions& options = {});
+
+// With spec.verify, run_workload also fills result.integrity: inline read-backs (verify_backlog)
+// and, when spec.do_verify, every written block read back after the jobs end (one job, at the
+// workload's iodepth, through `options.wrap_engine` too).
+
+// Reads back every block `ledger` records as written (blocks never written are not read) through
+// the workload's engine and classifies each; the report's verified_at_end counts them. Throws
+// engines::EngineError when the target cannot be opened.
+[[nodiscard]] reporting::IntegrityReport verify_written_blocks(const WorkloadSpec& spec,
+                                                               const VerifyLedger& ledger,
+                                                               const RunOptions& options = {});
 
 }  // namespace storqual::runner

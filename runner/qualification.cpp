@@ -2,7 +2,11 @@
 // The qualification run (see qualification.hpp).
 #include "runner/qualification.hpp"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "devices/device_identity.hpp"
@@ -23,13 +28,18 @@
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
+#include "runner/baseline.hpp"
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
+#include "runner/host_limits.hpp"
 #include "runner/job_runner.hpp"
 #include "runner/latency_search.hpp"
+#include "runner/preconditioning.hpp"
 #include "runner/signals.hpp"
 #include "runner/spec_sheet.hpp"
+#include "runner/steady_state.hpp"
 #include "runner/suite.hpp"
+#include "runner/sustained_write.hpp"
 #include "runner/target_preparation.hpp"
 #include "runner/units.hpp"
 #include "runner/verdict.hpp"
@@ -214,6 +224,82 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
   return *result;
 }
 
+// Why `w` cannot run on its block device at all (bs not a multiple of the logical block size
+// under direct I/O, e.g. the 0.5 KiB cells of snia-iops on a 4Kn device); empty when it can.
+std::optional<std::string> unfit_block_size(const WorkloadSpec& w) {
+  struct stat st {};
+  if (!w.params.direct || ::stat(w.params.target.c_str(), &st) != 0 || !S_ISBLK(st.st_mode))
+    return std::nullopt;
+  int fd = ::open(w.params.target.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  int lbs = 0;
+  if (::ioctl(fd, BLKSSZGET, &lbs) != 0) lbs = 0;
+  ::close(fd);
+  if (lbs <= 0 || w.params.bs % static_cast<unsigned>(lbs) == 0) return std::nullopt;
+  return "bs " + format_size_fio(w.params.bs) + " is not a multiple of the device's logical " +
+         "block size " + std::to_string(lbs) + " (direct I/O)";
+}
+
+// The null engine's ceiling at a workload's depth, measured once per (iodepth, numjobs) for the
+// whole process (it describes this host, not the device).
+double engine_ceiling_iops(const WorkloadSpec& w) {
+  static std::mutex lock;
+  static EngineCeiling ceiling([](const WorkloadSpec& probe) { return run_workload(probe); });
+  std::lock_guard guard(lock);
+  return ceiling.iops(w);
+}
+
+// The suite-level <precondition>, once before the first workload, over the whole region the
+// suite touches; its report lines are prefixed "suite: ".
+std::vector<std::string> precondition_suite(const Suite& suite,
+                                            const std::vector<WorkloadSpec>& plan,
+                                            const QualificationOptions& o,
+                                            const PassFunction& measure) {
+  WorkloadSpec region = plan.front();
+  region.params.offset = 0;
+  region.params.size = 0;
+  for (const auto& p : plan)
+    region.params.size = std::max(region.params.size, p.params.offset + p.params.size);
+  std::vector<std::string> lines;
+  for (auto& line : run_preconditioning(region, *suite.precondition, false, measure, o.sysfs_root))
+    lines.push_back("suite: " + line);
+  return lines;
+}
+
+// One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
+// steady state, a sustained write or a plain run.
+reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
+                                        const QualificationOptions& o, const PassFunction& measure,
+                                        std::vector<std::string>& preconditioning) {
+  if (sw.precondition)
+    for (auto& line : run_preconditioning(w, *sw.precondition, false, measure, o.sysfs_root))
+      preconditioning.push_back(line);
+  if (sw.latency_search) {
+    reporting::WorkloadResult best =
+        search_latency_bound(w, *sw.latency_search, [&](const WorkloadSpec& step) {
+          WorkloadSpec named = step;
+          named.id = w.id + " (iodepth " + std::to_string(step.params.iodepth) + ")";
+          return measure(named);
+        }).best;
+    best.id = w.id;
+    return best;
+  }
+  if (sw.sustained_write) return run_sustained_write(w, *sw.sustained_write, measure);
+  if (!sw.steady_state) return measure(w);
+  SteadyStateConfig config = *sw.steady_state;
+  WorkloadSpec rounds = w;
+  if (config.round_time_s > 0) {
+    config.round_time_s = std::max(0.2, config.round_time_s * o.runtime_scale);
+    if (rounds.interval_s > config.round_time_s / 4)
+      rounds.interval_s = std::max(0.01, config.round_time_s / 10);
+  }
+  return run_rounds(rounds, config, [&](const WorkloadSpec& r, unsigned round) {
+    WorkloadSpec named = r;
+    named.id = w.id + " (round " + std::to_string(round) + ")";
+    return measure(named);
+  });
+}
+
 }  // namespace
 
 QualificationOutcome run_qualification(const QualificationOptions& o) {
@@ -321,16 +407,22 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
     reporting::WorkloadResult r;
+    std::vector<std::string> preconditioning;
+    auto measure = [&](const WorkloadSpec& w) {
+      return measure_with_progress(w, i + 1, plan.size(), stop, progress);
+    };
     try {
-      if (const auto& ls = suite.workloads[i].latency_search) {
-        r = search_latency_bound(plan[i], *ls, [&](const WorkloadSpec& w) {
-              WorkloadSpec named = w;
-              named.id = plan[i].id + " (iodepth " + std::to_string(w.params.iodepth) + ")";
-              return measure_with_progress(named, i + 1, plan.size(), stop, progress);
-            }).best;
+      if (i == 0 && suite.precondition)
+        preconditioning = precondition_suite(suite, plan, o, measure);
+      if (auto unfit = unfit_block_size(plan[i])) {
         r.id = plan[i].id;
+        r.params = plan[i].params;
+        r.skipped = *unfit;
+        std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
       } else {
-        r = measure_with_progress(plan[i], i + 1, plan.size(), stop, progress);
+        r = measure_entry(suite.workloads[i], plan[i], o, measure, preconditioning);
+        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
+                                         read_pcie_link(o.sysfs_root, resolved.device));
       }
     } catch (const std::exception& e) {
       r.id = plan[i].id;
@@ -339,6 +431,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
       r.errors.push_back(e.what());
       std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.what());
     }
+    r.preconditioning = std::move(preconditioning);
     // The report names the target as the user gave it, not the scratch file's temporary name.
     r.params.target = o.target;
     WorkloadSpec as_run = plan[i];
@@ -355,6 +448,10 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   // 5. Verdicts and reports.
   run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads)
                               : judge_measured_only(suite, run.workloads);
+  if (o.baseline) {
+    auto against = compare_with_baseline(*o.baseline, run, o.regression_pct);
+    run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());
+  }
   int code = exit_code_for(run.verdicts);
   if (int sig = interrupted_exit_code()) code = sig;
   run.exit_code = code;

@@ -30,6 +30,10 @@ struct QualificationOptions {
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
   std::vector<std::string> suite_dirs;      // where standard suites are looked for (empty: default)
   std::FILE* console = stdout;
+  // --baseline OLD.json: each workload is also compared with the same workload of this earlier
+  // result ("baseline: <id> iops" verdicts, runner/baseline.hpp); --regression: the allowed drop.
+  std::optional<reporting::RunResult> baseline;
+  double regression_pct = 5;
 };
 
 struct QualificationOutcome {

@@ -88,7 +88,7 @@ NumberAndUnit split_value(std::string_view text) {
                  trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))))};
 }
 
-enum class UnitFamily { Rate, Bandwidth, Latency, Unknown };
+enum class UnitFamily { Rate, Bandwidth, Latency, Capacity, Unknown };
 
 struct UnitDef {
   std::string_view lower_name;
@@ -103,6 +103,15 @@ constexpr UnitDef kUnits[] = {
     {"kiops", UnitFamily::Rate, 1e3},
     {"m", UnitFamily::Rate, 1e6},
     {"miops", UnitFamily::Rate, 1e6},
+    {"b", UnitFamily::Capacity, 1},
+    {"kb", UnitFamily::Capacity, 1e3},
+    {"mb", UnitFamily::Capacity, 1e6},
+    {"gb", UnitFamily::Capacity, 1e9},
+    {"tb", UnitFamily::Capacity, 1e12},
+    {"kib", UnitFamily::Capacity, 1024.0},
+    {"mib", UnitFamily::Capacity, 1024.0 * 1024},
+    {"gib", UnitFamily::Capacity, 1024.0 * 1024 * 1024},
+    {"tib", UnitFamily::Capacity, 1024.0 * 1024 * 1024 * 1024},
     {"b/s", UnitFamily::Bandwidth, 1},
     {"kb/s", UnitFamily::Bandwidth, 1e3},
     {"mb/s", UnitFamily::Bandwidth, 1e6},
@@ -125,6 +134,8 @@ const char* family_example(MetricKind k) {
       return "a bandwidth such as 540MB/s, 3.5GB/s or 515MiB/s";
     case MetricKind::Latency:
       return "a latency such as 250us, 1.5ms or 800ns";
+    case MetricKind::Capacity:
+      return "a size such as 64GB, 500 GB or 2TiB";
   }
   return "";
 }
@@ -137,6 +148,8 @@ const char* family_name(UnitFamily f) {
       return "a bandwidth";
     case UnitFamily::Latency:
       return "a latency";
+    case UnitFamily::Capacity:
+      return "a size";
     case UnitFamily::Unknown:
       break;
   }
@@ -151,6 +164,8 @@ UnitFamily family_of(MetricKind k) {
       return UnitFamily::Bandwidth;
     case MetricKind::Latency:
       return UnitFamily::Latency;
+    case MetricKind::Capacity:
+      return UnitFamily::Capacity;
   }
   return UnitFamily::Unknown;
 }
@@ -263,8 +278,11 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
   if (pugi::xml_attribute t = node.attribute("tolerance"))
     c.tolerance_pct = parse_tolerance(file, t);
   if (pugi::xml_attribute s = node.attribute("steady")) {
-    if (!parse_flag(s.value(), c.steady))
-      throw file.error_value(s, "steady: expected 0 or 1, got '" + std::string(s.value()) + "'");
+    if (std::string_view(s.value()) == "required")
+      c.steady = c.steady_required = true;
+    else if (!parse_flag(s.value(), c.steady))
+      throw file.error_value(
+          s, "steady: expected 0, 1 or required, got '" + std::string(s.value()) + "'");
   }
   return c;
 }
@@ -347,6 +365,8 @@ const char* Metric::unit() const noexcept {
       return "B/s";
     case MetricKind::Latency:
       return "ns";
+    case MetricKind::Capacity:
+      return "B";
   }
   return "";
 }
@@ -355,6 +375,16 @@ Metric parse_metric(std::string_view name) {
   Metric m;
   m.name = std::string(name);
   std::string_view rest = name;
+  if (rest == "capacity") {  // usable bytes of a <capacity> check
+    m.kind = MetricKind::Capacity;
+    return m;
+  }
+  if (rest == "sustained.bw") {
+    m.kind = MetricKind::Bandwidth;
+    m.direction = MetricDirection::Write;
+    m.sustained = true;
+    return m;
+  }
   if (rest.starts_with("read.")) {
     m.direction = MetricDirection::Read;
     rest.remove_prefix(5);
@@ -380,7 +410,7 @@ Metric parse_metric(std::string_view name) {
   } else {
     throw UnitError("unknown metric '" + std::string(name) +
                     "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
-                    "prefixed with read. or write.)");
+                    "prefixed with read. or write.; or sustained.bw or capacity)");
   }
   m.kind = MetricKind::Latency;
   m.percentile = parse_stat(stat, name);
@@ -410,9 +440,11 @@ double parse_claim_value(const Metric& metric, std::string_view text) {
   if (!(v > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
   const double limit = want == UnitFamily::Rate        ? kMaxIops
                        : want == UnitFamily::Bandwidth ? kMaxBandwidth
+                       : want == UnitFamily::Capacity  ? 1e18
                                                        : kMaxLatencyNs;
   const char* limit_text = want == UnitFamily::Rate        ? "1G IOPS"
                            : want == UnitFamily::Bandwidth ? "1 TB/s"
+                           : want == UnitFamily::Capacity  ? "1 EB"
                                                            : "1 hour";
   if (v > limit)
     throw UnitError("claim value '" + shown + "' is absurd (more than " + limit_text + ")");

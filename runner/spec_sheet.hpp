@@ -26,18 +26,21 @@ inline constexpr auto kReportedPercentiles = kFioPercentiles;
 // Tolerance when neither the claim nor <claims> gives one.
 inline constexpr double kDefaultTolerancePct = 10.0;
 
-enum class MetricKind { Iops, Bandwidth, Latency };
+// Capacity: the usable bytes a <capacity> check found (runner/capacity_check.hpp).
+enum class MetricKind { Iops, Bandwidth, Latency, Capacity };
 enum class MetricDirection { Both, Read, Write };  // Both: read + write (iops, bw) or combined
 enum class LatencyKind { Lat, Clat };              // fio's lat (submit to completion) and clat
 
 // A parsed metric name: iops, read.iops, write.iops, bw, read.bw, write.bw, lat.mean, lat.p99,
-// clat.p99.9, read.lat.p99, write.clat.mean, ...
+// clat.p99.9, read.lat.p99, write.clat.mean, ..., and sustained.bw (the post-cache rate of a
+// <sustained-write>, runner/sustained_write.hpp)
 struct Metric {
   std::string name;  // as written, e.g. "lat.p99.9"
   MetricKind kind = MetricKind::Iops;
   MetricDirection direction = MetricDirection::Both;
   LatencyKind latency = LatencyKind::Lat;  // for kind == Latency
   std::optional<double> percentile;        // for kind == Latency: empty = mean
+  bool sustained = false;  // sustained.bw: the post-cache write rate of a <sustained-write>
   [[nodiscard]] bool higher_is_better() const noexcept { return kind != MetricKind::Latency; }
   [[nodiscard]] const char* unit() const noexcept;  // "IOPS", "B/s" or "ns"
 };
@@ -60,7 +63,9 @@ struct Claim {
   double value = 0;        // base unit of the metric
   std::string value_text;  // as written, e.g. "540MB/s"
   double tolerance_pct = kDefaultTolerancePct;
-  bool steady = false;   // the vendor's number is a steady-state figure (SNIA PTS)
+  bool steady = false;  // the vendor's number is a steady-state figure (SNIA PTS)
+  // steady="required": without steady state the verdict is an error "inconclusive: ..."
+  bool steady_required = false;
   std::string location;  // "file:line:column" of the <claim>, for warnings
   // "randread-4k-qd32" or "randrw70-4k randrw70-8k randrw70-16k" (as in ClaimVerdict::workload)
   [[nodiscard]] std::string workload_label() const;

@@ -118,12 +118,127 @@ LatencySearch load_search(const XmlFile& file, pugi::xml_node node) {
   return s;
 }
 
+unsigned parse_count(const XmlFile& file, pugi::xml_attribute a, unsigned lo, unsigned hi) {
+  std::string_view v = a.value();
+  unsigned n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p != v.data() + v.size() || n < lo || n > hi)
+    throw file.error_value(a, std::string(a.name()) + ": expected a whole number " +
+                                  std::to_string(lo) + ".." + std::to_string(hi) + ", got '" +
+                                  std::string(v) + "'");
+  return n;
+}
+
+bool parse_bit(const XmlFile& file, pugi::xml_attribute a) {
+  std::string_view v = a.value();
+  if (v == "1") return true;
+  if (v == "0") return false;
+  throw file.error_value(a,
+                         std::string(a.name()) + ": expected 0 or 1, got '" + std::string(v) + "'");
+}
+
+// <workload rounds round_time steady_metric>: empty when none of them is given.
+std::optional<SteadyStateConfig> load_rounds(const XmlFile& file, pugi::xml_node node) {
+  pugi::xml_attribute rounds = node.attribute("rounds");
+  pugi::xml_attribute round_time = node.attribute("round_time");
+  pugi::xml_attribute metric = node.attribute("steady_metric");
+  if (!rounds && !round_time && !metric) return std::nullopt;
+  SteadyStateConfig c;
+  if (rounds) c.max_rounds = parse_count(file, rounds, 5, 1000);
+  if (round_time) {
+    try {
+      c.round_time_s = parse_duration(round_time.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(round_time, std::string("round_time: ") + e.what());
+    }
+    if (!(c.round_time_s > 0))
+      throw file.error_value(round_time, "round_time must be greater than 0");
+  }
+  if (metric) {
+    std::string_view m = metric.value();
+    if (m != "iops" && m != "bw" && m != "lat.mean")
+      throw file.error_value(
+          metric, "steady_metric: expected iops, bw or lat.mean, got '" + std::string(m) + "'");
+    c.metric = std::string(m);
+  }
+  return c;
+}
+
+Precondition load_precondition(const XmlFile& file, pugi::xml_node node) {
+  expect_only(file, node, "purge independent dependent", "");
+  Precondition p;
+  p.location = file.where(node);
+  if (pugi::xml_attribute a = node.attribute("purge")) {
+    try {
+      p.purge = parse_purge(a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  if (pugi::xml_attribute a = node.attribute("independent")) p.independent = parse_bit(file, a);
+  if (pugi::xml_attribute a = node.attribute("dependent")) p.dependent = parse_bit(file, a);
+  return p;
+}
+
+SustainedWrite load_sustained(const XmlFile& file, pugi::xml_node node, WorkloadSpec& spec) {
+  SustainedWrite s;
+  if (pugi::xml_attribute rw = node.attribute("rw"); rw && std::string_view(rw.value()) != "write")
+    throw file.error_value(rw, "a sustained write is sequential writes (rw=write), got '" +
+                                   std::string(rw.value()) + "'");
+  spec.params.rw = "write";
+  pugi::xml_attribute volume = node.attribute("volume");
+  if (volume) {
+    std::string_view v = volume.value();
+    if (v.ends_with("x")) v.remove_suffix(1);
+    double f = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), f);
+    if (ec != std::errc() || p != v.data() + v.size() || !(f > 0) || f > 1000)
+      throw file.error_value(volume,
+                             "volume: expected a multiple of size such as 2x (0 < x <= "
+                             "1000), got '" +
+                                 std::string(volume.value()) + "'");
+    s.volume_factor = f;
+    spec.params.runtime_s = 0;
+  } else if (!node.attribute("runtime")) {
+    s.volume_factor = 2;  // SNIA's write saturation covers the range at least twice
+    spec.params.runtime_s = 0;
+  }
+  if (pugi::xml_attribute drop = node.attribute("drop")) {
+    double pct = 0;
+    try {
+      pct = parse_percent(drop.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(drop, std::string("drop: ") + e.what());
+    }
+    if (!(pct > 0) || pct >= 100)
+      throw file.error_value(drop, "drop: expected a percentage between 0 and 100 (exclusive)");
+    s.drop_fraction = pct / 100;
+  }
+  spec.params.ramp_time_s = 0;  // the first second is the cache: it must be counted
+  return s;
+}
+
+void load_children(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
+  for (pugi::xml_node child : node.children()) {
+    if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata)
+      throw file.error(child, "unexpected text in <" + std::string(node.name()) + ">");
+    if (child.type() != pugi::node_element) continue;
+    if (std::string_view(child.name()) != "precondition")
+      throw file.error(child, "unknown element <" + std::string(child.name()) + "> in <" +
+                                  node.name() + "> (expected <precondition>)");
+    if (w.precondition)
+      throw file.error(child, "a second <precondition> in <" + std::string(node.name()) + ">");
+    w.precondition = load_precondition(file, child);
+  }
+}
+
 Suite load_suite(const XmlFile& file) {
   pugi::xml_node root = file.root();
   if (std::string_view(root.name()) != "suite")
     throw file.error(root,
                      "unknown root element <" + std::string(root.name()) + "> (expected <suite>)");
-  expect_only(file, root, "name description", "defaults workload latency-search");
+  expect_only(file, root, "name description",
+              "defaults precondition workload latency-search sustained-write capacity");
   Suite suite;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (!is_valid_name(name.value()))
@@ -148,8 +263,17 @@ Suite load_suite(const XmlFile& file) {
     if (node.type() != pugi::node_element) continue;
     std::string_view kind = node.name();
     if (kind == "defaults") continue;
-    expect_no_children(file, node);
+    if (kind == "precondition") {
+      if (suite.precondition)
+        throw file.error(node, "a second <precondition> in <suite> (expected at most one)");
+      suite.precondition = load_precondition(file, node);
+      continue;
+    }
     SuiteWorkload w;
+    if (kind == "latency-search" || kind == "capacity")
+      expect_no_children(file, node);
+    else
+      load_children(file, node, w);
     w.location = file.where(node);
     w.spec = base;
     w.spec.id = take_id(file, node);
@@ -158,17 +282,53 @@ Suite load_suite(const XmlFile& file) {
                        "duplicate workload id '" + w.spec.id + "' (first at " + it->second + ")");
     seen.emplace(w.spec.id, file.position(node));
     if (kind == "workload") {
-      apply_options(file, node, w.spec, {"id"}, true);
+      apply_options(file, node, w.spec, {"id", "rounds", "round_time", "steady_metric"}, true);
+      w.steady_state = load_rounds(file, node);
+    } else if (kind == "capacity") {
+      CapacityCheck c;
+      c.id = w.spec.id;
+      c.ioengine = w.spec.params.ioengine;  // from <defaults>
+      c.direct = w.spec.params.direct;
+      c.location = w.location;
+      for (pugi::xml_attribute a : node.attributes()) {
+        if (std::string_view(a.name()) == "id") continue;
+        try {
+          set_capacity_option(c, a.name(), a.value());
+        } catch (const UnitError& e) {
+          throw file.error_value(a, e.what());
+        }
+      }
+      w.spec.params.rw = "write";
+      w.spec.params.bs = c.bs;
+      w.spec.params.size = 0;
+      w.spec.params.offset = 0;
+      w.capacity = std::move(c);
+    } else if (kind == "sustained-write") {
+      apply_options(file, node, w.spec, {"id", "volume", "drop"}, true);
+      w.sustained_write = load_sustained(file, node, w.spec);
     } else {  // latency-search
       apply_options(file, node, w.spec, {"id", "max_iodepth", "limit", "stat"}, false);
       w.latency_search = load_search(file, node);
       w.spec.params.iodepth = 1;
     }
+    if (w.precondition && w.precondition->dependent && !w.steady_state) {
+      if (kind != "workload")
+        throw file.error(node,
+                         "dependent preconditioning (the workload itself until steady) "
+                         "needs a <workload>");
+      w.steady_state = SteadyStateConfig{};
+    }
     validate_at(file, node, w.spec);
     suite.workloads.push_back(std::move(w));
   }
+  if (suite.precondition && suite.precondition->dependent)
+    for (auto& w : suite.workloads)
+      if (!w.latency_search && !w.sustained_write && !w.steady_state)
+        w.steady_state = SteadyStateConfig{};
   if (suite.workloads.empty())
-    throw file.error(root, "<suite> needs at least one <workload> or <latency-search>");
+    throw file.error(root,
+                     "<suite> needs at least one <workload>, <latency-search> or "
+                     "<sustained-write>");
   return suite;
 }
 

@@ -11,6 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/capacity_check.hpp"
+#include "runner/preconditioning.hpp"
+#include "runner/steady_state.hpp"
+#include "runner/sustained_write.hpp"
 #include "runner/workload.hpp"
 
 namespace storqual::runner {
@@ -29,6 +33,15 @@ struct LatencySearch {
 struct SuiteWorkload {
   WorkloadSpec spec;
   std::optional<LatencySearch> latency_search;
+  // <workload rounds="25" round_time="60s" steady_metric="iops">: run in rounds to steady state.
+  std::optional<SteadyStateConfig> steady_state;
+  // <precondition> inside the element: done before this workload, over its range.
+  std::optional<Precondition> precondition;
+  // <sustained-write>: writes until a volume or a time; spec.params.rw is "write".
+  std::optional<SustainedWrite> sustained_write;
+  // <capacity>: the real-capacity check (runner/capacity_check.hpp) instead of a workload; spec
+  // says rw=write over the whole target so that the safety guard treats it as the write it is.
+  std::optional<CapacityCheck> capacity;
   std::string location;  // "file:line:column" of the element
   [[nodiscard]] const std::string& id() const noexcept { return spec.id; }
   // The equivalent fio command; a latency search gives its deepest step and a comment.
@@ -41,6 +54,9 @@ class Suite {
   std::string description;
   std::filesystem::path path;
   std::vector<SuiteWorkload> workloads;  // file order; ids unique
+  // <precondition> directly in <suite>: done once before the first workload, over the whole
+  // region the suite touches.
+  std::optional<Precondition> precondition;
 
   [[nodiscard]] const SuiteWorkload* find(std::string_view id) const noexcept;
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "runner/cli.hpp"
+#include "runner/steady_state.hpp"
+#include "runner/units.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -93,6 +95,8 @@ std::string subject(const Metric& m, double v) {
       std::string kind = m.latency == LatencyKind::Clat ? "clat " : "";
       return dir + kind + stat + " " + format_metric_value(m.kind, v);
     }
+    case MetricKind::Capacity:
+      return format_metric_value(m.kind, v) + " usable";
   }
   return "";
 }
@@ -129,6 +133,10 @@ std::string unusable(const WorkloadResult* r, const std::string& id, bool interr
     }
     return "workload '" + id + "' did not run";
   }
+  if (r->skipped) {
+    status = VerdictStatus::Skipped;
+    return "workload '" + id + "' skipped: " + *r->skipped;
+  }
   if (r->interrupted) return "workload '" + id + "' was interrupted";
   if (!r->errors.empty()) return "workload '" + id + "' failed: " + join(r->errors, "; ");
   return "";
@@ -142,6 +150,23 @@ double percentile_of(const LatencySummary& s, double pct, bool& found) {
     }
   found = false;
   return 0;
+}
+
+// Why the host (not the device) may have limited `r` for claim `c`; "" when nothing says so.
+std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
+  std::vector<std::string> reasons;
+  if (r.host_limit) {
+    reasons = r.host_limit->reasons;
+    const auto& h = *r.host_limit;
+    if (c.metric.kind == MetricKind::Bandwidth && h.link_bw_bytes > 0 &&
+        c.value > h.link_bw_bytes) {
+      reasons.push_back(
+          "the PCIe link (" + h.link_speed + " x" + std::to_string(h.link_width) +
+          ") carries at most " + format_metric_value(MetricKind::Bandwidth, h.link_bw_bytes) +
+          ", less than the claimed " + format_metric_value(MetricKind::Bandwidth, c.value));
+    }
+  }
+  return join(reasons, ", ");
 }
 
 }  // namespace
@@ -163,11 +188,30 @@ std::string format_metric_value(MetricKind kind, double value) {
       static constexpr const char* u[] = {" ns", " us", " ms", " s"};
       return three_digits(value, s, u, 4);
     }
+    case MetricKind::Capacity: {
+      static constexpr double s[] = {1, 1e3, 1e6, 1e9, 1e12, 1e15};
+      static constexpr const char* u[] = {" B", " kB", " MB", " GB", " TB", " PB"};
+      return three_digits(value, s, u, 6);
+    }
   }
   return "";
 }
 
 std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std::string& why) {
+  if (metric.kind == MetricKind::Capacity) {  // runner/capacity_check.hpp
+    if (!r.capacity) {
+      why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
+      return std::nullopt;
+    }
+    return static_cast<double>(r.capacity->usable_bytes);
+  }
+  if (metric.sustained) {
+    if (!r.sustained) {
+      why = "workload '" + r.id + "' is not a <sustained-write>, so it has no " + metric.name;
+      return std::nullopt;
+    }
+    return r.sustained->post_cache_bw;
+  }
   std::vector<const DirectionResult*> dirs;
   if (metric.direction != MetricDirection::Write && r.read) dirs.push_back(&*r.read);
   if (metric.direction != MetricDirection::Read && r.write) dirs.push_back(&*r.write);
@@ -194,6 +238,7 @@ std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std
       return sum;
     }
     case MetricKind::Latency:
+    case MetricKind::Capacity:
       break;
   }
   std::vector<const LatencySummary*> sums;
@@ -256,6 +301,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     std::string problem;
     VerdictStatus problem_status = VerdictStatus::Pass;
     bool not_steady = false, steady_unknown = false;
+    std::string inconclusive, host_limited;
     for (const auto& id : c.workloads) {
       const WorkloadResult* r = find_result(results, id);
       if (r) v.time_s += r->elapsed_s;
@@ -267,6 +313,17 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
           values.push_back(*m);
           if (c.steady && !r->steady) steady_unknown = true;
           if (c.steady && r->steady && !*r->steady) not_steady = true;
+          if (c.steady_required && inconclusive.empty()) {
+            if (!r->steady_state)
+              inconclusive = "inconclusive: steady state was not measured (workload '" + id +
+                             "' does not run in rounds)";
+            else if (!r->steady_state->steady)
+              inconclusive = "inconclusive: " + describe(*r->steady_state);
+          }
+          if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
+            if (!host_limited.empty()) host_limited += ", ";
+            host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
+          }
           continue;
         }
         st = VerdictStatus::Error;
@@ -327,8 +384,23 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
                 " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
                 tolerance_text(c.tolerance_pct) + ")";
-    if (not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
-    if (steady_unknown) v.message += "; steady state was not measured";
+    if (!inconclusive.empty()) {
+      // A claim on a steady-state figure cannot be judged on a device that did not settle.
+      v.status = VerdictStatus::Error;
+      v.message = inconclusive + "; " + v.message;
+    } else {
+      if (not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
+      if (steady_unknown) v.message += "; steady state was not measured";
+    }
+    if (!host_limited.empty()) {
+      if (v.status == VerdictStatus::Fail) {
+        // Not a device failure: the host could not drive the device to its claim.
+        v.status = VerdictStatus::Error;
+        v.message = "host-limited: " + host_limited + "; " + v.message;
+      } else {
+        v.message += "; host-limited: " + host_limited;
+      }
+    }
     out.push_back(std::move(v));
   }
 
@@ -384,6 +456,17 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (auto l = measure(lat, *r, ignored))
       text += ", mean latency " + format_metric_value(MetricKind::Latency, *l);
     if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
+    if (r->sustained) {
+      const auto& sw = *r->sustained;
+      if (sw.dropped)
+        text += ", write cache " + format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
+                " then " + format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
+      else
+        text += ", no drop in " + format_bytes_iec(static_cast<double>(sw.bytes_written));
+    }
+    if (r->steady_state) text += ", " + describe(*r->steady_state);
+    if (r->host_limit && r->host_limit->limited)
+      text += ", host-limited: " + join(r->host_limit->reasons, ", ");
     v.message = text + "; no claim";
     out.push_back(std::move(v));
   }

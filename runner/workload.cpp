@@ -133,6 +133,24 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.continue_on_error = parse_bool("continue_on_error", v);
      }},
+    {"verify",
+     "crc32c or xxh3: write blocks with a checksummed header and read them back (corrupted, "
+     "misplaced, stale, foreign); 0 = off",
+     "0", "enum",
+     [](WorkloadSpec& w, std::string_view v) { w.verify = parse_verify_algorithm(v); }},
+    {"verify_backlog",
+     "verify inline: after every N blocks written, read recent ones back (0: off)", "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.verify_backlog = parse_uint("verify_backlog", v, 0, 1u << 24);
+     }},
+    {"verify_backlog_batch",
+     "blocks read back per backlog check, the most recent ones (0: all verify_backlog of them)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.verify_backlog_batch = parse_uint("verify_backlog_batch", v, 0, 1u << 24);
+     }},
+    {"do_verify", "with verify: read every written block back at the end of the workload", "1",
+     "bool", [](WorkloadSpec& w, std::string_view v) { w.do_verify = parse_bool("do_verify", v); }},
 };
 
 }  // namespace
@@ -189,6 +207,14 @@ void validate(const WorkloadSpec& spec) {
   if (p.size != 0 && p.size < p.bs)
     throw UnitError("size " + format_size_fio(p.size) + " is smaller than bs " +
                     format_size_fio(p.bs));
+  if (spec.verify != VerifyAlgorithm::None) {
+    if (!rw_writes(parse_rw(p.rw)))
+      throw UnitError("verify needs a workload that writes (rw=" + p.rw + " does not)");
+    if (p.ioengine == "null")
+      throw UnitError("verify needs a real target: the null engine stores nothing");
+    if (p.bs < kMinVerifiedBlock)
+      throw UnitError("verify needs bs of at least " + std::to_string(kMinVerifiedBlock));
+  }
   if (p.offset % p.bs != 0 && p.direct)
     throw UnitError("offset " + std::to_string(p.offset) +
                     " is not a multiple of bs under direct=1");
@@ -217,6 +243,15 @@ std::string fio_command(const WorkloadSpec& spec) {
     cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
   if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
   if (spec.iodepth_batch) cmd += " --iodepth_batch_submit=" + std::to_string(spec.iodepth_batch);
+  if (spec.verify != VerifyAlgorithm::None) {
+    // fio has crc32c; its nearest to xxh3 is xxhash.
+    cmd +=
+        std::string(" --verify=") + (spec.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxhash");
+    if (spec.verify_backlog) cmd += " --verify_backlog=" + std::to_string(spec.verify_backlog);
+    if (spec.verify_backlog_batch)
+      cmd += " --verify_backlog_batch=" + std::to_string(spec.verify_backlog_batch);
+    if (!spec.do_verify) cmd += " --do_verify=0";
+  }
   cmd += " --randrepeat=0 --norandommap";
   return cmd;
 }

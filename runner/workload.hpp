@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "reporting/result.hpp"
+#include "runner/verify.hpp"
 
 namespace storqual::runner {
 
@@ -32,6 +33,13 @@ struct WorkloadSpec {
   // hide the queueing it caused (coordinated omission). 0 = as fast as iodepth allows.
   double rate_iops = 0;
   std::uint64_t rate_bytes = 0;  // bytes per second; converted to I/Os per second with bs
+  // Data verification (runner/verify.hpp, docs/integrity.md): every block written carries a
+  // checksummed header; blocks are read back and classified at the end (do_verify) and inline
+  // (every verify_backlog writes, the last verify_backlog_batch of them; 0 = all of them).
+  VerifyAlgorithm verify = VerifyAlgorithm::None;
+  unsigned verify_backlog = 0;
+  unsigned verify_backlog_batch = 0;
+  bool do_verify = true;
   [[nodiscard]] double effective_rate_iops() const {
     if (rate_iops > 0) return rate_iops;
     return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;

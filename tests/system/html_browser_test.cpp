@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The HTML report in a real browser (Debian's headless chromium): the DOM holds the verdict, every
-// claim row and one <svg> per chart; a screenshot is not blank; printing gives a PDF.
+// claim row and one <svg> per chart; a screenshot is not blank; printing gives a PDF. First for the
+// report of a real `storqual run` (the quick suite on a scratch file, the demo sheet), then for
+// the sample results (a failing report with every kind of chart).
 // Skips with the reason when chromium is not installed.
 #include <gtest/gtest.h>
 
@@ -11,7 +13,9 @@
 #include <sstream>
 #include <string>
 
+#include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
+#include "reporting/result_json.hpp"
 #include "reporting/verdict_status.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
@@ -78,6 +82,64 @@ class HtmlBrowser : public ::testing::Test {
   }
   std::string binary_;
 };
+
+// A real run: storqual run on a scratch file with the quick suite at a tenth of its runtime, judged
+// by the demo sheet; the page it wrote is what the browser loads.
+TEST_F(HtmlBrowser, ReportOfARealRun) {
+  ScratchDir dir("html-browser-run");
+  std::filesystem::create_directories(dir / "target");
+  const std::string source = STORQUAL_SOURCE_DIR;
+  const auto run =
+      run_command({STORQUAL_BINARY, "run", "--target", (dir / "target").string(), "--suite",
+                   source + "/suites/quick.xml", "--spec", source + "/specs/demo.xml",
+                   "--runtime-scale", "0.1", "--size", "16m", "--out", (dir / "out").string()});
+  ASSERT_LT(run.exit_code, 2) << run.out << run.err;
+  const auto page = dir / "out" / "storqual-report.html";
+  ASSERT_TRUE(std::filesystem::exists(page)) << run.out;
+  const RunResult result = load_run_result((dir / "out" / "storqual-result.json").string());
+  ASSERT_EQ(result.workloads.size(), 4u);
+  ASSERT_FALSE(result.verdicts.empty());
+
+  const auto dom = chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  const std::string overall = count_verdicts(result).overall();
+  EXPECT_NE(dom.out.find("<div class=\"big\">" + overall + "</div>"), std::string::npos) << overall;
+  EXPECT_EQ(count(dom.out, "<tr class=\"claim "), result.verdicts.size());
+  for (const auto& v : result.verdicts) {
+    const std::string row = "<td>" + v.workload + "</td><td>" + v.metric + "</td>";
+    EXPECT_NE(dom.out.find(row), std::string::npos) << row;
+  }
+  // Every chart is one <svg> in one figure: IOPS and bandwidth over time and clat percentiles per
+  // workload, and the ratio chart (the demo sheet's claims all have a measurement).
+  std::size_t charts = 1;
+  for (const auto& w : result.workloads) {
+    if (!w.timeline.empty()) charts += 2;
+    if ((w.read && !w.read->clat.percentiles.empty()) ||
+        (w.write && !w.write->clat.percentiles.empty()))
+      charts += 1;
+  }
+  EXPECT_EQ(count(dom.out, "<svg"), charts);
+  EXPECT_EQ(count(dom.out, "class=\"chart-block\""), charts);
+  EXPECT_EQ(dom.out.find("<script"), std::string::npos);
+
+  const auto png = dir / "report.png";
+  const auto shot = chromium(
+      binary_, dir / "profile-png",
+      {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
+  ASSERT_EQ(shot.exit_code, 0) << shot.err;
+  const std::string image = read_all(png);
+  ASSERT_GT(image.size(), 33u);
+  EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(image.size(), 60u * 1024) << "screenshot suspiciously small: blank?";
+
+  const auto pdf = dir / "report.pdf";
+  const auto printed = chromium(binary_, dir / "profile-pdf",
+                                {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  const std::string document = read_all(pdf);
+  ASSERT_GE(document.size(), 5u);
+  EXPECT_EQ(document.substr(0, 5), "%PDF-");
+}
 
 TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   ScratchDir dir("html-browser");

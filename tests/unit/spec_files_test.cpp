@@ -97,8 +97,9 @@ std::vector<std::filesystem::path> xml_files(const std::filesystem::path& dir) {
 }
 
 TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
-  const std::set<std::string> expected = {"sata-ssd", "nvme-ssd",      "hdd",  "cloud-disk",
-                                          "client",   "latency-bound", "quick"};
+  const std::set<std::string> expected = {"sata-ssd",        "nvme-ssd",      "hdd",   "cloud-disk",
+                                          "client",          "latency-bound", "quick", "snia-iops",
+                                          "snia-throughput", "snia-latency"};
   std::set<std::string> seen;
   for (const auto& path : xml_files(kSource / "suites")) {
     SCOPED_TRACE(path.string());

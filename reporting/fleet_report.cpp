@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet report: lot acceptance, the fleet JSON and the fleet HTML page (see fleet_report.hpp).
+#include "reporting/fleet_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "reporting/console_report.hpp"
+#include "reporting/html_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/quantity_format.hpp"
+#include "reporting/result_json.hpp"
+#include "reporting/svg_chart.hpp"
+#include "reporting/text_sanitize.hpp"
+#include "reporting/verdict_status.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr int kMaxDepth = 64;
+
+bool is_claim(const ClaimVerdict& v) {
+  return v.kind.empty() || v.kind == "claim";
+}
+
+bool higher_is_better(const std::string& metric) {
+  return metric.find("iops") != std::string::npos || metric.find("bw") != std::string::npos;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string pct_text(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", std::fabs(pct));
+  return buf;
+}
+
+Json number_or_null(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+std::string esc(const std::string& s) {
+  return escape_html(s);
+}
+
+std::string unit_label(const RunResult& run) {
+  const std::string& host = run.environment.host;
+  return (host.empty() ? std::string() : host + " ") + run.device.name;
+}
+
+std::string status_span(const std::string& overall) {
+  std::string lower = overall;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "measured") lower = "measured-only";
+  return "<span class=\"status " + lower + "\">" + overall + "</span>";
+}
+
+// The outcome of a fleet: ERROR if any unit is in error, else FAIL if any failed (a claim, a
+// baseline or the lot), else PASS if any passed, else MEASURED.
+std::string fleet_overall(const std::vector<RunResult>& runs) {
+  bool error = false, fail = false, pass = false;
+  for (const auto& r : runs) {
+    const std::string o = count_verdicts(r).overall();
+    error = error || o == "ERROR";
+    fail = fail || o == "FAIL";
+    pass = pass || o == "PASS";
+  }
+  return error ? "ERROR" : fail ? "FAIL" : pass ? "PASS" : "MEASURED";
+}
+
+constexpr const char* kFleetStyle = R"css(
+table.fleet td{font-size:13px}table.fleet td.figs{font-size:12px;color:#333}
+tr.flagged td{background:#f3e8fd}.bar.lot{fill:#7b3fb3}
+.status.lot{background:#7b3fb3}
+section.device{border-top:4px solid #24527a;margin-top:36px;padding-top:4px}
+section.device>h2{font-size:20px;border:none}
+@media print{section.device{break-before:page;page-break-before:always}tr.flagged td{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+)css";
+
+}  // namespace
+
+std::string identity_field(const RunResult& run, const std::string& field) {
+  for (const auto& row : run.device.identity)
+    if (row.field == field) return row.value;
+  return {};
+}
+
+std::string unit_model(const RunResult& run) {
+  const std::string model = identity_field(run, "model");
+  if (!model.empty()) return model;
+  const std::string transport = identity_field(run, "transport");
+  return transport.empty() ? std::string() : transport + " (no model)";
+}
+
+std::size_t FleetReport::flagged_count() const {
+  std::size_t n = 0;
+  for (const auto& c : lot)
+    for (const auto& u : c.units) n += u.flagged ? 1 : 0;
+  return n;
+}
+
+FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
+  if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
+    throw std::invalid_argument("the lot tolerance must be at least 0% and below 100%");
+  FleetReport fleet;
+  fleet.lot_tolerance_pct = lot_tolerance_pct;
+  for (auto& r : runs)
+    r.verdicts.erase(std::remove_if(r.verdicts.begin(), r.verdicts.end(),
+                                    [](const ClaimVerdict& v) { return v.kind == "lot"; }),
+                     r.verdicts.end());
+  fleet.runs = std::move(runs);
+
+  // model -> runs, in input order; (model, workload, metric) in first-seen order.
+  std::map<std::string, std::vector<std::size_t>> by_model;
+  for (std::size_t i = 0; i < fleet.runs.size(); ++i) {
+    const std::string model = unit_model(fleet.runs[i]);
+    if (!model.empty()) by_model[model].push_back(i);
+  }
+  for (const auto& [model, members] : by_model) {
+    if (members.size() < 2) continue;
+    std::vector<std::pair<std::string, std::string>> keys;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (std::size_t i : members)
+      for (const auto& v : fleet.runs[i].verdicts)
+        if (is_claim(v) && v.measured && std::isfinite(*v.measured) &&
+            seen.insert({v.workload, v.metric}).second)
+          keys.emplace_back(v.workload, v.metric);
+    for (const auto& [workload, metric] : keys) {
+      LotComparison c;
+      c.model = model;
+      c.workload = workload;
+      c.metric = metric;
+      c.higher_is_better = higher_is_better(metric);
+      std::vector<double> values;
+      for (std::size_t i : members)
+        for (const auto& v : fleet.runs[i].verdicts)
+          if (is_claim(v) && v.workload == workload && v.metric == metric && v.measured &&
+              std::isfinite(*v.measured)) {
+            c.unit = v.unit;
+            c.units.push_back({i, *v.measured, 0, false});
+            values.push_back(*v.measured);
+            break;
+          }
+      if (values.size() < 2) continue;
+      c.median = median_of(values);
+      if (!(c.median > 0)) continue;
+      const double tol = lot_tolerance_pct / 100;
+      for (auto& u : c.units) {
+        u.diff_pct = (u.measured - c.median) / c.median * 100;
+        u.flagged = c.higher_is_better ? u.measured < c.median * (1 - tol)
+                                       : u.measured > c.median * (1 + tol);
+        ClaimVerdict v;
+        v.kind = "lot";
+        v.workload = workload;
+        v.metric = metric;
+        v.unit = c.unit;
+        v.measured = u.measured;
+        v.claimed = c.median;
+        v.tolerance_pct = lot_tolerance_pct;
+        v.diff_pct = u.diff_pct;
+        v.status = u.flagged ? VerdictStatus::Fail : VerdictStatus::Pass;
+        const bool above = u.diff_pct >= 0;
+        v.message = "measured " + format_metric_value(u.measured, c.unit) + ", " +
+                    pct_text(u.diff_pct) + (above ? " above" : " below") + " the median " +
+                    format_metric_value(c.median, c.unit) + " of " +
+                    std::to_string(c.units.size()) + " units of model " + model +
+                    " (lot tolerance " + pct_text(lot_tolerance_pct) + ")" +
+                    (u.flagged ? ": an outlier of its lot" : "");
+        fleet.runs[u.run].verdicts.push_back(std::move(v));
+      }
+      fleet.lot.push_back(std::move(c));
+    }
+  }
+  return fleet;
+}
+
+Json fleet_to_json(const FleetReport& fleet) {
+  Json j;
+  j["fleet_format"] = 1;
+  j["storqual_version"] =
+      fleet.runs.empty() ? std::string() : fleet.runs.front().environment.storqual_version;
+  Json groups = Json::array();
+  for (const auto& c : fleet.lot) {
+    Json units = Json::array();
+    for (const auto& u : c.units) {
+      const RunResult& r = fleet.runs[u.run];
+      units.push_back({{"index", u.run},
+                       {"host", r.environment.host},
+                       {"device", r.device.name},
+                       {"serial", identity_field(r, "serial")},
+                       {"measured", number_or_null(u.measured)},
+                       {"diff_pct", number_or_null(u.diff_pct)},
+                       {"flagged", u.flagged}});
+    }
+    groups.push_back({{"model", c.model},
+                      {"workload", c.workload},
+                      {"metric", c.metric},
+                      {"unit", c.unit},
+                      {"median", number_or_null(c.median)},
+                      {"higher_is_better", c.higher_is_better},
+                      {"units", std::move(units)}});
+  }
+  j["lot"] = {{"tolerance_pct", fleet.lot_tolerance_pct},
+              {"comparisons", fleet.lot.size()},
+              {"flagged", fleet.flagged_count()},
+              {"groups", std::move(groups)}};
+  Json runs = Json::array();
+  for (const auto& r : fleet.runs) runs.push_back(to_json(r));
+  j["fleet"] = std::move(runs);
+  return j;
+}
+
+std::string fleet_to_json_text(const FleetReport& fleet) {
+  return fleet_to_json(fleet).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::vector<RunResult> load_run_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ResultJsonError(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  Json json;
+  try {
+    json = Json::parse(content.begin(), content.end(), [](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxDepth)
+        throw ResultJsonError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return true;
+    });
+  } catch (const Json::exception& e) {
+    throw ResultJsonError(path + ": not valid JSON: " + e.what());
+  } catch (const ResultJsonError& e) {
+    throw ResultJsonError(path + ": " + e.what());
+  }
+  std::vector<RunResult> out;
+  if (json.is_object() && json.contains("fleet")) {
+    const Json& list = json["fleet"];
+    if (!list.is_array()) throw ResultJsonError(path + ": fleet: expected an array");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      try {
+        out.push_back(run_result_from_json_value(list[i]));
+      } catch (const ResultJsonError& e) {
+        throw ResultJsonError(path + ": fleet[" + std::to_string(i) + "]." + e.what());
+      }
+    }
+    return out;
+  }
+  try {
+    out.push_back(run_result_from_json_value(json));
+  } catch (const ResultJsonError& e) {
+    throw ResultJsonError(path + ": " + e.what());
+  }
+  return out;
+}
+
+std::string render_fleet_html(const FleetReport& fleet) {
+  const auto& runs = fleet.runs;
+  const std::string overall = fleet_overall(runs);
+  std::set<std::string> hosts, models;
+  int pass = 0, fail = 0, error = 0, measured = 0;
+  for (const auto& r : runs) {
+    hosts.insert(r.environment.host);
+    if (const auto m = unit_model(r); !m.empty()) models.insert(m);
+    const std::string o = count_verdicts(r).overall();
+    pass += o == "PASS";
+    fail += o == "FAIL";
+    error += o == "ERROR";
+    measured += o == "MEASURED";
+  }
+  // Which (run, workload, metric) the lot flagged, for the table and the charts.
+  std::set<std::tuple<std::size_t, std::string, std::string>> flagged;
+  std::map<std::size_t, int> flags_per_run;
+  for (const auto& c : fleet.lot)
+    for (const auto& u : c.units)
+      if (u.flagged) {
+        flagged.insert({u.run, c.workload, c.metric});
+        ++flags_per_run[u.run];
+      }
+
+  std::string o = html_page_start("storqual fleet " + overall + ": " + std::to_string(runs.size()) +
+                                      " devices on " + std::to_string(hosts.size()) + " hosts",
+                                  kFleetStyle);
+  char buf[256];
+  o += "<div class=\"banner " + overall + "\" id=\"verdict\"><div class=\"big\">" + overall +
+       "</div><div>Fleet of " + std::to_string(runs.size()) + " devices on " +
+       std::to_string(hosts.size()) + " hosts, " + std::to_string(models.size()) +
+       " models</div><div class=\"small\">";
+  std::snprintf(buf, sizeof buf,
+                "%d pass, %d fail, %d error, %d measured only &middot; %zu lot outliers (lot "
+                "tolerance %g%%)",
+                pass, fail, error, measured, fleet.flagged_count(), fleet.lot_tolerance_pct);
+  o += buf;
+  o += "</div></div>\n<h1>Fleet qualification report</h1>";
+
+  o += "<h2>Fleet</h2><table class=\"fleet\" id=\"fleet-table\"><thead><tr><th>#</th>"
+       "<th>host</th><th>device</th><th>model</th><th>serial</th><th>firmware</th><th>spec "
+       "sheet</th><th>verdict</th><th>key figures</th><th>lot</th></tr></thead><tbody>";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const std::string anchor = "d" + std::to_string(i + 1);
+    const int flags = flags_per_run.count(i) ? flags_per_run[i] : 0;
+    o += std::string("<tr class=\"device") + (flags ? " flagged" : "") + "\"><td class=\"num\">" +
+         std::to_string(i + 1) + "</td><td>" + esc(r.environment.host) + "</td><td><a href=\"#" +
+         anchor + "\">" + esc(r.device.name.empty() ? r.device.path : r.device.name) +
+         "</a></td><td>" + esc(unit_model(r)) + "</td><td>" + esc(identity_field(r, "serial")) +
+         "</td><td>" + esc(identity_field(r, "firmware")) + "</td><td>" +
+         esc(r.spec.name.empty() ? "none" : r.spec.name) + "</td><td>" +
+         status_span(count_verdicts(r).overall()) + "</td><td class=\"figs\">";
+    int shown = 0;
+    for (const auto& v : r.verdicts) {
+      if (!is_claim(v) || !v.measured || shown == 4) continue;
+      o += (shown++ ? "<br>" : "") + esc(v.workload + " " + v.metric) + ": " +
+           esc(format_metric_value(*v.measured, v.unit));
+    }
+    o += "</td><td>" +
+         (flags ? "<span class=\"status lot\">" + std::to_string(flags) + " flagged</span>"
+                : std::string("ok")) +
+         "</td></tr>";
+  }
+  o += "</tbody></table>";
+
+  o += "<h2>Lot acceptance</h2><p>Units of one model are compared with each other: a unit more "
+       "than " +
+       pct_text(fleet.lot_tolerance_pct) +
+       " worse than the lot median (below it for IOPS and bandwidth, above it for latency) is "
+       "flagged, even when it meets its claim.</p>";
+  if (fleet.lot.empty()) {
+    o += "<p class=\"muted\">No model has two or more units with the same measured metric: "
+         "nothing to compare.</p>";
+  } else {
+    std::size_t compared = 0;
+    for (const auto& c : fleet.lot) compared += c.units.size();
+    o += "<p>" + std::to_string(fleet.lot.size()) + " metrics compared over " +
+         std::to_string(compared) + " unit values; " + std::to_string(fleet.flagged_count()) +
+         " outliers" + (fleet.flagged_count() ? " (below)" : "") +
+         ". Every comparison is a <code>lot:</code> row in its device's claims table.</p>";
+  }
+  if (fleet.flagged_count()) {
+    o += "<table class=\"lot\"><thead><tr><th>model</th><th>workload</th><th>metric</th>"
+         "<th>unit</th><th>measured</th><th>lot median</th><th>difference</th><th>status</th>"
+         "</tr></thead><tbody>";
+    for (const auto& c : fleet.lot)
+      for (const auto& u : c.units) {
+        if (!u.flagged) continue;
+        const auto& r = runs[u.run];
+        o += "<tr class=\"lot flagged\"><td>" + esc(c.model) + "</td><td>" + esc(c.workload) +
+             "</td><td>" + esc(c.metric) + "</td><td><a href=\"#d" + std::to_string(u.run + 1) +
+             "\">" + esc(unit_label(r)) + "</a></td><td class=\"num\">" +
+             esc(format_metric_value(u.measured, c.unit)) + "</td><td class=\"num\">" +
+             esc(format_metric_value(c.median, c.unit)) + "</td><td class=\"num\">" +
+             esc(format_percent_signed(u.diff_pct)) +
+             "</td><td><span class=\"status lot\">OUTLIER</span></td></tr>";
+      }
+    o += "</tbody></table>";
+  }
+
+  // One chart per claim (workload, metric) across the fleet, in first-seen order.
+  o += "<h2>Claims across the fleet</h2>";
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& r : runs)
+    for (const auto& v : r.verdicts)
+      if (is_claim(v) && v.status != VerdictStatus::MeasuredOnly &&
+          seen.insert({v.workload, v.metric}).second)
+        keys.emplace_back(v.workload, v.metric);
+  if (keys.empty()) o += "<p class=\"muted\">No unit was judged against a spec sheet.</p>";
+  for (const auto& [workload, metric] : keys) {
+    std::vector<ValueBar> bars;
+    std::string unit;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      for (const auto& v : runs[i].verdicts) {
+        if (!is_claim(v) || v.workload != workload || v.metric != metric) continue;
+        unit = v.unit;
+        const double scale = v.unit == "B/s" ? 1e6 : v.unit == "ns" ? 1e3 : 1;
+        ValueBar b;
+        b.label = std::to_string(i + 1) + ". " + unit_label(runs[i]);
+        if (v.measured) b.value = *v.measured / scale;
+        if (v.claimed) b.claim = *v.claimed / scale;
+        const bool outlier = flagged.count({i, workload, metric}) > 0;
+        b.css_class = outlier ? "lot" : std::string(to_string(v.status));
+        std::string status(to_string(v.status));
+        for (auto& ch : status)
+          ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        b.value_text = (v.measured ? format_metric_value(*v.measured, v.unit) : "not measured") +
+                       " " + (outlier ? std::string("LOT OUTLIER") : status);
+        bars.push_back(std::move(b));
+        break;
+      }
+    const std::string axis = unit == "B/s" ? "MB/s" : unit == "ns" ? "us" : unit;
+    o += "<figure class=\"chart-block\" data-chart=\"fleet-claim\">" +
+         render_value_bars(workload + " " + metric + " across the fleet (" + axis +
+                               "; green tick: each unit's claim)",
+                           bars, [](double v) { return fio_num2str(v); }) +
+         "</figure>";
+  }
+
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string anchor = "d" + std::to_string(i + 1);
+    o += "<section class=\"device\" id=\"" + anchor + "\"><h2>" + std::to_string(i + 1) + ". " +
+         esc(runs[i].environment.host) + ": " + esc(device_title(runs[i])) + "</h2>";
+    o += render_run_sections(runs[i], {anchor + "-", true});
+    o += "<p class=\"small\"><a href=\"#fleet-table\">back to the fleet table</a></p></section>\n";
+  }
+  o += "</body></html>\n";
+  return o;
+}
+
+}  // namespace storqual::reporting

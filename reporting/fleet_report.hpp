@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet report: results of many devices and hosts merged into one HTML page, one JUnit file and
+// one JSON file, with lot acceptance (units of one model compared with each other).
+//
+// Lot acceptance: runs are grouped by unit_model() (the identity field "model"; devices that report
+// none - loop, zram, virtio disks - are grouped by transport, "zram (no model)"). For every
+// spec-sheet verdict (kind "claim") with a measured value - the same workload and metric measured
+// on at least two units of the model - the lot median is taken over those units, and a unit is
+// flagged when it is more than `lot_tolerance_pct` worse than the median: below it for IOPS and
+// bandwidth, above it for latency. A unit is flagged even when it meets its claim: it is the odd
+// one of its lot. Every compared unit gets one verdict of kind "lot"
+// ("lot: <workload> <metric>", pass or fail, claimed = the median) appended to its run, so JUnit,
+// HTML and JSON carry the finding through the ordinary verdict paths.
+//
+// JSON (fleet_to_json): {"fleet_format": 1, "storqual_version", "lot": {"tolerance_pct",
+// "comparisons", "flagged", "groups": [{"model", "workload", "metric", "unit", "median",
+// "higher_is_better", "units": [{"index", "host", "device", "serial", "measured", "diff_pct",
+// "flagged"}]}]}, "fleet": [result, ...]} where each result is to_json() of one run (with its lot
+// verdicts) and "index" is the position in "fleet". docs/fleet.md documents it.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "reporting/result.hpp"
+
+namespace storqual::reporting {
+
+struct LotUnitValue {
+  std::size_t run = 0;  // index into FleetReport::runs
+  double measured = 0;
+  double diff_pct = 0;  // (measured - median) / median * 100
+  bool flagged = false;
+};
+
+// One metric of one model across its units.
+struct LotComparison {
+  std::string model;
+  std::string workload;  // id, or space-separated ids of an aggregate claim
+  std::string metric;
+  std::string unit;  // "IOPS", "B/s", "ns"
+  bool higher_is_better = true;
+  double median = 0;
+  std::vector<LotUnitValue> units;
+};
+
+struct FleetReport {
+  std::vector<RunResult> runs;  // in input order, each with its "lot" verdicts appended
+  double lot_tolerance_pct = 10;
+  std::vector<LotComparison> lot;
+  [[nodiscard]] std::size_t flagged_count() const;
+};
+
+// Builds the fleet from `runs` (any earlier "lot" verdicts, e.g. from a merged file read back, are
+// dropped and computed again). Throws std::invalid_argument when the tolerance is not in [0, 100).
+[[nodiscard]] FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct);
+
+[[nodiscard]] nlohmann::ordered_json fleet_to_json(const FleetReport& fleet);
+[[nodiscard]] std::string fleet_to_json_text(const FleetReport& fleet);
+
+// One self-contained page: verdict banner, fleet table (host, device, model, serial, firmware,
+// spec, verdict, key figures, lot), lot acceptance table, one chart per claim of its measured value
+// on every unit with each unit's claim marker (<figure data-chart="fleet-claim">), then one section
+// per device (id "d<N>", the single-run report nested, its anchors prefixed "d<N>-").
+[[nodiscard]] std::string render_fleet_html(const FleetReport& fleet);
+
+// Reads a result file, or a fleet file (its "fleet" array), as a list of runs. Throws
+// ResultJsonError naming the file (and "fleet[i]" for an element of a fleet file).
+[[nodiscard]] std::vector<RunResult> load_run_results(const std::string& path);
+
+// The model a unit is grouped (and baselines are matched) by: the identity "model", or
+// "<transport> (no model)" when the device reports none, or "" when neither is known.
+[[nodiscard]] std::string unit_model(const RunResult& run);
+
+// The value of an identity row ("model", "serial", "firmware"), or "" when absent.
+[[nodiscard]] std::string identity_field(const RunResult& run, const std::string& field);
+
+}  // namespace storqual::reporting

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// The hostile-input entry points shared by the libFuzzer targets (tests/fuzz/fuzz_*.cpp) and the
+// regression test of the normal build (tests/unit/fuzz_regression_test.cpp).
+//
+// Contract: each feed_* takes arbitrary bytes and returns Accepted or Refused. Refused means the
+// loader threw the error its header promises for bad input (FileError, UnitError, ResultJsonError;
+// all derive from std::runtime_error or std::invalid_argument). Any other exception escapes, and a
+// property broken on accepted input (a report that is not well-formed XML, a result JSON that does
+// not read back) aborts: both are bugs the fuzzer must see as a crash. Header-only, so the fuzz
+// build and the test build compile the very same code.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <pugixml.hpp>
+#include <string>
+#include <string_view>
+
+#include "reporting/console_report.hpp"
+#include "reporting/html_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/result_json.hpp"
+#include "runner/spec_sheet.hpp"
+#include "runner/suite.hpp"
+#include "runner/units.hpp"
+#include "runner/xml_file.hpp"
+
+namespace storqual::fuzz {
+
+enum class Outcome { Accepted, Refused };
+
+// A property of accepted input does not hold: print it and abort, so libFuzzer keeps the input.
+[[noreturn]] inline void broken(const char* what, std::string_view detail = {}) {
+  std::fprintf(stderr, "fuzz: property broken: %s\n%.*s\n", what, static_cast<int>(detail.size()),
+               detail.data());
+  std::abort();
+}
+
+// A small fixed suite that accepted spec sheets are cross-checked against.
+inline const runner::Suite& reference_suite() {
+  static const runner::Suite suite = runner::Suite::parse(
+      R"(<suite name="fuzz"><defaults runtime="1s" size="1m"/>
+<workload id="randread-4k-qd32" rw="randread" bs="4k" iodepth="32"/>
+<workload id="randwrite-4k-qd32" rw="randwrite" bs="4k" iodepth="32"/>
+<workload id="seqread-1m-qd32" rw="read" bs="1m" iodepth="32"/>
+<workload id="randrw70-4k" rw="randrw" rwmixread="70" bs="4k" iodepth="8"/>
+</suite>)",
+      "reference-suite.xml");
+  return suite;
+}
+
+inline Outcome feed_spec_sheet(std::string_view bytes) {
+  runner::SpecSheet sheet;
+  try {
+    sheet = runner::SpecSheet::parse(std::string(bytes), "fuzz-spec.xml");
+  } catch (const runner::FileError&) {
+    return Outcome::Refused;
+  }
+  // What a run does next with a sheet: match it against an identity, cross-check its suite.
+  (void)sheet.matches({{"model", "Example SSD 500GB"}, {"firmware", "1.0"}, {"transport", "sata"}});
+  (void)runner::cross_check(sheet, reference_suite());
+  for (const auto& claim : sheet.claims) (void)claim.workload_label();
+  return Outcome::Accepted;
+}
+
+inline Outcome feed_suite(std::string_view bytes) {
+  runner::Suite suite;
+  try {
+    suite = runner::Suite::parse(std::string(bytes), "fuzz-suite.xml");
+  } catch (const runner::FileError&) {
+    return Outcome::Refused;
+  }
+  for (const auto& w : suite.workloads) {
+    (void)w.fio_equivalent();
+    if (suite.find(w.id()) == nullptr)
+      broken("a suite workload is not found by its own id", w.id());
+  }
+  return Outcome::Accepted;
+}
+
+// The first byte chooses the parser; the rest is its text. For claim values the text is
+// "metric\nvalue" (an unparsable metric falls back to one of iops, bw, lat.p99).
+inline Outcome feed_units(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const unsigned char selector = static_cast<unsigned char>(bytes.front());
+  const std::string_view text = bytes.substr(1);
+  try {
+    switch (selector % 5) {
+      case 0:
+        (void)runner::format_size_fio(runner::parse_size(text));
+        break;
+      case 1: {
+        const double s = runner::parse_duration(text);
+        if (!(s >= 0)) broken("parse_duration accepted a negative or NaN duration", text);
+        (void)runner::format_duration_fio(s);
+        break;
+      }
+      case 2: {
+        const double p = runner::parse_percent(text);
+        if (!(p >= 0 && p <= 1000)) broken("parse_percent accepted a value outside 0..1000", text);
+        break;
+      }
+      case 3: {
+        const runner::Metric m = runner::parse_metric(text);
+        (void)m.unit();
+        break;
+      }
+      default: {
+        const auto newline = text.find('\n');
+        runner::Metric metric;
+        try {
+          metric = runner::parse_metric(text.substr(0, newline));
+        } catch (const runner::UnitError&) {
+          static const char* const kFallback[] = {"iops", "bw", "lat.p99"};
+          metric = runner::parse_metric(kFallback[(selector / 5) % 3]);
+        }
+        const std::string_view value =
+            newline == std::string_view::npos ? text : text.substr(newline + 1);
+        const double v = runner::parse_claim_value(metric, value);
+        if (!(v > 0)) broken("parse_claim_value accepted a value that is not positive", value);
+        break;
+      }
+    }
+  } catch (const runner::UnitError&) {
+    return Outcome::Refused;
+  }
+  return Outcome::Accepted;
+}
+
+// What `storqual report` does with a result file: read it, then re-render JUnit, HTML, the console
+// table and JSON. The JUnit must be well-formed XML and the JSON must read back.
+inline Outcome feed_result_json(std::string_view bytes) {
+  reporting::RunResult run;
+  try {
+    run = reporting::run_result_from_json(bytes);
+  } catch (const reporting::ResultJsonError&) {
+    return Outcome::Refused;
+  }
+  const std::string junit = reporting::render_junit({run});
+  pugi::xml_document doc;
+  const auto parsed = doc.load_buffer(junit.data(), junit.size());
+  if (!parsed) broken("render_junit wrote XML that does not parse", parsed.description());
+  const std::string html = reporting::render_html(run);
+  if (html.find("</html>") == std::string::npos) broken("render_html wrote no </html>");
+  (void)reporting::format_verdict_table(run);
+  const std::string json = reporting::to_json_text(run);
+  try {
+    (void)reporting::run_result_from_json(json);
+  } catch (const reporting::ResultJsonError& e) {
+    broken("a result written by to_json_text does not read back", e.what());
+  }
+  return Outcome::Accepted;
+}
+
+}  // namespace storqual::fuzz

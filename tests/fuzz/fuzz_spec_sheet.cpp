@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target: the spec-sheet loader (runner::SpecSheet::parse).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tests/fuzz/fuzz_entry_points.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)storqual::fuzz::feed_spec_sheet(
+      std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Debian package: `cpack -G DEB` in this build tree, `apt-get install ./storqual_*.deb`, then
+// the installed storqual runs from /tmp with its installed suites and sheets, and its man page is
+// there; finally `apt-get remove --purge` leaves no file behind. Needs root and a build configured
+// with CMAKE_INSTALL_PREFIX=/usr (the package's prefix); skips otherwise, and never touches a
+// storqual package that was installed before the test.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/support/test_devices.hpp"
+
+namespace storqual {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_command;
+using testing::run_shell;
+using testing::ScratchDir;
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The build tree of STORQUAL_BINARY (<build>/app/storqual) and its install prefix.
+fs::path build_dir() {
+  return fs::path(STORQUAL_BINARY).parent_path().parent_path();
+}
+
+std::string install_prefix() {
+  std::istringstream cache(read_all(build_dir() / "CMakeCache.txt"));
+  const std::string key = "CMAKE_INSTALL_PREFIX:PATH=";
+  for (std::string line; std::getline(cache, line);)
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  return {};
+}
+
+// Removes the package when the test installed it, whatever happens in between.
+struct InstalledPackage {
+  bool installed = false;
+  ~InstalledPackage() {
+    if (installed)
+      (void)run_shell(
+          "DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -o DPkg::Lock::Timeout=120 "
+          "storqual >/dev/null 2>&1");
+  }
+};
+
+TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
+  STORQUAL_REQUIRE_ROOT();
+  if (run_command({"which", "cpack"}).exit_code != 0 ||
+      run_command({"which", "apt-get"}).exit_code != 0)
+    GTEST_SKIP() << "needs cpack and apt-get";
+  if (install_prefix() != "/usr")
+    GTEST_SKIP() << "this build's CMAKE_INSTALL_PREFIX is '" << install_prefix()
+                 << "'; the package test needs a build configured with -DCMAKE_INSTALL_PREFIX=/usr";
+  if (run_shell("dpkg -s storqual >/dev/null 2>&1").exit_code == 0)
+    GTEST_SKIP() << "a storqual package is already installed; not replacing it";
+
+  ScratchDir dir("package");
+  const auto packed = run_command({"cpack", "-G", "DEB", "-B", dir.path().string(), "--config",
+                                   (build_dir() / "CPackConfig.cmake").string()});
+  ASSERT_EQ(packed.exit_code, 0) << packed.out << packed.err;
+  fs::path deb;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    if (e.path().extension() == ".deb") deb = e.path();
+  ASSERT_FALSE(deb.empty()) << packed.out;
+  const auto depends = run_command({"dpkg-deb", "-f", deb.string(), "Depends"});
+  for (const char* lib :
+       {"liburing2", "libaio1", "libnvme1", "libboost-program-options1.74.0", "libpugixml1v5",
+        "libblkid1", "libmount1", "libudev1", "libxxhash0", "libssl3"})
+    EXPECT_NE(depends.out.find(lib), std::string::npos) << lib << " missing in " << depends.out;
+
+  InstalledPackage package;
+  const auto install =
+      run_shell("DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=120 " +
+                deb.string() + " 2>&1");
+  package.installed = true;
+  ASSERT_EQ(install.exit_code, 0) << install.out;
+  EXPECT_TRUE(fs::exists("/usr/bin/storqual"));
+  EXPECT_TRUE(fs::exists("/usr/share/storqual/suites/quick.xml"));
+  EXPECT_TRUE(fs::exists("/usr/share/man/man1/storqual.1"));
+  const auto version = run_command({"/usr/bin/storqual", "--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("storqual ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("(git "), std::string::npos) << version.out;
+
+  // From an unrelated directory, with only the installed files.
+  fs::create_directories(dir / "target");
+  const auto run =
+      run_shell("cd /tmp && /usr/bin/storqual run --target " + (dir / "target").string() +
+                " --spec /usr/share/storqual/specs/demo.xml --runtime-scale 0.05 "
+                "--size 16m --out " +
+                (dir / "out").string() + " 2>&1");
+  EXPECT_LT(run.exit_code, 2) << run.out;
+  const auto result =
+      nlohmann::json::parse(read_all(dir / "out" / "storqual-result.json"), nullptr, false);
+  ASSERT_FALSE(result.is_discarded()) << run.out;
+  EXPECT_EQ(result["spec"]["suite_path"], "/usr/share/storqual/suites/quick.xml");
+  EXPECT_EQ(result["workloads"].size(), 4u);
+
+  const auto removed = run_shell(
+      "DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -o DPkg::Lock::Timeout=120 "
+      "storqual 2>&1");
+  package.installed = false;
+  EXPECT_EQ(removed.exit_code, 0) << removed.out;
+  EXPECT_FALSE(fs::exists("/usr/bin/storqual"));
+  EXPECT_FALSE(fs::exists("/usr/share/storqual"));
+  EXPECT_FALSE(fs::exists("/usr/share/man/man1/storqual.1"));
+}
+
+}  // namespace
+}  // namespace storqual

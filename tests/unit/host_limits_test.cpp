@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host limits: PCIe link bandwidth from a sysfs tree, the CPU and engine-ceiling rules, the
+// ceiling measured once per depth, and a claim failing while host-limited judged as an error.
+#include "runner/host_limits.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "runner/job_runner.hpp"
+#include "runner/spec_sheet.hpp"
+#include "runner/suite.hpp"
+#include "runner/verdict.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual::runner {
+namespace {
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text << "\n";
+}
+
+TEST(PcieLink, BandwidthPerGeneration) {
+  EXPECT_NEAR(pcie_link_bandwidth("2.5 GT/s PCIe", 1), 250e6, 1);        // 8b/10b
+  EXPECT_NEAR(pcie_link_bandwidth("5.0 GT/s PCIe", 4), 2000e6, 1);       // 8b/10b
+  EXPECT_NEAR(pcie_link_bandwidth("8.0 GT/s PCIe", 4), 3938.46e6, 1e4);  // 128b/130b
+  EXPECT_NEAR(pcie_link_bandwidth("16.0 GT/s PCIe", 4), 7876.9e6, 1e5);
+  EXPECT_EQ(pcie_link_bandwidth("Unknown", 4), 0);
+  EXPECT_EQ(pcie_link_bandwidth("8.0 GT/s PCIe", 0), 0);
+}
+
+TEST(PcieLink, ReadFromSysfs) {
+  testing::ScratchDir dir("storqual-pcie");
+  // nvme0n1/device -> the controller; its device -> the PCI function with the link files.
+  auto pci = dir / "block/nvme0n1/device/device";
+  write_text(pci / "current_link_speed", "8.0 GT/s PCIe");
+  write_text(pci / "current_link_width", "2");
+  write_text(pci / "max_link_speed", "8.0 GT/s PCIe");
+  write_text(pci / "max_link_width", "4");
+  auto link = read_pcie_link(dir.path().string(), "nvme0n1");
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->speed, "8.0 GT/s PCIe");
+  EXPECT_EQ(link->width, 2u);
+  EXPECT_EQ(link->max_width, 4u);
+  EXPECT_NEAR(link->bw_bytes, 1969.2e6, 1e5);
+  EXPECT_FALSE(read_pcie_link(dir.path().string(), "loop0"));
+}
+
+reporting::WorkloadResult result_with(double iops, double thread_cpu) {
+  reporting::WorkloadResult r;
+  r.id = "w";
+  reporting::DirectionResult d;
+  d.iops = iops;
+  d.bw_bytes = iops * 4096;
+  d.ios = 1000;
+  r.read = d;
+  r.cpu.max_thread_pct = thread_cpu;
+  return r;
+}
+
+TEST(HostLimit, CpuAndCeilingRules) {
+  auto calm = assess_host_limit(result_with(10000, 30), 1e6, std::nullopt);
+  EXPECT_FALSE(calm.limited);
+  auto busy = assess_host_limit(result_with(10000, 98), 1e6, std::nullopt);
+  EXPECT_TRUE(busy.limited);
+  ASSERT_EQ(busy.reasons.size(), 1u);
+  EXPECT_EQ(busy.reasons[0], "job thread CPU 98%");
+  auto ceiling = assess_host_limit(result_with(850000, 50), 1e6, std::nullopt);
+  EXPECT_TRUE(ceiling.limited);
+  EXPECT_EQ(ceiling.reasons[0],
+            "IOPS at 85% of the engine's own ceiling (1000000 IOPS with the null engine)");
+  EXPECT_FALSE(assess_host_limit(result_with(850000, 50), 0, std::nullopt).limited);
+}
+
+TEST(HostLimit, CeilingIsMeasuredOncePerDepthWithTheNullEngine) {
+  int probes = 0;
+  EngineCeiling ceiling(
+      [&](const WorkloadSpec& w) {
+        ++probes;
+        EXPECT_EQ(w.params.ioengine, "null");
+        return run_workload(w);
+      },
+      0.05);
+  WorkloadSpec w;
+  w.id = "x";
+  w.params.target = "/dev/nonexistent-device";
+  w.params.iodepth = 8;
+  double first = ceiling.iops(w);
+  EXPECT_GT(first, 1000);  // the null engine does far more than that on any machine
+  w.params.bs = 65536;
+  EXPECT_EQ(ceiling.iops(w), first);
+  w.params.iodepth = 16;
+  (void)ceiling.iops(w);
+  EXPECT_EQ(probes, 2);
+}
+
+TEST(HostLimit, FailingClaimWhileHostLimitedIsAnError) {
+  Suite suite = Suite::parse(
+      R"(<suite name="t"><workload id="r" rw="randread"/><workload id="s" rw="read" bs="1m"/></suite>)",
+      "s.xml");
+  SpecSheet sheet = SpecSheet::parse(R"(<spec-sheet name="x" suite="t"><match model="*"/><claims>
+    <claim workload="r" metric="iops" value="500k"/>
+    <claim workload="s" metric="bw" value="3.5GB/s"/>
+  </claims></spec-sheet>)",
+                                     "x.xml");
+  auto r = result_with(200000, 98);
+  r.id = "r";
+  r.host_limit = assess_host_limit(r, 0, std::nullopt);
+  auto s = result_with(1800, 20);  // 1800 x 1 MiB ~ 1.89 GB/s: a narrowed link
+  s.id = "s";
+  s.read->bw_bytes = 1.89e9;
+  PcieLink link{"8.0 GT/s PCIe", 2, "8.0 GT/s PCIe", 4, pcie_link_bandwidth("8.0 GT/s PCIe", 2)};
+  s.host_limit = assess_host_limit(s, 0, link);
+  EXPECT_FALSE(s.host_limit->limited);  // the link alone does not make a workload host-limited
+  auto v = judge(sheet, suite, {r, s});
+  EXPECT_EQ(v[0].status, reporting::VerdictStatus::Error);
+  EXPECT_EQ(v[0].message,
+            "host-limited: job thread CPU 98%; measured 200k IOPS, 60.0% below the claimed 500k "
+            "(tolerance 10%)");
+  EXPECT_EQ(v[1].status, reporting::VerdictStatus::Error);
+  EXPECT_EQ(v[1].message,
+            "host-limited: the PCIe link (8.0 GT/s PCIe x2) carries at most 1.97 GB/s, less than "
+            "the claimed 3.5 GB/s; measured 1.89 GB/s, 46.0% below the claimed 3.5 GB/s "
+            "(tolerance 10%)");
+}
+
+}  // namespace
+}  // namespace storqual::runner

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet merge: lot acceptance (a unit more than N% worse than its model's median is flagged
+// even when it meets its claim), the fleet JSON read back, the merged JUnit and the fleet HTML
+// page.
+#include <gtest/gtest.h>
+
+#include <pugixml.hpp>
+#include <set>
+#include <string>
+
+#include "reporting/fleet_report.hpp"
+#include "reporting/html_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/result_json.hpp"
+#include "tests/support/test_devices.hpp"
+#include "tests/unit/report_sample_result.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+using storqual::testing::ScratchDir;
+
+// A unit of the sample model on `host` with serial `serial` whose randread IOPS is `iops`
+// (claim 97k, tolerance 10%).
+RunResult unit(const std::string& host, const std::string& serial, double iops) {
+  RunResult r = sample::run(false, 5);
+  r.environment.host = host;
+  for (auto& row : r.device.identity)
+    if (row.field == "serial") row.value = serial;
+  r.workloads[0].read->iops = iops;
+  r.verdicts[0] = sample::verdict("randread-4k-qd32", "iops", "IOPS", 97000, iops, 10, 5);
+  return r;
+}
+
+const ClaimVerdict* find_verdict(const RunResult& r, const std::string& kind,
+                                 const std::string& workload, const std::string& metric) {
+  for (const auto& v : r.verdicts)
+    if (v.kind == kind && v.workload == workload && v.metric == metric) return &v;
+  return nullptr;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+TEST(LotAcceptance, FlagsAUnitBelowTheMedianEvenWhenItMeetsItsClaim) {
+  // Median of {120k, 118k, 121k, 104k} = 119k; 104k is 12.6% below it but above the claimed
+  // 97k * 0.9: it passes its claim and is the lot's outlier.
+  const auto fleet = build_fleet({unit("a", "S1", 120000), unit("b", "S2", 118000),
+                                  unit("c", "S3", 121000), unit("d", "S4", 104000)},
+                                 10);
+  ASSERT_EQ(fleet.runs.size(), 4u);
+  EXPECT_EQ(fleet.runs[3].verdicts[0].status, VerdictStatus::Pass);  // the claim itself
+  const auto* lot = find_verdict(fleet.runs[3], "lot", "randread-4k-qd32", "iops");
+  ASSERT_NE(lot, nullptr);
+  EXPECT_EQ(lot->status, VerdictStatus::Fail);
+  EXPECT_DOUBLE_EQ(*lot->claimed, 119000);
+  EXPECT_NEAR(*lot->diff_pct, -12.605, 0.01);
+  EXPECT_NE(lot->message.find("below the median"), std::string::npos) << lot->message;
+  for (int i = 0; i < 3; ++i) {
+    const auto* ok = find_verdict(fleet.runs[i], "lot", "randread-4k-qd32", "iops");
+    ASSERT_NE(ok, nullptr);
+    EXPECT_EQ(ok->status, VerdictStatus::Pass) << ok->message;
+  }
+  EXPECT_EQ(fleet.flagged_count(), 1u);
+  // With a 15% lot tolerance nobody is flagged.
+  EXPECT_EQ(build_fleet({unit("a", "S1", 120000), unit("b", "S2", 118000), unit("c", "S3", 121000),
+                         unit("d", "S4", 104000)},
+                        15)
+                .flagged_count(),
+            0u);
+}
+
+TEST(LotAcceptance, LatencyIsFlaggedAboveTheMedianAndModelsAreNotMixed) {
+  std::vector<RunResult> runs;
+  for (double p99 : {200e3, 210e3, 300e3}) {
+    RunResult r = unit("h", "S" + std::to_string(runs.size()), 100000);
+    r.verdicts.push_back(sample::verdict("randread-4k-qd32", "lat.p99", "ns", 400e3, p99, 10, 5));
+    runs.push_back(std::move(r));
+  }
+  RunResult other = unit("h", "X1", 10000);  // another model: its low IOPS is no lot finding
+  for (auto& row : other.device.identity)
+    if (row.field == "model") row.value = "Another SSD";
+  runs.push_back(other);
+  const auto fleet = build_fleet(runs, 10);
+  const auto* slow = find_verdict(fleet.runs[2], "lot", "randread-4k-qd32", "lat.p99");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->status, VerdictStatus::Fail);
+  EXPECT_EQ(find_verdict(fleet.runs[3], "lot", "randread-4k-qd32", "iops"), nullptr);
+  EXPECT_EQ(fleet.flagged_count(), 1u);
+}
+
+TEST(FleetJson, RoundTripsAndDoesNotDuplicateLotVerdicts) {
+  ScratchDir dir("report-merge");
+  const auto fleet =
+      build_fleet({unit("a", "S1", 120000), unit("b", "S2", 90000), unit("c", "S3", 121000)}, 10);
+  const auto json = fleet_to_json(fleet);
+  EXPECT_EQ(json["fleet_format"], 1);
+  EXPECT_EQ(json["lot"]["flagged"], 1);
+  EXPECT_EQ(json["fleet"].size(), 3u);
+  EXPECT_EQ(json["fleet"][1]["verdicts"].back()["kind"], "lot");
+  const auto path = (dir / "fleet.json").string();
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    const std::string text = fleet_to_json_text(fleet);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  const auto back = load_run_results(path);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[1].environment.host, "b");
+  const auto again = build_fleet(back, 10);
+  EXPECT_EQ(again.runs[1].verdicts.size(), fleet.runs[1].verdicts.size());
+  EXPECT_EQ(again.flagged_count(), 1u);
+}
+
+TEST(FleetJUnit, OneSuitePerDeviceWithLotTestcases) {
+  const auto fleet =
+      build_fleet({unit("a", "S1", 120000), unit("b", "S1", 90000), unit("c", "S1", 121000)}, 10);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(render_junit(fleet.runs).c_str()));
+  std::set<std::string> names;
+  int suites = 0;
+  for (auto s : doc.child("testsuites").children("testsuite")) {
+    ++suites;
+    names.insert(s.attribute("name").value());
+  }
+  EXPECT_EQ(suites, 3);
+  EXPECT_EQ(names.size(), 3u) << "the same model and serial on three hosts: names get the host";
+  const auto failing = doc.select_node(
+      "//testsuite[@hostname='b']/testcase[@name='lot: randread-4k-qd32 iops']/failure");
+  ASSERT_TRUE(failing);
+  EXPECT_STREQ(failing.node().attribute("type").value(), "lot-outlier");
+  EXPECT_TRUE(
+      doc.select_node("//testsuite[@hostname='a']/testcase[@name='lot: randread-4k-qd32 iops']"));
+  EXPECT_FALSE(doc.select_node(
+      "//testsuite[@hostname='a']/testcase[@name='lot: randread-4k-qd32 iops']/failure"));
+}
+
+TEST(FleetHtml, FleetTableChartsAndDeviceSectionsWithUniqueAnchors) {
+  auto odd = unit("host-<b>", "S2", 90000);
+  odd.device.name = "sdb\"<script>";
+  const auto fleet =
+      build_fleet({unit("host-a", "S1", 120000), odd, unit("host-c", "S3", 121000)}, 10);
+  const std::string html = render_fleet_html(fleet);
+  EXPECT_NE(html.find("id=\"fleet-table\""), std::string::npos);
+  EXPECT_EQ(count(html, "<tr class=\"device"), 3u);
+  for (int i = 1; i <= 3; ++i) {
+    const std::string id = "d" + std::to_string(i);
+    // The fleet table links every device; the outlier table links the outlier (unit 2) again.
+    EXPECT_EQ(count(html, "href=\"#" + id + "\""), i == 2 ? 2u : 1u) << id;
+    EXPECT_EQ(count(html, "id=\"" + id + "\""), 1u);
+    EXPECT_EQ(count(html, "id=\"" + id + "-w0\""), 1u);
+  }
+  // One chart per claim of the sample sheet (4 claims), each with a claim tick per unit.
+  EXPECT_EQ(count(html, "data-chart=\"fleet-claim\""), 4u);
+  EXPECT_GE(count(html, "<line class=\"claim\""), 12u);
+  EXPECT_NE(html.find("class=\"bar lot\""), std::string::npos) << "the outlier's bar";
+  EXPECT_NE(html.find("LOT OUTLIER"), std::string::npos);
+  // Escaped, not markup; no duplicate ids from the nested single-run pages.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("host-&lt;b&gt;"), std::string::npos);
+  EXPECT_EQ(count(html, "id=\"verdict\""), 1u);
+  EXPECT_EQ(count(html, "<h2>Workloads</h2>"), 0u) << "device pages nest one level down";
+  EXPECT_EQ(count(html, "<h3>Workloads</h3>"), 3u);
+}
+
+TEST(SingleRunHtml, BaselineAndLotVerdictsAreMarkedButDrawNoClaimLine) {
+  RunResult r = sample::run(false, 5);
+  ClaimVerdict b = sample::verdict("randread-4k-qd32", "iops", "IOPS", 150000, 98400, 5, 5);
+  b.kind = "baseline";
+  r.verdicts.push_back(b);
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("<span class=\"kind\">baseline:</span> randread-4k-qd32"), std::string::npos);
+  // The timeline's claim line is the sheet's 97k, not the baseline's 150k.
+  EXPECT_EQ(html.find("claim iops 150"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace storqual::reporting
