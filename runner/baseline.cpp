@@ -117,8 +117,9 @@ std::vector<ClaimVerdict> compare_with_baseline(const reporting::RunResult& base
     std::string worse;
     if (*v.diff_pct < -regression_pct) worse += "IOPS";
     if (d_bw < -regression_pct) worse += std::string(worse.empty() ? "" : ", ") + "bandwidth";
-    if (then.lat_mean_ns > 0 && d_lat > regression_pct)
-      worse += std::string(worse.empty() ? "" : ", ") + "mean latency";
+    // The testcase judges throughput ("baseline: <id> iops"); mean latency is reported in the
+    // message but does not fail it: on a rated (open-loop) workload it moves with whatever else
+    // the host does, and on an unrated one it moves with IOPS anyway (Little's law).
     v.status = worse.empty() ? VerdictStatus::Pass : VerdictStatus::Fail;
     v.message =
         (worse.empty() ? "no regression" : "regression in " + worse) + " against the baseline" +

@@ -17,6 +17,7 @@
 #include "runner/signals.hpp"
 #include "runner/target_preparation.hpp"
 #include "runner/units.hpp"
+#include "runner/verify.hpp"
 #include "runner/workload.hpp"
 
 namespace po = boost::program_options;
@@ -110,7 +111,13 @@ int cmd_bench(const Args& args) {
   }
   for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
   if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;
-  return r.errors.empty() ? kExitPass : kExitRuntime;
+  if (!r.errors.empty()) return kExitRuntime;
+  if (r.integrity) {
+    std::printf("  %s\n", integrity_summary(*r.integrity).c_str());
+    const auto& v = *r.integrity;
+    if (v.corrupted + v.misplaced + v.stale + v.foreign > 0) return kExitClaimFailed;
+  }
+  return kExitPass;
 }
 
 }  // namespace storqual::runner

@@ -29,6 +29,7 @@
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/baseline.hpp"
+#include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
 #include "runner/host_limits.hpp"
@@ -43,6 +44,7 @@
 #include "runner/target_preparation.hpp"
 #include "runner/units.hpp"
 #include "runner/verdict.hpp"
+#include "runner/verify.hpp"
 #include "runner/xml_file.hpp"
 
 namespace storqual::runner {
@@ -271,6 +273,13 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const PassFunction& measure,
                                         std::vector<std::string>& preconditioning) {
+  if (sw.capacity) {
+    CapacityCheck check = *sw.capacity;
+    check.target = w.params.target;
+    RunOptions ro;
+    ro.stop = &install_stop_handlers();
+    return run_capacity_check(check, ro);
+  }
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, false, measure, o.sysfs_root))
       preconditioning.push_back(line);
@@ -448,6 +457,9 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   // 5. Verdicts and reports.
   run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads)
                               : judge_measured_only(suite, run.workloads);
+  // Data integrity of verified workloads is a testcase of its own, claim or not.
+  auto integrity = integrity_verdicts(run.workloads);
+  run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
   if (o.baseline) {
     auto against = compare_with_baseline(*o.baseline, run, o.regression_pct);
     run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());

@@ -53,12 +53,14 @@ bool wait_for(const std::string& path, int tries = 100) {
   return false;
 }
 
-// A mount that is undone when the test leaves, whatever happened.
+// A mount that is undone when the test leaves, whatever happened. Read-only: a read-write ext4
+// mount updates its own superblock and journal in the background, which would change the device's
+// hash without storqual writing anything; mounted read-only it is still mounted, and quiet.
 class Mount {
  public:
   Mount(const std::string& device, const fs::path& dir) : dir_(dir) {
     fs::create_directories(dir);
-    auto r = run_command({"mount", device, dir.string()});
+    auto r = run_command({"mount", "-o", "ro", device, dir.string()});
     if (r.exit_code != 0) throw std::runtime_error("mount " + device + ": " + r.err);
     mounted_ = true;
   }

@@ -7,6 +7,8 @@
 // RunOptions::wrap_engine) is inconclusive with the window's numbers.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -130,6 +132,10 @@ TEST(SniaIops, A4KnDeviceSkipsTheHalfKiBCellsWithTheReason) {
 
 TEST(LatencySearchOnZram, MonotoneCurveAndAPlainRunAgrees) {
   STORQUAL_REQUIRE_ROOT();
+  // Its assertions are figures (monotone latency, IOPS within 5% of a plain run), which a shared
+  // 2-core machine running other tests beside it cannot hold reliably: a benchmark, run on purpose.
+  if (!std::getenv("STORQUAL_TIMING_TESTS"))
+    GTEST_SKIP() << "timing-dependent: set STORQUAL_TIMING_TESTS=1 on a quiet machine";
   std::unique_ptr<testing::ZramDevice> zram;
   try {
     zram = std::make_unique<testing::ZramDevice>(64ull << 20);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Baseline comparison: the regression rule per workload (IOPS, bandwidth, mean latency), what is
-// skipped or an error, and the identity check (same device, same model, another model refused).
+// Baseline comparison: the regression rule per workload (IOPS, bandwidth; mean latency reported),
+// what is skipped or an error, and the identity check (same device, same model, another model
+// refused).
 #include <gtest/gtest.h>
 
 #include "reporting/result.hpp"
@@ -49,16 +50,16 @@ TEST(Baseline, TwentyPercentFewerIopsInOneWorkloadFailsOnlyThatOne) {
   EXPECT_NE(v[1].message.find("regression in IOPS"), std::string::npos) << v[1].message;
 }
 
-TEST(Baseline, BandwidthDropOrLatencyRiseAloneFails) {
+TEST(Baseline, BandwidthDropAloneFailsALatencyRiseIsReportedNotFailed) {
   const RunResult old = scaled(1, 1);
   RunResult bw = scaled(1, 1);
   bw.workloads[2].read->bw_bytes *= 0.9;
   EXPECT_EQ(compare_with_baseline(old, bw, 5)[2].status, VerdictStatus::Fail);
+  // The testcase judges throughput; a mean latency 20% higher is in its message only.
   const auto lat = compare_with_baseline(old, scaled(1, 1.2), 5);
-  EXPECT_EQ(lat[0].status, VerdictStatus::Fail);
+  EXPECT_EQ(lat[0].status, VerdictStatus::Pass);
   EXPECT_NE(lat[0].message.find("mean latency"), std::string::npos) << lat[0].message;
-  // 20% is within a 25% regression allowance.
-  EXPECT_EQ(compare_with_baseline(old, scaled(1, 1.2), 25)[0].status, VerdictStatus::Pass);
+  EXPECT_NE(lat[0].message.find("+20.0%"), std::string::npos) << lat[0].message;
 }
 
 TEST(Baseline, MissingWorkloadIsSkippedAndAFailedOneIsAnError) {
