@@ -89,10 +89,16 @@ class Device:
                 time.sleep(0.1)
             os.unlink(self.backing)
         else:
-            with open(f"/sys/block/zram{self.id}/reset", "w") as f:
-                f.write("1")
-            with open("/sys/class/zram-control/hot_remove", "w") as f:
-                f.write(str(self.id))
+            # A device just closed by a child can be busy for a moment (udev probing): retry.
+            for _ in range(100):
+                try:
+                    with open(f"/sys/block/zram{self.id}/reset", "w") as f:
+                        f.write("1")
+                    with open("/sys/class/zram-control/hot_remove", "w") as f:
+                        f.write(str(self.id))
+                    break
+                except OSError:
+                    time.sleep(0.1)
 
 
 def disk_stat(dev):
