@@ -16,13 +16,6 @@
 namespace storqual::runner {
 namespace {
 
-std::uint64_t monotonic_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 __extension__ typedef unsigned __int128 U128;
 
 struct TscCalibration {
@@ -52,9 +45,9 @@ const TscCalibration& calibration() {
   std::call_once(once, [] {
 #if defined(__x86_64__)
     if (!kernel_trusts_tsc()) return;
-    std::uint64_t ns0 = monotonic_ns(), tsc0 = __rdtsc();
+    std::uint64_t ns0 = monotonic_now_ns(), tsc0 = __rdtsc();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    std::uint64_t ns1 = monotonic_ns(), tsc1 = __rdtsc();
+    std::uint64_t ns1 = monotonic_now_ns(), tsc1 = __rdtsc();
     if (tsc1 <= tsc0 || ns1 <= ns0) return;
     cal.mult = static_cast<std::uint64_t>((static_cast<U128>(ns1 - ns0) << 32) / (tsc1 - tsc0));
     cal.base_tsc = tsc1;
@@ -69,6 +62,13 @@ const TscCalibration& calibration() {
 
 }  // namespace
 
+std::uint64_t monotonic_now_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 bool tsc_clock_usable() noexcept {
   return calibration().usable;
 }
@@ -81,7 +81,7 @@ std::uint64_t fast_now_ns() noexcept {
     return cal.base_ns + static_cast<std::uint64_t>((static_cast<U128>(delta) * cal.mult) >> 32);
   }
 #endif
-  return monotonic_ns();
+  return monotonic_now_ns();
 }
 
 const char* clock_description() noexcept {

@@ -14,6 +14,9 @@
 
 namespace storqual::runner {
 
+// clock_gettime(CLOCK_MONOTONIC) in nanoseconds: the reference the TSC is calibrated against.
+[[nodiscard]] std::uint64_t monotonic_now_ns() noexcept;
+
 // Calibrates on first use (20 ms, thread-safe) and says which source is in use.
 [[nodiscard]] bool tsc_clock_usable() noexcept;
 // Nanoseconds from the TSC when usable, else from CLOCK_MONOTONIC. Same epoch either way is NOT

@@ -35,13 +35,6 @@ using engines::Engine;
 using engines::IoRequest;
 using engines::QueueStatus;
 
-std::uint64_t monotonic_now_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 namespace {
 
 // xoshiro256** (Blackman and Vigna): fast, good enough for offsets and buffer contents.

@@ -33,7 +33,6 @@
 namespace storqual::runner {
 
 using NowFunction = std::uint64_t (*)() noexcept;  // nanoseconds on a monotonic clock
-[[nodiscard]] std::uint64_t monotonic_now_ns() noexcept;
 
 // Live figures for a progress line, updated by the job threads (relaxed atomics).
 struct LiveCounters {
