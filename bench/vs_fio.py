@@ -227,10 +227,13 @@ def main():
     ap.add_argument("--fidelity", action="store_true")
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--storqual-args", default="",
+                    help="extra options for every storqual run, e.g. '--iodepth_batch_submit 8'")
     a = ap.parse_args()
     binary = storqual_binary()
     if not shutil.which("fio"):
         sys.exit("vs-fio: fio is not installed (apt-get install fio)")
+    extra = a.storqual_args.split()
     cases = [c for c in a.cases.split(",") if c]
     for c in cases:
         if c not in CASES:
@@ -244,7 +247,7 @@ def main():
                f" {'ratio':>6} {'p99 sq':>8} {'p99 fio':>8} {'cpu sq':>7} {'cpu fio':>7}  fio range")
         print(hdr)
         for case in cases:
-            storqual_run(binary, target, case, 1, size=a.size)  # warm-up of each
+            storqual_run(binary, target, case, 1, size=a.size, extra=extra)  # warm-up of each
             fio_run(target, case, 1, size=a.size)
             sq, fi = [], []
             order = []
@@ -252,7 +255,7 @@ def main():
                 order += ["sq", "fio"] if i % 2 == 0 else ["fio", "sq"]
             for who in order:
                 if who == "sq":
-                    sq.append(storqual_run(binary, target, case, rt, size=a.size))
+                    sq.append(storqual_run(binary, target, case, rt, size=a.size, extra=extra))
                 else:
                     fi.append(fio_run(target, case, rt, size=a.size))
             med = lambda runs, k: statistics.median(r[k] for r in runs)

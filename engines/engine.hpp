@@ -72,6 +72,11 @@ struct EngineConfig {
   bool sqpoll = false;           // io_uring: kernel submission thread
   bool iopoll = false;           // io_uring: polled completions (needs O_DIRECT and a poll queue)
   unsigned batch_submit = 0;     // hint: requests per commit (0 = whatever is queued)
+  // io_uring: before sleeping for completions, poll for them this long (0: always sleep). A
+  // thread that sleeps must be woken for each completion, and on a fast device that wake-up is
+  // paid by the completing CPU per I/O; polling briefly keeps the waiter awake when completions
+  // come quicker than a wake-up. The engine stops polling when the device turns out slower.
+  std::uint32_t spin_wait_ns = 0;
 };
 
 // Setup failures (open, ring creation, registration) with a message fit for the user and the errno.
@@ -107,6 +112,9 @@ class Engine {
   [[nodiscard]] virtual std::uint32_t logical_block_size() const noexcept = 0;
   // The file descriptor, or -1 (null engine). For ioctls such as BLKDISCARD by the runner.
   [[nodiscard]] virtual int fd() const noexcept = 0;
+  // CPU time spent polling for completions (EngineConfig::spin_wait_ns) since open(): CPU used to
+  // wait, not to work, so that a job thread that polls is not taken for a CPU-bound one.
+  [[nodiscard]] virtual std::uint64_t spin_ns() const noexcept { return 0; }
 };
 
 struct Availability {

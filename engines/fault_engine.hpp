@@ -173,6 +173,7 @@ class FaultEngine final : public Engine {
     return inner_->logical_block_size();
   }
   [[nodiscard]] int fd() const noexcept override { return inner_->fd(); }
+  [[nodiscard]] std::uint64_t spin_ns() const noexcept override { return inner_->spin_ns(); }
 
   [[nodiscard]] const FaultCounts& counts() const noexcept { return counts_; }
   [[nodiscard]] Engine& inner() noexcept { return *inner_; }

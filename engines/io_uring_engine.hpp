@@ -35,16 +35,23 @@ class IoUringEngine final : public Engine {
     return target_.logical_block_size();
   }
   [[nodiscard]] int fd() const noexcept override { return target_.fd(); }
+  [[nodiscard]] std::uint64_t spin_ns() const noexcept override { return spin_ns_; }
 
  private:
   unsigned take_ready(IoRequest** out, unsigned room) noexcept;
   int enable_on_this_thread() noexcept;
   void drain_in_flight() noexcept;
+  unsigned poll_for(unsigned min, unsigned max, IoRequest** out, unsigned got) noexcept;
 
   io_uring ring_{};
   bool ring_ready_ = false;  // ring_ initialised
   bool enabled_ = false;     // created IORING_SETUP_R_DISABLED and not enabled yet when false
   bool defer_taskrun_ = false;
+  bool taskrun_flag_ = false;  // the kernel flags pending completion work in the SQ ring flags
+  std::uint32_t spin_wait_ns_ = 0;
+  unsigned spin_misses_ = 0;   // consecutive polls that ended without a completion
+  unsigned spin_pause_ = 0;    // waits left to sleep through before polling again
+  std::uint64_t spin_ns_ = 0;  // time spent polling
   TargetFile target_;
   std::vector<io_uring_cqe*> cqes_;  // reap batch, sized at open()
   unsigned depth_ = 1;

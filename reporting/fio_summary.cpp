@@ -136,8 +136,10 @@ std::string format_fio_summary(const WorkloadResult& w) {
          p.ioengine.c_str());
   if (w.read) direction_block(out, "read", *w.read, w, true);
   if (w.write) direction_block(out, "write", *w.write, w, false);
-  append(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, busiest thread=%.1f%%\n", w.cpu.usr_pct,
+  append(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, busiest thread=%.1f%%", w.cpu.usr_pct,
          w.cpu.sys_pct, w.cpu.max_thread_pct);
+  if (w.cpu.spin_pct > 0) append(out, " (polling for completions: %.1f%%)", w.cpu.spin_pct);
+  out += "\n";
   for (const auto& e : w.errors) out += "  error: " + e + "\n";
   return out;
 }

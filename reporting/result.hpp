@@ -49,7 +49,8 @@ struct TimelinePoint {
 struct CpuUsage {
   double usr_pct = 0;  // of one CPU, over the measured wall time, all job threads together
   double sys_pct = 0;
-  double max_thread_pct = 0;  // the busiest job thread (usr+sys) as a share of one CPU
+  double max_thread_pct = 0;  // the busiest job thread (usr+sys, polling excluded), of one CPU
+  double spin_pct = 0;        // of usr+sys, time spent polling for completions (spin_wait)
 };
 
 // fio's vocabulary. Sizes in bytes, durations in seconds.

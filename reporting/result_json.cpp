@@ -87,7 +87,8 @@ Json workload_json(const WorkloadResult& w) {
   if (w.write) j["write"] = direction_json(*w.write);
   j["cpu"] = {{"usr_pct", number(w.cpu.usr_pct)},
               {"sys_pct", number(w.cpu.sys_pct)},
-              {"max_thread_pct", number(w.cpu.max_thread_pct)}};
+              {"max_thread_pct", number(w.cpu.max_thread_pct)},
+              {"spin_pct", number(w.cpu.spin_pct)}};
   j["elapsed_s"] = number(w.elapsed_s);
   Json timeline = Json::array();
   for (const auto& t : w.timeline)
@@ -376,6 +377,7 @@ WorkloadResult read_workload(const Node& n) {
     c.get("usr_pct", w.cpu.usr_pct);
     c.get("sys_pct", w.cpu.sys_pct);
     c.get("max_thread_pct", w.cpu.max_thread_pct);
+    c.get("spin_pct", w.cpu.spin_pct);
   }
   n.get("elapsed_s", w.elapsed_s);
   if (n.has("timeline")) {

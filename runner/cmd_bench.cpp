@@ -13,6 +13,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
+#include "runner/fault_spec.hpp"
 #include "runner/job_runner.hpp"
 #include "runner/signals.hpp"
 #include "runner/target_preparation.hpp"
@@ -48,8 +49,12 @@ po::options_description bench_options() {
 
 int cmd_bench(const Args& args) {
   auto opts = bench_options();
+  po::options_description hidden;
+  hidden.add_options()("inject-fault", po::value<std::string>());  // runner/fault_spec.hpp
+  po::options_description all;
+  all.add(opts).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::store(po::command_line_parser(args).options(all).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -92,6 +97,13 @@ int cmd_bench(const Args& args) {
   RunOptions run;
   run.stop = &install_stop_handlers();
   if (vm.count("lat-log")) run.lat_log_path = vm["lat-log"].as<std::string>();
+  if (vm.count("inject-fault")) {
+    run.wrap_engine = [plan = parse_fault_plan(vm["inject-fault"].as<std::string>())](
+                          std::unique_ptr<engines::Engine> e) {
+      return std::unique_ptr<engines::Engine>(
+          std::make_unique<engines::FaultEngine>(std::move(e), plan));
+    };
+  }
   reporting::Environment env = capture_environment();
   reporting::WorkloadResult r = run_workload(spec, run);
 

@@ -7,6 +7,7 @@
 
 #include "runner/baseline.hpp"
 #include "runner/cli.hpp"
+#include "runner/fault_spec.hpp"
 #include "runner/fleet_run.hpp"
 #include "runner/qualification.hpp"
 #include "runner/units.hpp"
@@ -50,7 +51,8 @@ int cmd_run(const Args& args) {
       "with --allow-destructive: ignore a filesystem/partition signature");
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
-      "nvme-capture", po::value<std::string>())("suite-dir", po::value<std::vector<std::string>>());
+      "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(
+      "suite-dir", po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(visible).add(hidden);
   po::variables_map vm;
@@ -81,6 +83,8 @@ int cmd_run(const Args& args) {
   o.force = vm["force"].as<bool>();
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
+  if (vm.count("inject-fault"))
+    o.fault_plan = parse_fault_plan(vm["inject-fault"].as<std::string>());
   if (vm.count("suite-dir")) o.suite_dirs = vm["suite-dir"].as<std::vector<std::string>>();
   const bool any_model = vm["baseline-any-model"].as<bool>();
   if (vm.count("baseline")) {

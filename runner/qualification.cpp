@@ -23,6 +23,7 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
+#include "engines/fault_engine.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -181,13 +182,25 @@ void scale_workload(WorkloadSpec& w, const QualificationOptions& o) {
   if (o.size) w.params.size = *o.size;
 }
 
+// The hidden --inject-fault seam: every engine of the run inside a FaultEngine.
+std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)> fault_wrapper(
+    const QualificationOptions& o) {
+  if (!o.fault_plan) return {};
+  return [plan = *o.fault_plan](std::unique_ptr<engines::Engine> e) {
+    return std::unique_ptr<engines::Engine>(
+        std::make_unique<engines::FaultEngine>(std::move(e), plan));
+  };
+}
+
 // Runs one workload with a live progress line; the job threads run while this thread reports.
 reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::size_t index,
                                                 std::size_t count, std::atomic<bool>& stop,
-                                                reporting::LiveProgress& progress) {
+                                                reporting::LiveProgress& progress,
+                                                const QualificationOptions& o) {
   LiveCounters live;
   RunOptions ro;
   ro.stop = &stop;
+  ro.wrap_engine = fault_wrapper(o);
   ro.live = &live;
   double expected = spec.params.runtime_s > 0 ? spec.params.runtime_s + spec.params.ramp_time_s : 0;
   progress.start_workload(index, count, spec.id, expected);
@@ -278,6 +291,7 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     check.target = w.params.target;
     RunOptions ro;
     ro.stop = &install_stop_handlers();
+    ro.wrap_engine = fault_wrapper(o);
     return run_capacity_check(check, ro);
   }
   if (sw.precondition)
@@ -418,7 +432,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     reporting::WorkloadResult r;
     std::vector<std::string> preconditioning;
     auto measure = [&](const WorkloadSpec& w) {
-      return measure_with_progress(w, i + 1, plan.size(), stop, progress);
+      return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
     try {
       if (i == 0 && suite.precondition)

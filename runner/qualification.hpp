@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/fault_engine.hpp"
 #include "reporting/result.hpp"
 
 namespace storqual::runner {
@@ -28,7 +29,9 @@ struct QualificationOptions {
   bool force = false;
   std::string sysfs_root = "/sys";          // hidden: a captured tree
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
-  std::vector<std::string> suite_dirs;      // where standard suites are looked for (empty: default)
+  // hidden --inject-fault: every engine of the run wrapped in a FaultEngine (runner/fault_spec.hpp)
+  std::optional<engines::FaultPlan> fault_plan;
+  std::vector<std::string> suite_dirs;  // where standard suites are looked for (empty: default)
   std::FILE* console = stdout;
   // --baseline OLD.json: each workload is also compared with the same workload of this earlier
   // result ("baseline: <id> iops" verdicts, runner/baseline.hpp); --regression: the allowed drop.

@@ -111,6 +111,20 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.iodepth_batch = parse_uint("iodepth_batch_submit", v, 0, kMaxIodepth);
      }},
+    {"spin_wait",
+     "io_uring: poll for completions this long before sleeping (auto: 20us while the jobs leave "
+     "a CPU free, else 0)",
+     "auto", "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       if (v == "auto") {
+         w.spin_wait_s = -1;
+         return;
+       }
+       w.spin_wait_s = bounded_duration("spin_wait", v);
+       if (w.spin_wait_s > 0.01)
+         throw UnitError("spin_wait: at most 10ms (a longer poll only burns CPU), got '" +
+                         std::string(v) + "'");
+     }},
     {"log_avg_msec", "timeline interval", "1000", "int",
      [](WorkloadSpec& w, std::string_view v) {
        w.interval_s = parse_uint("log_avg_msec", v, 10, 3600000) / 1000.0;

@@ -25,6 +25,7 @@ struct WorkloadSpec {
   bool sqpoll = false;
   bool iopoll = false;
   unsigned iodepth_batch = 0;  // requests per submit; 0 = all that are ready
+  double spin_wait_s = -1;     // io_uring: poll this long before sleeping; < 0 = auto
   double interval_s = 1.0;     // timeline interval
   double io_timeout_s = 0;     // a request outstanding longer than this is an error (0 = off)
   bool continue_on_error = false;
