@@ -93,12 +93,89 @@ SmartLogPage LibnvmeAdmin::smart_log() {
   return page;
 }
 
+void LibnvmeAdmin::format_namespace(std::uint8_t secure_erase) {
+  nvme_id_ns ns{};
+  if (int rc = nvme_identify_ns(fd_, nsid_, &ns); rc != 0)
+    throw NvmeError(command_failure(devnode_, "identify namespace", rc));
+  __u8 flbas = 0;
+  nvme_id_ns_flbas_to_lbaf_inuse(ns.flbas, &flbas);
+  __u32 result = 0;
+  nvme_format_nvm_args args{};
+  args.result = &result;
+  args.args_size = sizeof(args);
+  args.fd = fd_;
+  args.timeout = 3'600'000;  // ms: a format may erase every block
+  args.nsid = nsid_;
+  args.mset = static_cast<nvme_cmd_format_mset>((ns.flbas >> 4) & 1);
+  args.pi = static_cast<nvme_cmd_format_pi>(ns.dps & 7);
+  args.pil = static_cast<nvme_cmd_format_pil>((ns.dps >> 3) & 1);
+  args.ses = static_cast<nvme_cmd_format_ses>(secure_erase);
+  args.lbaf = flbas & 0xf;
+  args.lbafu = static_cast<__u8>((flbas >> 4) & 0x3);
+  if (int rc = nvme_format_nvm(&args); rc != 0)
+    throw NvmeError(command_failure(devnode_, "format NVM", rc));
+}
+
+void LibnvmeAdmin::start_sanitize(SanitizeAction action) {
+  __u32 result = 0;
+  nvme_sanitize_nvm_args args{};
+  args.result = &result;
+  args.args_size = sizeof(args);
+  args.fd = fd_;
+  args.sanact = static_cast<nvme_sanitize_sanact>(action);
+  args.owpass = 1;
+  if (int rc = nvme_sanitize_nvm(&args); rc != 0)
+    throw NvmeError(command_failure(devnode_, "sanitize", rc));
+}
+
+SanitizeLogPage LibnvmeAdmin::sanitize_log() {
+  nvme_sanitize_log_page log{};
+  if (int rc = nvme_get_log_sanitize(fd_, false, &log); rc != 0)
+    throw NvmeError(command_failure(devnode_, "sanitize status log", rc));
+  SanitizeLogPage page;
+  std::memcpy(page.data(), &log, page.size());
+  return page;
+}
+
 CapturedNvmeAdmin::CapturedNvmeAdmin(const std::filesystem::path& dir,
                                      std::vector<std::string> smart_files)
     : ctrl_(read_page<4096>(dir / "identify-ctrl.bin")),
       ns_(read_page<4096>(dir / "identify-ns.bin")) {
   for (const auto& f : smart_files) smart_.push_back(read_page<512>(dir / f));
   if (smart_.empty()) throw NvmeError("CapturedNvmeAdmin needs at least one SMART log page");
+}
+
+void CapturedNvmeAdmin::format_namespace(std::uint8_t secure_erase) {
+  issued_.push_back("format ses=" + std::to_string(secure_erase));
+}
+
+void CapturedNvmeAdmin::start_sanitize(SanitizeAction action) {
+  issued_.push_back("sanitize sanact=" + std::to_string(static_cast<unsigned>(action)));
+  sanitizing_ = true;
+  sanitize_polls_ = 0;
+}
+
+SanitizeLogPage CapturedNvmeAdmin::sanitize_log() {
+  SanitizeLogPage page{};
+  std::uint16_t sstat = NVME_SANITIZE_SSTAT_STATUS_NEVER_SANITIZED;
+  std::uint16_t sprog = 0;
+  if (sanitizing_) {
+    if (sanitize_polls_ < sanitize_polls_in_progress_) {
+      sstat = NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS;
+      sprog = static_cast<std::uint16_t>(65535u * (sanitize_polls_ + 1) /
+                                         (sanitize_polls_in_progress_ + 1));
+      ++sanitize_polls_;
+    } else {
+      sstat = sanitize_success_ ? NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS
+                                : NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED;
+      sprog = 65535;
+    }
+  }
+  page[0] = static_cast<std::uint8_t>(sprog & 0xff);
+  page[1] = static_cast<std::uint8_t>(sprog >> 8);
+  page[2] = static_cast<std::uint8_t>(sstat & 0xff);
+  page[3] = static_cast<std::uint8_t>(sstat >> 8);
+  return page;
 }
 
 SmartLogPage CapturedNvmeAdmin::smart_log() {

@@ -21,6 +21,10 @@ class NvmeError : public std::runtime_error {
 
 using IdentifyPage = std::array<std::uint8_t, 4096>;
 using SmartLogPage = std::array<std::uint8_t, 512>;
+using SanitizeLogPage = std::array<std::uint8_t, 512>;
+
+// Sanitize actions (SANACT of the Sanitize command).
+enum class SanitizeAction : std::uint8_t { BlockErase = 2, Overwrite = 3, CryptoErase = 4 };
 
 // The admin commands we issue. Each call returns the raw page or throws NvmeError naming the
 // device and the failure (errno text or NVMe status).
@@ -30,6 +34,14 @@ class NvmeAdmin {
   [[nodiscard]] virtual IdentifyPage identify_controller() = 0;
   [[nodiscard]] virtual IdentifyPage identify_namespace() = 0;  // the namespace behind the device
   [[nodiscard]] virtual SmartLogPage smart_log() = 0;           // controller-wide (NSID FFFFFFFFh)
+  // Destructive, for purge before a measurement (devices/nvme_purge.hpp decides whether to):
+  // Format NVM of the namespace behind the device with its current LBA format and the given
+  // secure-erase setting (1 = user data erase, 2 = cryptographic erase); returns when the
+  // controller completes the command.
+  virtual void format_namespace(std::uint8_t secure_erase) = 0;
+  // Starts a sanitize of the whole NVM subsystem; it runs in the background (sanitize_log()).
+  virtual void start_sanitize(SanitizeAction action) = 0;
+  [[nodiscard]] virtual SanitizeLogPage sanitize_log() = 0;  // log page 81h
 };
 
 // libnvme on a namespace block device (/dev/nvme0n1) or a controller (/dev/nvme0; then
@@ -43,6 +55,9 @@ class LibnvmeAdmin final : public NvmeAdmin {
   IdentifyPage identify_controller() override;
   IdentifyPage identify_namespace() override;
   SmartLogPage smart_log() override;
+  void format_namespace(std::uint8_t secure_erase) override;
+  void start_sanitize(SanitizeAction action) override;
+  SanitizeLogPage sanitize_log() override;
 
  private:
   std::string devnode_;
@@ -53,6 +68,9 @@ class LibnvmeAdmin final : public NvmeAdmin {
 // Replays pages from a directory: identify-ctrl.bin (4096 bytes), identify-ns.bin (4096 bytes) and
 // the SMART logs given in order (512 bytes each; by default smart-log.bin); each smart_log() call
 // returns the next one and the last one again once they run out (before/after snapshots).
+// Destructive commands are not issued anywhere: they are recorded (issued()) and a sanitize
+// reports "in progress" for `sanitize_polls_in_progress` sanitize_log() calls, then the outcome
+// set with set_sanitize_outcome (success by default).
 class CapturedNvmeAdmin final : public NvmeAdmin {
  public:
   CapturedNvmeAdmin(const std::filesystem::path& dir,
@@ -60,12 +78,28 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
   IdentifyPage identify_controller() override { return ctrl_; }
   IdentifyPage identify_namespace() override { return ns_; }
   SmartLogPage smart_log() override;
+  void format_namespace(std::uint8_t secure_erase) override;
+  void start_sanitize(SanitizeAction action) override;
+  SanitizeLogPage sanitize_log() override;
+
+  // Test hooks.
+  void set_controller_page(const IdentifyPage& page) { ctrl_ = page; }
+  void set_sanitize_outcome(bool success, unsigned polls_in_progress) {
+    sanitize_success_ = success;
+    sanitize_polls_in_progress_ = polls_in_progress;
+  }
+  [[nodiscard]] const std::vector<std::string>& issued() const { return issued_; }
 
  private:
   IdentifyPage ctrl_{};
   IdentifyPage ns_{};
   std::vector<SmartLogPage> smart_;
   std::size_t next_smart_ = 0;
+  std::vector<std::string> issued_;
+  bool sanitizing_ = false;
+  bool sanitize_success_ = true;
+  unsigned sanitize_polls_in_progress_ = 2;
+  unsigned sanitize_polls_ = 0;
 };
 
 // An unsigned 128-bit little-endian counter of the SMART log (data units, hours, errors).

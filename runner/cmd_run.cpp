@@ -48,7 +48,9 @@ int cmd_run(const Args& args) {
       "override every workload's size (e.g. a small scratch file)")(
       "allow-destructive", po::bool_switch(), "allow write workloads on a block device or file")(
       "force", po::bool_switch(),
-      "with --allow-destructive: ignore a filesystem/partition signature");
+      "with --allow-destructive: ignore a filesystem/partition signature")(
+      "allow-nvme-purge", po::bool_switch(),
+      "let a suite's purge=\"format\" or \"sanitize\" erase the whole NVMe namespace or subsystem");
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
       "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(
@@ -81,6 +83,9 @@ int cmd_run(const Args& args) {
   if (vm.count("size")) o.size = parse_size(vm["size"].as<std::string>());
   o.allow_destructive = vm["allow-destructive"].as<bool>();
   o.force = vm["force"].as<bool>();
+  o.allow_nvme_purge = vm["allow-nvme-purge"].as<bool>();
+  if (o.allow_nvme_purge && !o.allow_destructive)
+    throw UsageError("--allow-nvme-purge needs --allow-destructive");
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
   if (vm.count("inject-fault"))

@@ -72,17 +72,28 @@ std::string_view to_string(PurgeMethod m) noexcept {
 }
 
 std::string purge_range(const std::string& path, std::uint64_t offset, std::uint64_t size,
-                        PurgeMethod method, bool allow_nvme_purge, const std::string& sysfs_root) {
+                        PurgeMethod method, const NvmePurgeAccess& nvme,
+                        const std::string& sysfs_root) {
   if (method == PurgeMethod::None) return "purge: none asked";
   if (method == PurgeMethod::NvmeFormat || method == PurgeMethod::NvmeSanitize) {
     std::string name(to_string(method));
-    if (!allow_nvme_purge)
+    if (!nvme.allowed)
       throw PreconditionRefused("purge=" + name +
                                 " erases the whole NVMe namespace, not only the tested range; it "
                                 "needs the explicit flag --allow-nvme-purge");
-    throw PreconditionRefused("purge=" + name +
-                              " is not implemented (no NVMe format or sanitize command is "
-                              "issued); use purge=\"discard\"");
+    if (nvme.admin == nullptr)
+      throw PreconditionRefused("purge=" + name + ": " + path +
+                                " is not an NVMe device (or its NVMe admin interface cannot be "
+                                "opened); use purge=\"discard\"");
+    try {
+      return devices::nvme_purge(*nvme.admin,
+                                 method == PurgeMethod::NvmeFormat
+                                     ? devices::NvmePurgeKind::Format
+                                     : devices::NvmePurgeKind::Sanitize,
+                                 path, nvme.timing);
+    } catch (const std::exception& e) {  // NvmePurgeError, NvmeError
+      throw PreconditionRefused(e.what());
+    }
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
@@ -160,12 +171,13 @@ std::string precondition_independent(const WorkloadSpec& workload,
 }
 
 std::vector<std::string> run_preconditioning(const WorkloadSpec& workload, const Precondition& p,
-                                             bool allow_nvme_purge, const PreconditionPass& measure,
+                                             const NvmePurgeAccess& nvme,
+                                             const PreconditionPass& measure,
                                              const std::string& sysfs_root) {
   std::vector<std::string> lines;
   if (p.purge != PurgeMethod::None)
     lines.push_back(purge_range(workload.params.target, workload.params.offset,
-                                workload.params.size, p.purge, allow_nvme_purge, sysfs_root));
+                                workload.params.size, p.purge, nvme, sysfs_root));
   if (p.independent) lines.push_back(precondition_independent(workload, measure));
   if (p.dependent)
     lines.push_back("workload-dependent: the workload itself in rounds until steady (SNIA PTS)");

@@ -7,8 +7,9 @@
 // Purge: on a block device, BLKDISCARD of [offset, offset+size) when the device supports discard
 // (queue/discard_max_bytes > 0 in sysfs); on a regular file, fallocate(PUNCH_HOLE|KEEP_SIZE) over
 // the range. A device without discard is reported ("not purged: ..."), not an error. NVMe format
-// and sanitize erase the whole namespace, not the range: they are refused unless explicitly
-// allowed, and even then not issued (not implemented; there is no NVMe device to test them on).
+// and sanitize erase the whole namespace (sanitize: the whole subsystem), not the range: they are
+// refused unless explicitly allowed (--allow-nvme-purge), and then issued through the device's
+// NVMe admin interface (devices/nvme_purge.hpp), which checks that the controller supports them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "devices/nvme_purge.hpp"
 #include "reporting/result.hpp"
 #include "runner/workload.hpp"
 
@@ -42,10 +44,20 @@ class PreconditionRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an NVMe format/sanitize purge may use: the explicit permission and the device's admin
+// interface (null: the target is not an NVMe device, or its admin interface could not be opened).
+struct NvmePurgeAccess {
+  bool allowed = false;
+  devices::NvmeAdmin* admin = nullptr;
+  devices::NvmePurgeTiming timing{};
+};
+
 // Purges [offset, offset+size) of `path` as above; returns the report line. Throws
-// PreconditionRefused for format/sanitize (and for a discard the kernel refuses with an error).
+// PreconditionRefused for a format/sanitize that is not allowed, not possible or failed, and for a
+// discard the kernel refuses with an error.
 [[nodiscard]] std::string purge_range(const std::string& path, std::uint64_t offset,
-                                      std::uint64_t size, PurgeMethod method, bool allow_nvme_purge,
+                                      std::uint64_t size, PurgeMethod method,
+                                      const NvmePurgeAccess& nvme = {},
                                       const std::string& sysfs_root = "/sys");
 
 using PreconditionPass = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
@@ -59,7 +71,7 @@ using PreconditionPass = std::function<reporting::WorkloadResult(const WorkloadS
 // plus a line for `dependent` (which the caller carries out with rounds).
 [[nodiscard]] std::vector<std::string> run_preconditioning(const WorkloadSpec& workload,
                                                            const Precondition& p,
-                                                           bool allow_nvme_purge,
+                                                           const NvmePurgeAccess& nvme,
                                                            const PreconditionPass& measure,
                                                            const std::string& sysfs_root = "/sys");
 

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -269,6 +271,7 @@ double engine_ceiling_iops(const WorkloadSpec& w) {
 std::vector<std::string> precondition_suite(const Suite& suite,
                                             const std::vector<WorkloadSpec>& plan,
                                             const QualificationOptions& o,
+                                            const NvmePurgeAccess& nvme,
                                             const PassFunction& measure) {
   WorkloadSpec region = plan.front();
   region.params.offset = 0;
@@ -276,7 +279,7 @@ std::vector<std::string> precondition_suite(const Suite& suite,
   for (const auto& p : plan)
     region.params.size = std::max(region.params.size, p.params.offset + p.params.size);
   std::vector<std::string> lines;
-  for (auto& line : run_preconditioning(region, *suite.precondition, false, measure, o.sysfs_root))
+  for (auto& line : run_preconditioning(region, *suite.precondition, nvme, measure, o.sysfs_root))
     lines.push_back("suite: " + line);
   return lines;
 }
@@ -284,7 +287,8 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 // One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
 // steady state, a sustained write or a plain run.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
-                                        const QualificationOptions& o, const PassFunction& measure,
+                                        const QualificationOptions& o, const NvmePurgeAccess& nvme,
+                                        const PassFunction& measure,
                                         std::vector<std::string>& preconditioning) {
   if (sw.capacity) {
     CapacityCheck check = *sw.capacity;
@@ -295,7 +299,7 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     return run_capacity_check(check, ro);
   }
   if (sw.precondition)
-    for (auto& line : run_preconditioning(w, *sw.precondition, false, measure, o.sysfs_root))
+    for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
   if (sw.latency_search) {
     reporting::WorkloadResult best =
@@ -321,6 +325,22 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     named.id = w.id + " (round " + std::to_string(round) + ")";
     return measure(named);
   });
+}
+
+// Why the device is gone after workload `r`, or "" when it is still there: an I/O or the open
+// failed with ENXIO or ENODEV (the kernel's "no such device"), or the target's path vanished.
+// Nothing after such a workload can run.
+std::string device_gone(const reporting::WorkloadResult& r, int open_errno,
+                        const std::string& target) {
+  auto gone_errno = [](int e) { return e == ENXIO || e == ENODEV; };
+  int e = 0;
+  if (gone_errno(open_errno)) e = open_errno;
+  for (const auto* d : {&r.read, &r.write})
+    if (!e && *d && (*d)->errors && gone_errno((*d)->first_errno)) e = (*d)->first_errno;
+  if (e) return std::string(std::strerror(e)) + " (" + strerrorname_np(e) + ")";
+  std::error_code ec;
+  if (!r.errors.empty() && !fs::exists(target, ec)) return target + " no longer exists";
+  return "";
 }
 
 }  // namespace
@@ -426,24 +446,26 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
 
   // 4. Health before, the workloads, health after.
   auto before = snapshot(admin.get(), notes);
+  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
     reporting::WorkloadResult r;
+    int open_errno = 0;  // the errno of an engine that could not open the target
     std::vector<std::string> preconditioning;
     auto measure = [&](const WorkloadSpec& w) {
       return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
     try {
       if (i == 0 && suite.precondition)
-        preconditioning = precondition_suite(suite, plan, o, measure);
+        preconditioning = precondition_suite(suite, plan, o, nvme_purge, measure);
       if (auto unfit = unfit_block_size(plan[i])) {
         r.id = plan[i].id;
         r.params = plan[i].params;
         r.skipped = *unfit;
         std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
       } else {
-        r = measure_entry(suite.workloads[i], plan[i], o, measure, preconditioning);
+        r = measure_entry(suite.workloads[i], plan[i], o, nvme_purge, measure, preconditioning);
         r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                          read_pcie_link(o.sysfs_root, resolved.device));
       }
@@ -452,6 +474,16 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
       r.params = plan[i].params;
       r.fio_command = fio_command(plan[i]);
       r.errors.push_back(e.what());
+      if (const auto* ee = dynamic_cast<const engines::EngineError*>(&e)) {
+        // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
+        // needed it, at the start of the region, like an I/O error.
+        open_errno = ee->error();
+        auto& side = writes(plan[i]) ? r.write : r.read;
+        side.emplace();
+        side->errors = 1;
+        side->first_errno = open_errno;
+        side->first_error_offset = plan[i].params.offset;
+      }
       std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.what());
     }
     r.preconditioning = std::move(preconditioning);
@@ -460,7 +492,25 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     WorkloadSpec as_run = plan[i];
     as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own
     r.fio_command = fio_command(as_run);
+    const std::string gone = device_gone(r, open_errno, o.target);
+    const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
+    if (!gone.empty()) {
+      // The device went away: the workloads left are reported as not run, not run against nothing.
+      const std::string why = "not run: the device went away during '" + gone_in + "': " + gone;
+      std::fprintf(con, "  device gone: %s; %zu workload(s) not run\n", gone.c_str(),
+                   plan.size() - i - 1);
+      for (std::size_t k = i + 1; k < plan.size(); ++k) {
+        reporting::WorkloadResult left;
+        left.id = plan[k].id;
+        left.params = plan[k].params;
+        left.params.target = o.target;
+        left.fio_command = fio_command(plan[k]);
+        left.skipped = why;
+        run.workloads.push_back(std::move(left));
+      }
+      break;
+    }
   }
   auto after = snapshot(admin.get(), notes);
   if (before) run.device.health_before = to_field_rows(devices::health_rows(*before));

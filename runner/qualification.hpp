@@ -27,7 +27,8 @@ struct QualificationOptions {
   std::optional<std::uint64_t> size;    // overrides every workload's size (e.g. a small scratch)
   bool allow_destructive = false;
   bool force = false;
-  std::string sysfs_root = "/sys";          // hidden: a captured tree
+  bool allow_nvme_purge = false;    // a suite's purge="format|sanitize" may erase the namespace
+  std::string sysfs_root = "/sys";  // hidden: a captured tree
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
   // hidden --inject-fault: every engine of the run wrapped in a FaultEngine (runner/fault_spec.hpp)
   std::optional<engines::FaultPlan> fault_plan;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <vector>
 
+#include "devices/nvme_admin.hpp"
 #include "runner/job_runner.hpp"
 #include "runner/suite.hpp"
 #include "runner/xml_file.hpp"
@@ -37,7 +38,7 @@ TEST(Purge, PunchesAHoleInARegularFile) {
   auto file = dir / "target";
   testing::write_random_file(file, 8 << 20);
   std::uint64_t before = allocated_bytes(file);
-  std::string line = purge_range(file.string(), 1 << 20, 4 << 20, PurgeMethod::Discard, false);
+  std::string line = purge_range(file.string(), 1 << 20, 4 << 20, PurgeMethod::Discard);
   EXPECT_EQ(line.rfind("purge: punched a hole over [1m, 5m) of file " + file.string(), 0), 0u)
       << line;
   EXPECT_EQ(std::filesystem::file_size(file), 8u << 20);  // size kept
@@ -48,9 +49,9 @@ TEST(Purge, PunchesAHoleInARegularFile) {
   EXPECT_FALSE(std::all_of(kept.begin(), kept.end(), [](char c) { return c == 0; }));
 }
 
-TEST(Purge, NvmeFormatAndSanitizeAreRefused) {
+TEST(Purge, NvmeFormatAndSanitizeNeedTheFlagAndAnNvmeDevice) {
   try {
-    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeFormat, false);
+    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeFormat);
     FAIL() << "format accepted without the flag";
   } catch (const PreconditionRefused& e) {
     EXPECT_STREQ(e.what(),
@@ -58,17 +59,113 @@ TEST(Purge, NvmeFormatAndSanitizeAreRefused) {
                  "needs the explicit flag --allow-nvme-purge");
   }
   try {
-    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize, true);
-    FAIL() << "sanitize claimed to run";
+    (void)purge_range("/tmp/not-nvme", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                      NvmePurgeAccess{.allowed = true});
+    FAIL() << "sanitize claimed to run without an NVMe device";
   } catch (const PreconditionRefused& e) {
     EXPECT_STREQ(e.what(),
-                 "purge=sanitize is not implemented (no NVMe format or sanitize command is "
-                 "issued); use purge=\"discard\"");
+                 "purge=sanitize: /tmp/not-nvme is not an NVMe device (or its NVMe admin "
+                 "interface cannot be opened); use purge=\"discard\"");
   }
 }
 
+// The captured controller page with OACS (bytes 256-257) and SANICAP (bytes 328-331) replaced.
+devices::CapturedNvmeAdmin admin_with(std::uint16_t oacs, std::uint32_t sanicap) {
+  devices::CapturedNvmeAdmin admin(std::filesystem::path(STORQUAL_TEST_DATA) / "nvme");
+  devices::IdentifyPage page = admin.identify_controller();
+  page[256] = static_cast<std::uint8_t>(oacs);
+  page[257] = static_cast<std::uint8_t>(oacs >> 8);
+  for (int i = 0; i < 4; ++i) page[328 + i] = static_cast<std::uint8_t>(sanicap >> (8 * i));
+  admin.set_controller_page(page);
+  return admin;
+}
+
+NvmePurgeAccess allowed_access(devices::NvmeAdmin& admin, std::vector<long>& sleeps) {
+  NvmePurgeAccess a{.allowed = true, .admin = &admin};
+  a.timing.poll_interval = std::chrono::milliseconds(500);
+  a.timing.limit = std::chrono::seconds(10);
+  a.timing.sleep = [&sleeps](std::chrono::milliseconds d) { sleeps.push_back(d.count()); };
+  return a;
+}
+
+TEST(Purge, NvmeFormatIssuesUserDataEraseWhenSupported) {
+  std::vector<long> sleeps;
+  auto admin = admin_with(0x2, 0);
+  std::string line = purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeFormat,
+                                 allowed_access(admin, sleeps));
+  EXPECT_EQ(admin.issued(), std::vector<std::string>{"format ses=1"});
+  EXPECT_NE(line.find("purge: NVMe Format NVM with user-data erase of /dev/nvme0n1"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("not only the tested range"), std::string::npos) << line;
+
+  auto no_format = admin_with(0x0, 0x7);
+  try {
+    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeFormat,
+                      allowed_access(no_format, sleeps));
+    FAIL() << "format issued to a controller without Format NVM";
+  } catch (const PreconditionRefused& e) {
+    EXPECT_STREQ(e.what(),
+                 "purge=format: the controller of /dev/nvme0n1 does not support Format NVM "
+                 "(OACS 0x0)");
+  }
+  EXPECT_TRUE(no_format.issued().empty());
+}
+
+TEST(Purge, NvmeSanitizePrefersBlockEraseAndWaitsForCompletion) {
+  std::vector<long> sleeps;
+  auto admin = admin_with(0x2, 0x7);  // crypto, block and overwrite supported
+  admin.set_sanitize_outcome(true, 3);
+  std::string line = purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                                 allowed_access(admin, sleeps));
+  EXPECT_EQ(admin.issued(), std::vector<std::string>{"sanitize sanact=2"});
+  EXPECT_EQ(sleeps, (std::vector<long>{500, 500, 500}));  // three polls saw it in progress
+  EXPECT_NE(line.find("purge: NVMe sanitize (block erase) of /dev/nvme0n1, the whole NVM "
+                      "subsystem"),
+            std::string::npos)
+      << line;
+
+  auto crypto_only = admin_with(0x2, 0x1);
+  (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                    allowed_access(crypto_only, sleeps));
+  EXPECT_EQ(crypto_only.issued(), std::vector<std::string>{"sanitize sanact=4"});
+}
+
+TEST(Purge, NvmeSanitizeFailuresAndTimeoutsAreErrors) {
+  std::vector<long> sleeps;
+  auto none = admin_with(0x2, 0);
+  EXPECT_THROW((void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                                 allowed_access(none, sleeps)),
+               PreconditionRefused);
+  EXPECT_TRUE(none.issued().empty());
+
+  auto failing = admin_with(0x2, 0x2);
+  failing.set_sanitize_outcome(false, 1);
+  try {
+    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                      allowed_access(failing, sleeps));
+    FAIL() << "a failed sanitize passed";
+  } catch (const PreconditionRefused& e) {
+    EXPECT_STREQ(e.what(),
+                 "purge=sanitize (block erase) of /dev/nvme0n1 failed (sanitize status 0x3)");
+  }
+
+  auto endless = admin_with(0x2, 0x2);
+  endless.set_sanitize_outcome(true, 1000000);
+  sleeps.clear();
+  try {
+    (void)purge_range("/dev/nvme0n1", 0, 1 << 20, PurgeMethod::NvmeSanitize,
+                      allowed_access(endless, sleeps));
+    FAIL() << "a sanitize that never ends passed";
+  } catch (const PreconditionRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("still running after 10 s"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(sleeps.size(), 20u);  // 10 s of 500 ms polls
+}
+
 TEST(Purge, SomethingThatIsNeitherFileNorDeviceIsReported) {
-  std::string line = purge_range("/dev/null", 0, 4096, PurgeMethod::Discard, false);
+  std::string line = purge_range("/dev/null", 0, 4096, PurgeMethod::Discard);
   EXPECT_EQ(line, "purge: not purged, /dev/null is neither a block device nor a regular file");
 }
 
@@ -78,7 +175,7 @@ TEST(Purge, DiscardsARangeOfALoopDevice) {
   auto backing = dir / "backing";
   testing::write_random_file(backing, 16 << 20);
   testing::LoopDevice loop(backing);
-  std::string line = purge_range(loop.path(), 4 << 20, 8 << 20, PurgeMethod::Discard, false);
+  std::string line = purge_range(loop.path(), 4 << 20, 8 << 20, PurgeMethod::Discard);
   if (line.find("does not support discard") != std::string::npos) GTEST_SKIP() << line;
   EXPECT_EQ(line.rfind("purge: BLKDISCARD of [4m, 12m) on " + loop.path(), 0), 0u) << line;
   loop.detach();
