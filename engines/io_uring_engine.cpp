@@ -222,13 +222,14 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
     if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) {
       (void)io_uring_get_events(&ring_);  // errors surface in the sleeping wait that follows
       got += take_ready(out + got, max - got);
-      continue;
-    }
+    } else {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+      __builtin_ia32_pause();
 #elif defined(__aarch64__)
-    asm volatile("yield");
+      asm volatile("yield");
 #endif
+    }
+    // The budget holds whatever the flag says, so a flag that stays up cannot keep us here.
     if ((++iter & 31) == 0 && (now = std::chrono::steady_clock::now()) >= end) break;
   }
   if ((iter & 31) != 0) now = std::chrono::steady_clock::now();

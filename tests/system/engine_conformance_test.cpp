@@ -515,5 +515,57 @@ TEST(EngineRegistry, NamesAvailabilityAndUnknownEngines) {
   EXPECT_THROW((void)make_engine("posixaio"), EngineError);
 }
 
+// io_uring's poll before sleep (EngineConfig::spin_wait_ns): the same data as without, its time
+// counted, nothing counted when it is off.
+TEST(IoUringPolling, PollingReadsTheSameDataAndCountsItsTime) {
+  auto a = available("io_uring");
+  if (!a.ok) GTEST_SKIP() << "io_uring is not available: " << a.reason;
+  ScratchDir dir("storqual-uring-poll");
+  const auto path = dir / "target";
+  storqual::testing::write_random_file(path, kTargetSize, 11);
+  std::vector<std::uint8_t> expected(kTargetSize);
+  {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pread(fd, expected.data(), expected.size(), 0),
+              static_cast<ssize_t>(expected.size()));
+    ::close(fd);
+  }
+  for (std::uint32_t spin : {0u, 200000u}) {
+    constexpr unsigned kDepth = 8;
+    std::vector<std::unique_ptr<AlignedBuffer>> bufs;
+    EngineConfig config{.path = path.string(), .direct = true, .iodepth = kDepth};
+    config.spin_wait_ns = spin;
+    for (unsigned i = 0; i < kDepth; ++i) {
+      bufs.push_back(std::make_unique<AlignedBuffer>(4096));
+      config.buffers.push_back({bufs.back()->bytes, 4096});
+    }
+    auto engine = make_engine("io_uring");
+    engine->open(config);
+    std::mt19937_64 rng(spin);
+    for (int round = 0; round < 200; ++round) {
+      std::vector<IoRequest> reqs(kDepth);
+      for (unsigned i = 0; i < kDepth; ++i)
+        reqs[i] = {.dir = Direction::Read,
+                   .offset = rng() % (kTargetSize / 4096) * 4096,
+                   .length = 4096,
+                   .buf = bufs[i]->bytes,
+                   .buf_index = static_cast<int>(i)};
+      run_all(*engine, reqs);
+      for (unsigned i = 0; i < kDepth; ++i) {
+        ASSERT_EQ(reqs[i].res, 4096) << "spin " << spin << " offset " << reqs[i].offset;
+        ASSERT_EQ(0, std::memcmp(bufs[i]->bytes, expected.data() + reqs[i].offset, 4096))
+            << "spin " << spin << ": data differs at offset " << reqs[i].offset;
+      }
+    }
+    if (spin == 0) {
+      EXPECT_EQ(engine->spin_ns(), 0u) << "polling is off";
+    } else {
+      EXPECT_GT(engine->spin_ns(), 0u) << "1600 reads waited on, none by polling";
+    }
+    engine->close();
+  }
+}
+
 }  // namespace
 }  // namespace storqual::engines
