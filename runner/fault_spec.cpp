@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -164,7 +165,7 @@ engines::FaultPlan parse_fault_plan(std::string_view spec) {
     } else if (kind == "latency") {
       engines::FaultPlan::Latency l;
       auto to_ns = [](double s) {
-        return std::chrono::nanoseconds(static_cast<std::int64_t>(s * 1e9));
+        return std::chrono::nanoseconds(std::llround(s * 1e9));
       };
       if (auto b = take(keys, "base"); !b.empty()) l.base = to_ns(parse_duration(b));
       if (auto p = take(keys, "per_in_flight"); !p.empty())
