@@ -8,12 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
-#include <numeric>
 #include <vector>
 
 #include "engines/engine.hpp"
+#include "runner/block_io_driver.hpp"
 #include "runner/units.hpp"
 #include "runner/workload.hpp"
 
@@ -22,92 +21,8 @@ namespace {
 
 using engines::Direction;
 using engines::IoRequest;
-using engines::QueueStatus;
 
-struct PassOutcome {
-  std::uint64_t ios = 0, errors = 0;
-  int first_errno = 0;
-  std::uint64_t first_error_offset = 0;
-  double seconds = 0;
-};
-
-// Issues one I/O per offset in `order` at `depth`, `prepare` filling a slot's buffer before a
-// write, `done` seeing each completed request.
-PassOutcome run_pass(engines::Engine& engine, std::vector<IoRequest>& reqs,
-                     const std::vector<std::uint64_t>& order, Direction dir, std::uint32_t bs,
-                     const std::function<void(IoRequest&, std::size_t)>& prepare,
-                     const std::function<void(const IoRequest&, std::size_t)>& done,
-                     const std::atomic<bool>* stop) {
-  PassOutcome out;
-  const auto start = monotonic_now_ns();
-  const unsigned depth = static_cast<unsigned>(reqs.size());
-  std::vector<unsigned> free_slots(depth);
-  std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
-  std::vector<std::size_t> index_of(depth);
-  std::vector<IoRequest*> reaped(depth);
-  std::size_t next = 0;
-  unsigned in_flight = 0, idle = 0;
-  auto finish = [&](unsigned slot) {
-    const IoRequest& r = reqs[slot];
-    ++out.ios;
-    if (r.res != static_cast<std::int64_t>(r.length) && out.errors++ == 0) {
-      out.first_errno = r.res < 0 ? static_cast<int>(-r.res) : EIO;
-      out.first_error_offset = r.offset;
-    }
-    done(r, index_of[slot]);
-    free_slots.push_back(slot);
-  };
-  while (true) {
-    unsigned staged = 0;
-    while (!free_slots.empty() && next < order.size() &&
-           !(stop && stop->load(std::memory_order_relaxed))) {
-      const unsigned slot = free_slots.back();
-      IoRequest& r = reqs[slot];
-      r.dir = dir;
-      r.offset = order[next];
-      r.length = bs;
-      r.res = 0;
-      index_of[slot] = next;
-      if (dir == Direction::Write) prepare(r, next);
-      QueueStatus st = engine.queue(r);
-      if (st == QueueStatus::Busy) break;
-      free_slots.pop_back();
-      ++next;
-      if (st == QueueStatus::Completed) {
-        finish(slot);
-      } else {
-        ++in_flight;
-        ++staged;
-      }
-    }
-    if (staged) {
-      int rc = engine.commit();
-      if (rc < 0)
-        throw engines::EngineError(std::string("capacity: submit failed: ") + std::strerror(-rc),
-                                   -rc);
-    }
-    if (in_flight == 0) {
-      if (next >= order.size() || (stop && stop->load(std::memory_order_relaxed))) break;
-      continue;
-    }
-    int n = engine.reap(1, depth, reaped.data(), std::chrono::seconds(30));
-    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN)
-      throw engines::EngineError(std::string("capacity: reap failed: ") + std::strerror(-n), -n);
-    if (n <= 0 && ++idle >= 4)
-      throw engines::EngineError(
-          "capacity: " + std::to_string(in_flight) + " I/Os still in flight after 2 minutes",
-          ETIMEDOUT);
-    if (n > 0) idle = 0;
-    for (int i = 0; i < n; ++i) {
-      finish(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie)));
-      --in_flight;
-    }
-  }
-  out.seconds = static_cast<double>(monotonic_now_ns() - start) / 1e9;
-  return out;
-}
-
-reporting::DirectionResult direction_result(const PassOutcome& p, std::uint64_t bs) {
+reporting::DirectionResult direction_result(const BlockPassOutcome& p, std::uint64_t bs) {
   reporting::DirectionResult d;
   d.ios = p.ios;
   d.bytes = p.ios * bs;
@@ -180,33 +95,20 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
   if (check.interval && check.interval % check.bs)
     throw UnitError("capacity interval " + format_size_fio(check.interval) +
                     " is not a multiple of bs " + format_size_fio(check.bs));
-  std::unique_ptr<engines::Engine> engine = engines::make_engine(check.ioengine);
-  if (options.wrap_engine) engine = options.wrap_engine(std::move(engine));
-  const unsigned depth = engine->caps().async ? check.iodepth : 1u;
   const auto bs = static_cast<std::uint32_t>(check.bs);
-  const std::size_t stride = (bs + 4095) / 4096 * 4096;
-  std::unique_ptr<unsigned char, decltype(&std::free)> buffers(
-      static_cast<unsigned char*>(std::aligned_alloc(4096, stride * depth)), &std::free);
-  if (!buffers) throw std::bad_alloc();
   engines::EngineConfig cfg;
   cfg.path = check.target;
   cfg.write = true;
   cfg.direct = check.direct;
   cfg.exclusive = options.exclusive;
-  cfg.iodepth = depth;
-  std::vector<IoRequest> reqs(depth);
-  for (unsigned i = 0; i < depth; ++i) {
-    reqs[i].buf = buffers.get() + static_cast<std::size_t>(i) * stride;
-    reqs[i].buf_index = static_cast<int>(i);
-    reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
-    cfg.buffers.push_back({reqs[i].buf, bs});
-  }
-  engine->open(cfg);
-  const std::uint64_t size = engine->target_size();
-  if (check.direct && bs % engine->logical_block_size())
+  BlockIoDriver driver(check.ioengine, options.wrap_engine, cfg, check.iodepth, bs, "capacity");
+  engines::Engine& engine = driver.engine();
+  const unsigned depth = driver.depth();
+  const std::uint64_t size = engine.target_size();
+  if (check.direct && bs % engine.logical_block_size())
     throw UnitError("capacity bs " + format_size_fio(bs) +
                     " is not a multiple of the logical block size " +
-                    std::to_string(engine->logical_block_size()));
+                    std::to_string(engine.logical_block_size()));
   if (size < 2 * check.bs)
     throw UnitError("the target (" + std::to_string(size) + " bytes) is too small for a " +
                     "capacity check at bs " + format_size_fio(check.bs));
@@ -230,28 +132,29 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
   // The ledger's run id and payload pool make every sample's header distinct to this check.
   VerifyLedger ledger(0, check.bs, check.bs, check.algorithm);
   std::vector<std::uint64_t> descending(offsets.rbegin(), offsets.rend());
-  PassOutcome wrote = run_pass(
-      *engine, reqs, descending, Direction::Write, bs,
-      [&](IoRequest& r, std::size_t i) {
-        // Sample k (ascending index) carries sequence k + 1.
-        const std::uint64_t k = offsets.size() - 1 - i;
-        fill_verified_block(r.buf, bs, r.offset, ledger.run_id(), k + 1, 0, check.algorithm,
+  // Sample k (ascending index) carries sequence k + 1, its tag in both passes.
+  const std::size_t last = offsets.size() - 1;
+  const BlockPassOutcome wrote = driver.run(
+      Direction::Write, blocks_at(descending, [last](std::size_t i) { return last - i + 1; }),
+      [&](IoRequest& r, std::uint64_t sequence) {
+        fill_verified_block(r.buf, bs, r.offset, ledger.run_id(), sequence, 0, check.algorithm,
                             ledger.payload());
       },
-      [](const IoRequest&, std::size_t) {}, options.stop);
+      [](const IoRequest&, std::uint64_t) {}, options.stop);
 
   IntegrityTally tally;
   std::optional<std::uint64_t> first_bad;
-  PassOutcome read = run_pass(
-      *engine, reqs, offsets, Direction::Read, bs, [](IoRequest&, std::size_t) {},
-      [&](const IoRequest& r, std::size_t k) {
+  const BlockPassOutcome read = driver.run(
+      Direction::Read, blocks_at(offsets, [](std::size_t k) { return k + 1; }),
+      [](IoRequest&, std::uint64_t) {},
+      [&](const IoRequest& r, std::uint64_t sequence) {
         BlockState state;
         BlockCheck c;
         if (r.res != static_cast<std::int64_t>(r.length)) {
           tally.read_error();
           state = BlockState::Foreign;
         } else {
-          const auto expected = static_cast<std::uint32_t>(k + 1);
+          const auto expected = static_cast<std::uint32_t>(sequence);
           c = check_block(r.buf, bs, r.offset, ledger.run_id(), expected, check.algorithm);
           state = c.state;
           tally.add(state, r.offset, c, expected);
@@ -268,7 +171,7 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
         }
       },
       options.stop);
-  engine->close();
+  driver.close();
   tally.apply_to(rep);
   rep.usable_bytes = first_bad ? *first_bad : size;
 

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "runner/block_io_driver.hpp"
 #include "runner/latency_histogram.hpp"
 #include "runner/units.hpp"
 #include "runner/verify.hpp"
@@ -199,6 +200,12 @@ double thread_cpu_seconds(const rusage& r, bool user) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
+// "Input/output error (EIO)": the text and the name an engineer searches for.
+std::string errno_with_name(int e) {
+  const char* name = strerrorname_np(e);
+  return std::string(std::strerror(e)) + (name ? " (" + std::string(name) + ")" : "");
+}
+
 // What every job shares: the plan, and the start line.
 struct SharedPlan {
   const WorkloadSpec* spec = nullptr;
@@ -299,6 +306,9 @@ class Job {
     std::vector<std::uint64_t> start_ns(depth_), issue_ns(depth_);
     std::vector<unsigned> free_slots(depth_), staged(depth_);
     std::vector<std::uint8_t> busy(depth_, 0);  // slot is in flight
+    std::vector<unsigned> retry;                // slots whose request goes again
+    retry.reserve(depth_);
+    std::vector<std::uint32_t> partial(depth_, 0);  // bytes a short transfer already moved
     std::vector<IoRequest*> reaped(depth_);
     std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
     for (unsigned i = 0; i < depth_; ++i) {
@@ -326,6 +336,8 @@ class Job {
     getrusage(RUSAGE_THREAD, &ru_start);
     std::uint64_t spin_start = engine_->spin_ns();
     const std::uint64_t drain_limit_ns = 30ull * 1000000000ull;
+    // How long a request may keep coming back with EAGAIN or short before it is an error.
+    const std::uint64_t retry_limit_ns = io_timeout_ns ? io_timeout_ns : drain_limit_ns;
     std::uint64_t drain_deadline = UINT64_MAX;
 
     auto next_offset = [&]() -> std::uint64_t {
@@ -437,10 +449,61 @@ class Job {
       }
       return false;
     };
-    auto account = [&](unsigned slot, std::uint64_t completed) {
+    // EAGAIN and short transfers are not errors: the request, or the rest of it, goes again (as
+    // liburing's examples do), keeping its start time. A short transfer under verify is counted
+    // as it is (the ledger needs whole blocks). Returns true when the slot was requeued.
+    auto requeue = [&](unsigned slot) __attribute__((noinline, cold)) {
       IoRequest& r = reqs[slot];
+      if (r.res == -EAGAIN) {
+        retry.push_back(slot);
+      } else if (r.res > 0 && r.res < static_cast<std::int64_t>(r.length) && !ledger) {
+        const auto n = static_cast<std::uint32_t>(r.res);
+        ++out_.dir[static_cast<int>(r.dir)].short_ios;
+        partial[slot] += n;
+        r.buf = static_cast<unsigned char*>(r.buf) + n;
+        r.offset += n;
+        r.length -= n;
+        retry.push_back(slot);
+      } else {
+        return false;
+      }
+      return true;
+    };
+    // The last part of a request that went in parts: the whole request again, fully transferred.
+    auto join_parts = [&](unsigned slot) __attribute__((noinline, cold)) {
+      IoRequest& r = reqs[slot];
+      const std::uint32_t n = partial[slot];
+      partial[slot] = 0;
+      r.buf = static_cast<unsigned char*>(r.buf) - n;
+      r.offset -= n;
+      r.length += n;
+      if (r.res >= 0) r.res += n;
+    };
+    // Ends the job on an I/O error (unless continue_on_error), counting it in its direction with
+    // the first errno and offset. `err` is a positive errno.
+    auto io_error = [&](Direction dir, std::uint64_t offset, int err, const std::string& what)
+        __attribute__((noinline, cold)) {
+      DirectionStats& s = out_.dir[static_cast<int>(dir)];
+      if (s.errors++ == 0) {
+        s.first_errno = err;
+        s.first_error_offset = offset;
+      }
+      if (!plan_.spec->continue_on_error && !failed) {
+        failed = true;
+        issuing = false;
+        out_.run_error = what;
+      }
+    };
+    // Returns false when the request was requeued (its slot stays taken).
+    auto account = [&](unsigned slot, std::uint64_t completed) -> bool {
+      IoRequest& r = reqs[slot];
+      if (r.res < static_cast<std::int64_t>(r.length)) [[unlikely]] {
+        if (requeue(slot)) return false;
+      }
+      if (partial[slot]) [[unlikely]]
+        join_parts(slot);
       if (ledger) [[unlikely]] {
-        if (complete_verified(slot)) return;
+        if (complete_verified(slot)) return true;
       }
       const int d = static_cast<int>(r.dir);
       if (!measuring && completed >= plan_.measure_start) {
@@ -448,22 +511,19 @@ class Job {
         getrusage(RUSAGE_THREAD, &ru_start);
         spin_start = engine_->spin_ns();
       }
-      if (r.res < 0) {
-        DirectionStats& s = out_.dir[d];
-        if (s.errors++ == 0) {
-          s.first_errno = static_cast<int>(-r.res);
-          s.first_error_offset = r.offset;
-        }
-        if (!plan_.spec->continue_on_error && !failed) {
-          failed = true;
-          issuing = false;
-          out_.run_error = std::string(d ? "write" : "read") + " error at offset " +
-                           std::to_string(r.offset) + ": " +
-                           std::strerror(static_cast<int>(-r.res));
-        }
-        return;
+      if (r.res <= 0 && r.length > 0) [[unlikely]] {
+        // Nothing transferred and no errno: the device ended before the offset (a block device
+        // that shrank or went away reads as end of file); counted as EIO.
+        const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+        const std::string why =
+            r.res < 0 ? errno_with_name(err)
+                      : "transferred 0 of " + std::to_string(r.length) + " bytes (end of device)";
+        io_error(r.dir, r.offset, err,
+                 std::string(d ? "write" : "read") + " error at offset " +
+                     std::to_string(r.offset) + ": " + why);
+        return true;
       }
-      if (completed < plan_.measure_start || completed > plan_.end) return;
+      if (completed < plan_.measure_start || completed > plan_.end) return true;
       DirectionStats& s = out_.dir[d];
       const auto bytes = static_cast<std::uint64_t>(r.res);
       ++s.ios;
@@ -480,6 +540,7 @@ class Job {
       out_.last_completion = completed;
       if (lat_log.enabled())
         lat_log.add((completed - plan_.measure_start) / 1000000, clat, d, r.length, r.offset);
+      return true;
     };
 
     std::uint64_t now = now_fn();
@@ -490,14 +551,41 @@ class Job {
         if (stop && stop->load(std::memory_order_relaxed)) out_.interrupted = true;
       }
       if (!issuing && drain_deadline == UINT64_MAX) drain_deadline = now + drain_limit_ns;
-      if (issuing) {
+      // Requeued requests go on after the end too (as I/Os in flight are drained), until they
+      // finish or run out of retry time: an EAGAIN storm is not hidden by the end of the run.
+      const bool retrying =
+          !retry.empty() && !failed && !(stop && stop->load(std::memory_order_relaxed));
+      if (issuing || retrying) {
         unsigned n_staged = 0;
-        while (!free_slots.empty() && issued < total_ios && n_staged < batch) {
-          if (rate > 0 && next_due > now) break;  // not due yet
-          unsigned slot = free_slots.back();
+        while (n_staged < batch) {
+          // A requeued request (EAGAIN, the rest of a short transfer) goes before new ones.
+          const bool again = !retry.empty();
+          if (!again) {
+            if (!issuing || free_slots.empty() || issued >= total_ios) break;
+            if (rate > 0 && next_due > now) break;  // not due yet
+          }
+          unsigned slot = again ? retry.back() : free_slots.back();
           IoRequest& r = reqs[slot];
           bool is_check = false;
-          if (!ledger) [[likely]] {
+          if (again) [[unlikely]] {
+            if (now - start_ns[slot] > retry_limit_ns) {
+              const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+              io_error(r.dir, r.offset, err,
+                       "I/O at offset " + std::to_string(r.offset) + " still not done after " +
+                           format_duration_fio(static_cast<double>(retry_limit_ns) / 1e9) +
+                           " of retries (" + errno_with_name(err) + ")");
+              retry.pop_back();
+              if (plan_.spec->continue_on_error) {
+                if (partial[slot]) {
+                  r.res = -err;
+                  join_parts(slot);
+                }
+                free_slots.push_back(slot);
+                continue;
+              }
+              break;
+            }
+          } else if (!ledger) [[likely]] {
             r.dir = next_direction();
             r.offset = next_offset();
             r.length = static_cast<std::uint32_t>(p.bs);
@@ -506,14 +594,18 @@ class Job {
           } else {
             prepare_verified(slot, is_check);
           }
-          start_ns[slot] = rate > 0 ? next_due : now;
+          if (!again) start_ns[slot] = rate > 0 ? next_due : now;
           QueueStatus st = engine_->queue(r);
           if (st == QueueStatus::Busy) {
             if (is_check) checks_due.push_back(r.offset);  // try again next turn
             break;
           }
-          free_slots.pop_back();
-          if (!is_check) {
+          if (again) {
+            retry.pop_back();
+          } else {
+            free_slots.pop_back();
+          }
+          if (!again && !is_check) {
             if (rate > 0)
               next_due =
                   plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated) * 1e9 / rate);
@@ -522,8 +614,7 @@ class Job {
           if (st == QueueStatus::Completed) {
             std::uint64_t t = now_fn();
             issue_ns[slot] = now;
-            account(slot, t);
-            free_slots.push_back(slot);
+            if (account(slot, t)) free_slots.push_back(slot);
             now = t;
             if (!issuing || (time_based && now >= plan_.end) ||
                 (stop && stop->load(std::memory_order_relaxed)))
@@ -555,8 +646,8 @@ class Job {
         }
       }
       if (in_flight == 0) {
-        if (!issuing) break;
-        if (rate > 0 && next_due > now) {
+        if (!issuing && !retrying) break;
+        if (rate > 0 && next_due > now && retry.empty()) {
           sleep_until(now_fn, std::min(next_due, now + 100000000));  // notice a stop promptly
           now = now_fn();
         }
@@ -578,8 +669,7 @@ class Job {
       }
       for (int i = 0; i < n; ++i) {
         auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie));
-        account(slot, t);
-        free_slots.push_back(slot);
+        if (account(slot, t)) free_slots.push_back(slot);
         busy[slot] = 0;
         --in_flight;
       }
@@ -590,9 +680,14 @@ class Job {
       if (io_timeout_ns && in_flight > 0) {
         for (unsigned s = 0; s < depth_; ++s) {
           if (busy[s] && t - issue_ns[s] > io_timeout_ns) {
-            out_.run_error = "I/O at offset " + std::to_string(reqs[s].offset) +
-                             " did not complete within io_timeout " +
-                             format_duration_fio(plan_.spec->io_timeout_s);
+            // The engine cannot take a request back, so a timeout ends the job even with
+            // continue_on_error; it is counted as ETIMEDOUT in its direction.
+            const std::string what = "I/O at offset " + std::to_string(reqs[s].offset) +
+                                     " did not complete within io_timeout " +
+                                     format_duration_fio(plan_.spec->io_timeout_s) + " (" +
+                                     errno_with_name(ETIMEDOUT) + ")";
+            io_error(reqs[s].dir, reqs[s].offset, ETIMEDOUT, what);
+            if (out_.run_error.empty()) out_.run_error = what;
             failed = true;
             break;
           }
@@ -604,6 +699,19 @@ class Job {
         failed = true;
         break;
       }
+    }
+    // continue_on_error went through errors: the workload still ends in error, with the counts.
+    if (out_.run_error.empty() && plan_.spec->continue_on_error) [[unlikely]] {
+      for (int d = 0; d < 2; ++d) {
+        const DirectionStats& s = out_.dir[d];
+        if (!s.errors) continue;
+        out_.run_error += std::string(out_.run_error.empty() ? "" : "; ") +
+                          std::to_string(s.errors) + (d ? " write" : " read") +
+                          (s.errors == 1 ? " error" : " errors") + ", the first at offset " +
+                          std::to_string(s.first_error_offset) + ": " +
+                          errno_with_name(s.first_errno);
+      }
+      if (!out_.run_error.empty()) out_.run_error += " (continue_on_error: the workload went on)";
     }
     rusage ru_end{};
     getrusage(RUSAGE_THREAD, &ru_end);
@@ -913,102 +1021,47 @@ reporting::IntegrityReport verify_written_blocks(const WorkloadSpec& spec,
                                                  const VerifyLedger& ledger,
                                                  const RunOptions& options) {
   const auto& p = spec.params;
-  std::unique_ptr<Engine> engine = engines::make_engine(p.ioengine);
-  if (options.wrap_engine) engine = options.wrap_engine(std::move(engine));
-  const unsigned depth = engine->caps().async ? std::clamp(p.iodepth, 1u, 256u) : 1u;
   const std::uint32_t bs = static_cast<std::uint32_t>(ledger.block_size());
-  const std::size_t stride = (bs + 4095) / 4096 * 4096;
-  std::unique_ptr<unsigned char, decltype(&std::free)> buffers(
-      static_cast<unsigned char*>(std::aligned_alloc(4096, stride * depth)), &std::free);
-  if (!buffers) throw std::bad_alloc();
   engines::EngineConfig cfg;
   cfg.path = p.target;
   cfg.write = false;
   cfg.direct = p.direct;
   cfg.exclusive = options.exclusive;
-  cfg.iodepth = depth;
   cfg.fixed_buffers = spec.fixedbufs;
   cfg.registered_files = spec.registerfiles;
-  std::vector<IoRequest> reqs(depth);
-  for (unsigned i = 0; i < depth; ++i) {
-    reqs[i].buf = buffers.get() + static_cast<std::size_t>(i) * stride;
-    reqs[i].buf_index = static_cast<int>(i);
-    reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
-    cfg.buffers.push_back({reqs[i].buf, bs});
-  }
-  engine->open(cfg);
+  BlockIoDriver driver(p.ioengine, options.wrap_engine, cfg, std::clamp(p.iodepth, 1u, 256u), bs,
+                       "verify");
 
+  // Every block the ledger records as written, tagged with the sequence it must hold.
+  std::uint64_t next_block = 0;
+  auto next = [&](BlockIo& b) {
+    for (; next_block < ledger.blocks(); ++next_block) {
+      const std::uint32_t e = ledger.expected(next_block);
+      if (e == kNotWritten) continue;
+      b.offset = ledger.region_offset() + next_block * ledger.block_size();
+      b.tag = e;
+      ++next_block;
+      return true;
+    }
+    return false;
+  };
   IntegrityTally tally;
   reporting::IntegrityReport report;
-  std::vector<std::uint32_t> expected(depth);
-  std::vector<unsigned> free_slots(depth);
-  std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
-  std::vector<IoRequest*> reaped(depth);
-  std::uint64_t next_block = 0;
-  unsigned in_flight = 0, idle_reaps = 0;
-  auto finish = [&](unsigned slot) {
-    IoRequest& r = reqs[slot];
-    ++report.verified_at_end;
-    if (r.res != static_cast<std::int64_t>(r.length)) {
-      tally.read_error();
-    } else {
-      BlockCheck c = check_block(r.buf, r.length, r.offset, ledger.run_id(), expected[slot],
-                                 ledger.algorithm());
-      tally.add(c.state, r.offset, c, expected[slot]);
-    }
-    free_slots.push_back(slot);
-  };
-  const std::atomic<bool>* stop = options.stop;
-  while (true) {
-    unsigned staged = 0;
-    while (!free_slots.empty() && next_block < ledger.blocks() &&
-           !(stop && stop->load(std::memory_order_relaxed))) {
-      const std::uint32_t e = ledger.expected(next_block);
-      if (e == kNotWritten) {
-        ++next_block;
-        continue;
-      }
-      const unsigned slot = free_slots.back();
-      IoRequest& r = reqs[slot];
-      r.dir = Direction::Read;
-      r.offset = ledger.region_offset() + next_block * ledger.block_size();
-      r.length = bs;
-      r.res = 0;
-      expected[slot] = e;
-      QueueStatus st = engine->queue(r);
-      if (st == QueueStatus::Busy) break;
-      free_slots.pop_back();
-      ++next_block;
-      if (st == QueueStatus::Completed) {
-        finish(slot);
-      } else {
-        ++in_flight;
-        ++staged;
-      }
-    }
-    if (staged) {
-      int rc = engine->commit();
-      if (rc < 0)
-        throw engines::EngineError(std::string("verify: submit failed: ") + std::strerror(-rc),
-                                   -rc);
-    }
-    if (in_flight == 0) {
-      if (next_block >= ledger.blocks() || (stop && stop->load(std::memory_order_relaxed))) break;
-      continue;
-    }
-    int n = engine->reap(1, depth, reaped.data(), std::chrono::seconds(30));
-    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN)
-      throw engines::EngineError(std::string("verify: reap failed: ") + std::strerror(-n), -n);
-    if (n <= 0 && ++idle_reaps >= 4)
-      throw engines::EngineError(
-          std::to_string(in_flight) + " verify reads still in flight after 2 minutes", ETIMEDOUT);
-    if (n > 0) idle_reaps = 0;
-    for (int i = 0; i < n; ++i) {
-      finish(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie)));
-      --in_flight;
-    }
-  }
-  engine->close();
+  const BlockPassOutcome pass = driver.run(
+      Direction::Read, next, [](IoRequest&, std::uint64_t) {},
+      [&](const IoRequest& r, std::uint64_t tag) {
+        const auto expected = static_cast<std::uint32_t>(tag);
+        if (r.res != static_cast<std::int64_t>(r.length)) {
+          tally.read_error();
+        } else {
+          BlockCheck c =
+              check_block(r.buf, r.length, r.offset, ledger.run_id(), expected, ledger.algorithm());
+          tally.add(c.state, r.offset, c, expected);
+        }
+      },
+      options.stop);
+  driver.close();
+  report.verified_at_end = pass.ios;
   tally.apply_to(report);
   report.algorithm = std::string(to_string(ledger.algorithm()));
   report.run_id = ledger.run_id();

@@ -97,9 +97,10 @@ std::vector<std::filesystem::path> xml_files(const std::filesystem::path& dir) {
 }
 
 TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
-  const std::set<std::string> expected = {"sata-ssd",        "nvme-ssd",      "hdd",   "cloud-disk",
-                                          "client",          "latency-bound", "quick", "snia-iops",
-                                          "snia-throughput", "snia-latency"};
+  const std::set<std::string> expected = {"sata-ssd",     "nvme-ssd",  "hdd",
+                                          "cloud-disk",   "client",    "latency-bound",
+                                          "quick",        "snia-iops", "snia-throughput",
+                                          "snia-latency", "integrity"};
   std::set<std::string> seen;
   for (const auto& path : xml_files(kSource / "suites")) {
     SCOPED_TRACE(path.string());
@@ -150,6 +151,46 @@ TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
     EXPECT_LE(w.spec.params.size, 64ull << 20);
   }
   EXPECT_LE(seconds, 30);  // the demo must stay short
+}
+
+// suites/integrity.xml (docs/integrity.md): a sampled capacity check first, then a verified
+// random write and a verified sequential write with an inline backlog, every one destructive.
+TEST(ShippedFiles, TheIntegritySuiteVerifiesAndChecksCapacity) {
+  Suite s = Suite::load(kSource / "suites" / "integrity.xml");
+  ASSERT_EQ(s.workloads.size(), 3u);
+  const SuiteWorkload& capacity = s.workloads.front();
+  ASSERT_TRUE(capacity.capacity) << capacity.id();
+  EXPECT_EQ(capacity.id(), "capacity-sampled");
+  EXPECT_EQ(capacity.capacity->samples, 4096u);
+  EXPECT_EQ(capacity.capacity->interval, 0u);
+  EXPECT_EQ(capacity.capacity->bs, 4096u);
+  EXPECT_TRUE(capacity.capacity->direct);
+  EXPECT_NE(capacity.capacity->algorithm, VerifyAlgorithm::None);
+
+  const SuiteWorkload* random = s.find("verify-randwrite-4k");
+  ASSERT_NE(random, nullptr);
+  EXPECT_EQ(random->spec.params.rw, "randwrite");
+  EXPECT_EQ(random->spec.params.bs, 4096u);
+  EXPECT_EQ(random->spec.params.iodepth, 32u);
+  EXPECT_EQ(random->spec.verify, VerifyAlgorithm::Xxh3);
+  EXPECT_TRUE(random->spec.do_verify);
+
+  const SuiteWorkload* sequential = s.find("verify-seqwrite-128k");
+  ASSERT_NE(sequential, nullptr);
+  EXPECT_EQ(sequential->spec.params.rw, "write");
+  EXPECT_EQ(sequential->spec.verify, VerifyAlgorithm::Xxh3);
+  EXPECT_EQ(sequential->spec.verify_backlog, 1024u);
+  EXPECT_EQ(sequential->spec.verify_backlog_batch, 128u);
+  EXPECT_TRUE(sequential->spec.do_verify);
+
+  for (const SuiteWorkload* w : {random, sequential}) {
+    EXPECT_TRUE(w->spec.params.direct) << w->id();
+    EXPECT_GT(w->spec.params.runtime_s, 0) << w->id();  // time based: --runtime-scale shortens it
+    EXPECT_EQ(w->spec.params.size, 4ull << 30) << w->id();
+    // The ledger (4 bytes per block) stays far below the 256 MiB bound.
+    EXPECT_LE(w->spec.params.size / w->spec.params.bs * 4, 4ull << 20) << w->id();
+    EXPECT_NO_THROW(validate(w->spec)) << w->id();
+  }
 }
 
 TEST(ShippedFiles, EverySpecSheetLoadsAndItsClaimsNameWorkloadsOfItsSuite) {
@@ -254,8 +295,8 @@ TEST(SuitesCommand, ListsEveryStandardSuiteAndShowsFioCommands) {
   const std::string suites = (kSource / "suites").string();
   Output list = run_storqual("suites --suites-dir " + suites);
   EXPECT_EQ(list.status, 0) << list.out;
-  for (const char* name :
-       {"sata-ssd", "nvme-ssd", "hdd", "cloud-disk", "client", "latency-bound", "quick"})
+  for (const char* name : {"sata-ssd", "nvme-ssd", "hdd", "cloud-disk", "client", "latency-bound",
+                           "quick", "integrity"})
     EXPECT_NE(("\n" + list.out).find(std::string("\n") + name + " "), std::string::npos) << name;
   Output one = run_storqual("suites cloud-disk --suites-dir " + suites);
   EXPECT_EQ(one.status, 0) << one.out;
