@@ -2,12 +2,15 @@
 // The HTML report page, assembled from escaped text, tables and our own SVG charts.
 #include "reporting/html_report.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
@@ -54,9 +57,16 @@ svg .lg{font-size:11px;fill:#222}svg .cl{font-size:11px;fill:#1e7b34;font-weight
 table.claims td:nth-child(-n+2){white-space:nowrap}
 .muted{color:#57606a}.small{font-size:12px}
 section.workload{border-top:1px solid var(--line);margin-top:18px}
+.box{border:1px solid var(--line);border-left:5px solid #24527a;border-radius:4px;padding:6px 12px;margin:8px 0 12px;background:#f8fafc}
+.box.ok{border-left-color:var(--pass)}.box.bad{border-left-color:var(--fail);background:#fdf3f2}.box.skipped{border-left-color:var(--skip)}
+.box h4{margin:4px 0}
+tr.window td{background:#eef7ee;font-weight:600}td.bad{background:#fdecea;font-weight:700}
+table.matrix td.cell a{color:inherit;text-decoration:none}table.matrix td.skipped{color:var(--skip);font-style:italic;text-align:center}
+table.matrix td.error{background:#fff4e5;text-align:center}
+svg .bl,svg .ml{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}svg .bl{fill:#3d2a63}svg .ml{fill:#8a4b00;font-weight:600}
 @media print{
  body{max-width:none;padding:0;font-size:11px}
- .banner,.status,.bar,tr.fail td,tr.error td,.changed td{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+ .banner,.status,.bar,tr.fail td,tr.error td,.changed td,.box,tr.window td,td.bad{-webkit-print-color-adjust:exact;print-color-adjust:exact}
  figure.chart-block,table,pre,tr{break-inside:avoid;page-break-inside:avoid}
  thead{display:table-header-group}
  h2,h3{break-after:avoid;page-break-after:avoid}
@@ -150,6 +160,431 @@ void figure(std::string& o, const std::string& kind, const std::string& svg) {
   o += "<figure class=\"chart-block\" data-chart=\"" + kind + "\">" + svg + "</figure>";
 }
 
+std::string bytes_text(std::uint64_t bytes) {
+  return std::to_string(bytes) + " B (" + format_bytes_iec(static_cast<double>(bytes)) + ")";
+}
+
+std::string offset_text(std::uint64_t offset) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(offset));
+  return std::to_string(offset) + " (" + buf + ")";
+}
+
+std::string percent(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return buf;
+}
+
+// A value of the steady-state tracked variable in its unit (iops, bw or lat.mean).
+std::string steady_value(const std::string& metric, double v) {
+  if (metric == "bw") return format_rate_mb(v);
+  if (metric.rfind("lat", 0) == 0) return format_latency(v);
+  if (metric == "iops") return format_iops(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// "steady after 7 rounds" / "not steady after 25 rounds".
+std::string steady_verdict(const SteadyStateReport& s) {
+  const auto n = s.rounds.size();
+  return std::string(s.steady ? "steady" : "not steady") + " after " + std::to_string(n) +
+         " round" + (n == 1 ? "" : "s");
+}
+
+// Where the window's rounds lie on the workload's timeline: the rounds' timelines follow one
+// another, each round `elapsed_s` long, so round i spans the sum of the ones before it.
+std::optional<XBand> steady_band_on_timeline(const SteadyStateReport& s) {
+  if (s.rounds.empty() || s.window_first > s.window_last || s.window_last >= s.rounds.size())
+    return std::nullopt;
+  double start = 0;
+  for (std::size_t i = 0; i < s.window_first; ++i) start += s.rounds[i].elapsed_s;
+  double end = start;
+  for (std::size_t i = s.window_first; i <= s.window_last; ++i) end += s.rounds[i].elapsed_s;
+  XBand b;
+  b.from = start;
+  b.to = end;
+  b.label = std::string(s.steady ? "steady window" : "last window (not steady)") + ", rounds " +
+            std::to_string(s.window_first + 1) + "-" + std::to_string(s.window_last + 1);
+  b.color = s.steady ? "#2ca02c" : "#9467bd";
+  return b;
+}
+
+std::optional<XMarker> cache_marker(const SustainedWriteReport& s) {
+  if (!s.dropped) return std::nullopt;
+  XMarker m;
+  m.x = s.cache_time_s;
+  m.label = "write cache exhausted after " + format_bytes_iec(static_cast<double>(s.cache_bytes));
+  return m;
+}
+
+void steady_state_block(std::string& o, const WorkloadResult& w) {
+  const auto& s = *w.steady_state;
+  const bool window_ok =
+      !s.rounds.empty() && s.window_first <= s.window_last && s.window_last < s.rounds.size();
+  o += "<div class=\"box steady-state " + std::string(s.steady ? "ok" : "bad") +
+       "\"><h4>Steady state (SNIA PTS)</h4><p><span class=\"status " +
+       (s.steady ? "pass\">STEADY" : "fail\">NOT STEADY") + "</span> <strong class=\"verdict\">" +
+       esc(steady_verdict(s)) + "</strong> <span class=\"small muted\">(at most " +
+       std::to_string(s.max_rounds) + " rounds, window of " + std::to_string(s.window) +
+       ", tracked variable " + esc(s.metric) + ")</span></p>";
+  o += "<table class=\"steady-criteria\"><tbody>";
+  if (window_ok)
+    kv_row(o, "window",
+           "rounds " + std::to_string(s.window_first + 1) + " to " +
+               std::to_string(s.window_last + 1));
+  kv_row(o, "window mean", steady_value(s.metric, s.mean));
+  o += "<tr><th>range</th><td>" + esc(steady_value(s.metric, s.range)) + " = " +
+       esc(percent(s.range_pct)) + " of the mean (limit " + esc(percent(s.range_limit_pct)) + ") " +
+       (s.range_pct <= s.range_limit_pct ? "ok" : "<strong>exceeded</strong>") + "</td></tr>";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g per round", s.slope);
+  o += "<tr><th>slope</th><td>" + std::string(buf) + ", excursion " + esc(percent(s.slope_pct)) +
+       " of the mean over the window (limit " + esc(percent(s.slope_limit_pct)) + ") " +
+       (s.slope_pct <= s.slope_limit_pct ? "ok" : "<strong>exceeded</strong>") + "</td></tr>";
+  if (s.round_time_s > 0) {
+    std::snprintf(buf, sizeof buf, "%.2f s", s.round_time_s);
+    kv_row(o, "round time", buf);
+  }
+  o += "</tbody></table>";
+
+  if (!s.rounds.empty()) {
+    LineChart c;
+    c.title = w.id + ": steady-state rounds (" + s.metric + ")";
+    c.x_label = "round";
+    c.y_label = s.metric;
+    if (s.metric == "bw") {
+      c.format_y = [](double v) { return fio_num2str(v) + "B/s"; };
+    } else if (s.metric.rfind("lat", 0) == 0) {
+      c.format_y = latency_tick;
+    } else {
+      c.format_y = [](double v) { return fio_num2str(v); };
+    }
+    c.format_x = [](double v) {
+      char b[16];
+      std::snprintf(b, sizeof b, "%g", v);
+      return std::string(b);
+    };
+    ChartSeries values{"value per round", kReadColour, {}};
+    for (std::size_t i = 0; i < s.rounds.size(); ++i)
+      values.points.emplace_back(static_cast<double>(i + 1), s.rounds[i].value);
+    c.series.push_back(std::move(values));
+    if (window_ok) {
+      const double first = static_cast<double>(s.window_first + 1),
+                   last = static_cast<double>(s.window_last + 1), centre = (first + last) / 2;
+      ChartSeries fit{"least-squares fit", kTotalColour, {}};
+      for (double x : {first, last}) fit.points.emplace_back(x, s.mean + s.slope * (x - centre));
+      c.series.push_back(std::move(fit));
+      XBand band;
+      band.from = first - 0.5;
+      band.to = last + 0.5;
+      band.label = s.steady ? "steady window" : "last window";
+      band.color = s.steady ? "#2ca02c" : "#9467bd";
+      c.x_bands.push_back(std::move(band));
+      const double half = s.range_limit_pct / 200.0;
+      c.claim = ClaimLine{"window mean " + steady_value(s.metric, s.mean) + ", band +/-" +
+                              percent(s.range_limit_pct / 2) + " (range limit " +
+                              percent(s.range_limit_pct) + ")",
+                          s.mean, s.mean * (1 - half), s.mean * (1 + half)};
+    }
+    for (std::size_t i = 1; i <= s.rounds.size(); ++i)
+      if (s.rounds.size() <= 30 || i % 5 == 0 || i == 1)
+        c.x_ticks.emplace_back(static_cast<double>(i), std::to_string(i));
+    c.height = 240;
+    figure(o, "steady-rounds", render_line_chart(c));
+
+    o += "<table class=\"rounds\"><thead><tr><th>round</th><th>" + esc(s.metric) +
+         "</th><th>measured</th><th>window ending here</th></tr></thead><tbody>";
+    for (std::size_t i = 0; i < s.rounds.size(); ++i) {
+      const auto& r = s.rounds[i];
+      const bool in_window = window_ok && i >= s.window_first && i <= s.window_last;
+      std::snprintf(buf, sizeof buf, "%.2f s", r.elapsed_s);
+      o += std::string(in_window ? "<tr class=\"window\">" : "<tr>") + "<td class=\"num\">" +
+           std::to_string(i + 1) + "</td><td class=\"num\">" +
+           esc(steady_value(s.metric, r.value)) + "</td><td class=\"num\">" + buf + "</td><td>" +
+           (r.steady           ? "steady"
+            : i + 1 < s.window ? "not steady (window not full)"
+                               : "not steady") +
+           "</td></tr>";
+    }
+    o += "</tbody></table>";
+  }
+  o += "</div>";
+}
+
+void sustained_block(std::string& o, const SustainedWriteReport& s) {
+  o += "<div class=\"box sustained\"><h4>Sustained write</h4><table><tbody>";
+  kv_row(o, "written", bytes_text(s.bytes_written));
+  kv_row(o, "initial rate", format_rate_mb(s.initial_bw));
+  kv_row(o, "cache exhausted below",
+         format_rate_mb(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
+             " of the initial rate)");
+  if (s.dropped) {
+    kv_row(o, "write-cache size", bytes_text(s.cache_bytes));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f s after the start", s.cache_time_s);
+    kv_row(o, "drop at", buf);
+    kv_row(o, "post-cache rate", format_rate_mb(s.post_cache_bw));
+  } else {
+    kv_row(o, "write-cache size",
+           "no drop: the rate stayed above the threshold over all " +
+               format_bytes_iec(static_cast<double>(s.bytes_written)) + " written");
+    kv_row(o, "sustained rate", format_rate_mb(s.post_cache_bw));
+  }
+  o += "</tbody></table></div>";
+}
+
+void host_limit_block(std::string& o, const HostLimitReport& h) {
+  std::string link;
+  if (!h.link_speed.empty() || h.link_width) {
+    link = "PCIe link " + (h.link_speed.empty() ? std::string("?") : h.link_speed) + " x" +
+           std::to_string(h.link_width);
+    if (!h.max_link_speed.empty() || h.max_link_width)
+      link +=
+          " (device maximum " + h.max_link_speed + " x" + std::to_string(h.max_link_width) + ")";
+    if (h.link_bw_bytes > 0) link += ", usable " + format_rate_mb(h.link_bw_bytes);
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "busiest job thread %.0f%% of a CPU", h.max_thread_cpu_pct);
+  std::string evidence = buf;
+  if (h.engine_ceiling_iops > 0)
+    evidence += ", engine ceiling " + format_iops(h.engine_ceiling_iops);
+  if (!h.limited) {
+    o += "<p class=\"small muted host-limit\">Host not the limit: " + esc(evidence) +
+         (link.empty() ? "" : "; " + esc(link)) + ".</p>";
+    return;
+  }
+  o += "<div class=\"box host-limit bad\"><h4>Host-limited</h4><p>The host, not the device, "
+       "limited this workload; a claim it misses is not a device failure.</p><ul>";
+  for (const auto& r : h.reasons) o += "<li>" + esc(r) + "</li>";
+  o += "</ul><p class=\"small\">" + esc(evidence) + "</p>";
+  if (!link.empty()) o += "<p class=\"small\">" + esc(link) + "</p>";
+  o += "</div>";
+}
+
+// What a bad block held, as the reader of the finding needs it.
+std::string finding_detail(const IntegrityFinding& f) {
+  if (f.kind == "misplaced")
+    return "held the block written for offset " + offset_text(f.found_offset);
+  if (f.kind == "stale")
+    return "held write sequence " + std::to_string(f.found_sequence) + ", expected " +
+           std::to_string(f.expected_sequence) + " (a lost write)";
+  if (f.kind == "corrupted") return "header of this block, payload checksum wrong";
+  if (f.kind == "foreign") return "not written by this run";
+  return "";
+}
+
+void class_counts(std::string& o, std::uint64_t corrupted, std::uint64_t misplaced,
+                  std::uint64_t stale, std::uint64_t foreign, std::uint64_t read_errors) {
+  o += "<table class=\"classes\"><thead><tr><th>corrupted</th><th>misplaced</th><th>stale</th>"
+       "<th>foreign</th><th>read errors</th></tr></thead><tbody><tr>";
+  for (auto n : {corrupted, misplaced, stale, foreign, read_errors})
+    o += std::string("<td class=\"num") + (n ? " bad" : "") + "\">" + std::to_string(n) + "</td>";
+  o += "</tr></tbody></table>";
+}
+
+void findings_table(std::string& o, const std::vector<IntegrityFinding>& findings,
+                    std::uint64_t total_bad) {
+  if (findings.empty()) return;
+  o += "<p class=\"small\">First " + std::to_string(findings.size()) + " of " +
+       std::to_string(std::max<std::uint64_t>(total_bad, findings.size())) +
+       " bad blocks, by offset:</p><table class=\"findings\"><thead><tr><th>class</th>"
+       "<th>offset</th><th>what the block held</th></tr></thead><tbody>";
+  for (const auto& f : findings)
+    o += "<tr class=\"" + esc(f.kind) + "\"><td>" + esc(f.kind) + "</td><td class=\"num\">" +
+         esc(offset_text(f.offset)) + "</td><td>" + esc(finding_detail(f)) + "</td></tr>";
+  o += "</tbody></table>";
+}
+
+void integrity_block(std::string& o, const IntegrityReport& i) {
+  const std::uint64_t bad = i.corrupted + i.misplaced + i.stale + i.foreign;
+  const bool clean = bad == 0 && i.read_errors == 0 && i.bad_inline == 0;
+  o += "<div class=\"box integrity " + std::string(clean ? "ok" : "bad") +
+       "\"><h4>Data integrity</h4><p><span class=\"status " +
+       (clean ? "pass\">VERIFIED" : "fail\">BAD BLOCKS") + "</span> ";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(i.run_id));
+  o += esc(i.algorithm) + ", run id " + buf + ": " + std::to_string(i.blocks_written) +
+       " blocks written, " + std::to_string(i.verified_inline) + " verified inline, " +
+       std::to_string(i.verified_at_end) + " at the end" +
+       (i.bad_inline ? ", " + std::to_string(i.bad_inline) + " bad inline" : "") + ".</p>";
+  class_counts(o, i.corrupted, i.misplaced, i.stale, i.foreign, i.read_errors);
+  findings_table(o, i.findings, bad);
+  if (i.tracking_bytes)
+    o += "<p class=\"small muted\">Ledger of written blocks: " +
+         esc(format_bytes_iec(static_cast<double>(i.tracking_bytes))) + ".</p>";
+  o += "</div>";
+}
+
+void capacity_block(std::string& o, const RunResult& run, const WorkloadResult& w) {
+  const auto& c = *w.capacity;
+  const bool full = c.reported_bytes > 0 && c.usable_bytes >= c.reported_bytes;
+  o += "<div class=\"box capacity " + std::string(full && !c.aliasing_start ? "ok" : "bad") +
+       "\"><h4>Real capacity</h4><table><tbody>";
+  kv_row(o, "reported by the device", bytes_text(c.reported_bytes));
+  for (const auto& v : run.verdicts)
+    if (v.metric == "capacity" && v.claimed && (v.kind.empty() || v.kind == "claim"))
+      for (const auto& id : split_ids(v.workload))
+        if (id == w.id) kv_row(o, "claimed (spec sheet)", format_bytes_iec(*v.claimed));
+  std::string usable = bytes_text(c.usable_bytes);
+  if (c.reported_bytes > 0)
+    usable +=
+        ", " +
+        percent(static_cast<double>(c.usable_bytes) / static_cast<double>(c.reported_bytes) * 100) +
+        " of the reported";
+  if (c.sample_interval) usable += " (within one sample interval)";
+  kv_row(o, "usable capacity found", usable);
+  if (c.aliasing_start)
+    kv_row(o, "aliasing",
+           "starts at offset " + offset_text(*c.aliasing_start) +
+               (c.aliased_to ? ", which shows the block of offset " + offset_text(*c.aliased_to)
+                             : std::string()));
+  else
+    kv_row(o, "aliasing", "none found");
+  std::string density = std::to_string(c.samples) + " samples of " +
+                        format_bytes_iec(static_cast<double>(c.block_size)) + ", one every " +
+                        format_bytes_iec(static_cast<double>(c.sample_interval)) + ", " +
+                        std::to_string(c.samples_good) + " read back their own data";
+  kv_row(o, "sample density", density);
+  o += "</tbody></table>";
+  class_counts(o, c.corrupted, c.misplaced, c.stale, c.foreign, c.read_errors);
+  findings_table(o, c.findings, c.corrupted + c.misplaced + c.stale + c.foreign);
+  o += "</div>";
+}
+
+// A block size as SNIA tables print it: "0.5 KiB", "4 KiB", "1024 KiB".
+std::string block_size_label(std::uint64_t bs) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g KiB", static_cast<double>(bs) / 1024.0);
+  return buf;
+}
+
+// One grid of workloads: block sizes by read mixes, every combination exactly once.
+struct WorkloadMatrix {
+  bool random = true;
+  std::string value;                 // "iops", "bw" or "lat" (mean latency, for a grid run at T1Q1)
+  std::vector<std::uint64_t> sizes;  // ascending
+  std::vector<unsigned> mixes;       // read percent, descending (100 ... 0)
+  std::map<std::pair<std::uint64_t, unsigned>, std::size_t> cells;  // -> workload index
+};
+
+// The read percent of a plain workload, and whether it is random; nullopt for an unknown rw.
+std::optional<std::pair<unsigned, bool>> read_mix(const WorkloadParams& p) {
+  if (p.rw == "randread") return std::pair{100u, true};
+  if (p.rw == "randwrite") return std::pair{0u, true};
+  if (p.rw == "randrw") return std::pair{p.rwmixread, true};
+  if (p.rw == "read") return std::pair{100u, false};
+  if (p.rw == "write") return std::pair{0u, false};
+  if (p.rw == "rw" || p.rw == "readwrite") return std::pair{p.rwmixread, false};
+  return std::nullopt;
+}
+
+// The grids the run's plain workloads form (random and sequential apart): detected from bs, rw and
+// rwmixread, not from ids. A grid needs two block sizes and two mixes at least, each cell once.
+std::vector<WorkloadMatrix> find_matrices(const RunResult& run) {
+  std::vector<WorkloadMatrix> out;
+  for (bool random : {true, false}) {
+    WorkloadMatrix m;
+    m.random = random;
+    bool duplicate = false, t1q1 = true;
+    std::set<std::uint64_t> sizes;
+    std::set<unsigned> mixes;
+    for (std::size_t i = 0; i < run.workloads.size(); ++i) {
+      const auto& w = run.workloads[i];
+      if (w.kind != "workload" || w.capacity || w.sustained) continue;
+      const auto mix = read_mix(w.params);
+      if (!mix || mix->second != random || mix->first > 100) continue;
+      const auto key = std::pair{w.params.bs, mix->first};
+      if (!m.cells.emplace(key, i).second) duplicate = true;
+      sizes.insert(w.params.bs);
+      mixes.insert(mix->first);
+      t1q1 = t1q1 && w.params.iodepth == 1 && w.params.numjobs == 1;
+    }
+    if (duplicate || sizes.size() < 2 || mixes.size() < 2 ||
+        m.cells.size() != sizes.size() * mixes.size())
+      continue;
+    m.sizes.assign(sizes.begin(), sizes.end());
+    m.mixes.assign(mixes.rbegin(), mixes.rend());
+    m.value = !random ? "bw" : (t1q1 ? "lat" : "iops");
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+double total_iops(const WorkloadResult& w) {
+  return (w.read ? w.read->iops : 0) + (w.write ? w.write->iops : 0);
+}
+
+// Mean completion-to-submission latency over both directions, weighted by their I/Os.
+double mean_latency(const WorkloadResult& w) {
+  double sum = 0, n = 0;
+  for (const auto* d : {&w.read, &w.write})
+    if (*d && (*d)->lat.samples) {
+      sum += (*d)->lat.mean_ns * static_cast<double>((*d)->lat.samples);
+      n += static_cast<double>((*d)->lat.samples);
+    }
+  return n > 0 ? sum / n : 0;
+}
+
+void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& m,
+                    const std::string& prefix) {
+  const char* what = m.value == "iops" ? "total IOPS"
+                     : m.value == "bw" ? "total bandwidth (MB/s)"
+                                       : "mean latency (lat, T1Q1)";
+  o += std::string("<h3>") + (m.random ? "Random" : "Sequential") + " I/O: " + what +
+       " by block size and read mix</h3>";
+  o += "<table class=\"matrix\" data-matrix=\"" + m.value + "\" data-cells=\"" +
+       std::to_string(m.cells.size()) + "\"><thead><tr><th>block size</th>";
+  for (unsigned mix : m.mixes)
+    o += "<th class=\"num\">" + std::to_string(mix) + "/" + std::to_string(100 - mix) + "</th>";
+  o += "</tr></thead><tbody>";
+  bool any_host_limited = false, any_not_steady = false;
+  for (std::uint64_t bs : m.sizes) {
+    o += "<tr><th>" + esc(block_size_label(bs)) + "</th>";
+    for (unsigned mix : m.mixes) {
+      const std::size_t index = m.cells.at({bs, mix});
+      const auto& w = run.workloads[index];
+      const std::string href = "#" + prefix + "w" + std::to_string(index);
+      if (w.skipped) {
+        o += "<td class=\"cell skipped\" title=\"" + esc(*w.skipped) + "\">skipped</td>";
+        continue;
+      }
+      if (!w.errors.empty()) {
+        o += "<td class=\"cell error\" title=\"" + esc(w.errors.front()) + "\"><a href=\"" + href +
+             "\">error</a></td>";
+        continue;
+      }
+      std::string value =
+          m.value == "iops" ? fio_num2str(total_iops(w))
+          : m.value == "bw"
+              ? format_rate_mb((w.read ? w.read->bw_bytes : 0) + (w.write ? w.write->bw_bytes : 0))
+              : format_latency(mean_latency(w));
+      std::string marks, title = w.id;
+      if (w.host_limit && w.host_limit->limited) {
+        marks += "<sup>H</sup>";
+        title += ", host-limited";
+        any_host_limited = true;
+      }
+      if (w.steady && !*w.steady) {
+        marks += "<sup>NS</sup>";
+        title += ", not steady";
+        any_not_steady = true;
+      } else if (w.steady_state && w.steady_state->steady) {
+        title += ", steady";
+      }
+      o += "<td class=\"num cell\" title=\"" + esc(title) + "\"><a href=\"" + href + "\">" +
+           esc(value) + "</a>" + marks + "</td>";
+    }
+    o += "</tr>";
+  }
+  o += "</tbody></table>";
+  o += "<p class=\"small muted\">Columns: read/write percent. Each cell links to its workload";
+  if (any_host_limited) o += "; <sup>H</sup> host-limited";
+  if (any_not_steady) o += "; <sup>NS</sup> not steady";
+  o += ".</p>";
+}
+
 void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
                       std::size_t index, const std::string& anchor_prefix) {
   o += "<section class=\"workload\" id=\"" + anchor_prefix + "w" + std::to_string(index) + "\">";
@@ -165,7 +600,9 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   o += "</p>";
 
   std::vector<std::string> flags;
+  if (w.skipped) flags.push_back("skipped");
   if (w.cpu.max_thread_pct >= 90) flags.push_back("CPU-bound");
+  if (w.host_limit && w.host_limit->limited) flags.push_back("host-limited");
   if (w.steady && !*w.steady) flags.push_back("not steady");
   if (w.interrupted) flags.push_back("interrupted");
   if (!w.errors.empty()) flags.push_back("errors");
@@ -186,6 +623,17 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
     for (const auto& e : w.errors) o += "<li>" + esc(e) + "</li>";
     o += "</ul>";
   }
+  if (w.skipped)
+    o += "<div class=\"box skipped\"><strong>Skipped:</strong> " + esc(*w.skipped) +
+         "<br><span class=\"small muted\">Not run, and not an error: its claims are skipped "
+         "with this reason.</span></div>";
+  if (!w.preconditioning.empty()) {
+    o += "<div class=\"preconditioning\"><strong>Preconditioning before this workload:</strong>"
+         "<ol class=\"small\">";
+    for (const auto& line : w.preconditioning) o += "<li>" + esc(line) + "</li>";
+    o += "</ol></div>";
+  }
+  if (w.host_limit) host_limit_block(o, *w.host_limit);
 
   // Claims that concern this workload.
   std::vector<const ClaimVerdict*> claims;
@@ -217,6 +665,11 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
       if (w.read) c.series.push_back(std::move(r));
       if (w.write) c.series.push_back(std::move(wr));
       if (both) c.series.push_back(std::move(t));
+      if (w.steady_state)
+        if (auto band = steady_band_on_timeline(*w.steady_state))
+          c.x_bands.push_back(std::move(*band));
+      if (w.sustained)
+        if (auto marker = cache_marker(*w.sustained)) c.x_markers.push_back(std::move(*marker));
       for (const auto* v : claims) {
         if (!metric_is(v->metric, kind) || !v->claimed) continue;
         c.claim = claim_line(*v, scale, format_metric_value(*v->claimed, v->unit));
@@ -290,12 +743,19 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
     o += "</tbody></table>";
   }
 
-  o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
-       "</pre>";
-  std::snprintf(buf, sizeof buf,
-                "CPU: usr %.1f%%, sys %.1f%%, busiest job thread %.1f%% of one CPU", w.cpu.usr_pct,
-                w.cpu.sys_pct, w.cpu.max_thread_pct);
-  o += "<p>" + std::string(buf) + "</p>";
+  if (w.steady_state) steady_state_block(o, w);
+  if (w.sustained) sustained_block(o, *w.sustained);
+  if (w.integrity) integrity_block(o, *w.integrity);
+  if (w.capacity) capacity_block(o, run, w);
+
+  if (!w.skipped) {
+    o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
+         "</pre>";
+    std::snprintf(buf, sizeof buf,
+                  "CPU: usr %.1f%%, sys %.1f%%, busiest job thread %.1f%% of one CPU",
+                  w.cpu.usr_pct, w.cpu.sys_pct, w.cpu.max_thread_pct);
+    o += "<p>" + std::string(buf) + "</p>";
+  }
   if (!w.fio_command.empty())
     o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
   o += "</section>";
@@ -457,6 +917,12 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   kv_row(o, "suite", run.spec.suite);
   if (!run.spec.suite_path.empty()) kv_row(o, "suite file", run.spec.suite_path, true);
   o += "</tbody></table></div></div>\n";
+
+  const auto matrices = find_matrices(run);
+  if (!matrices.empty()) {
+    o += "<h2>Block size by read mix</h2>";
+    for (const auto& m : matrices) matrix_section(o, run, m, prefix);
+  }
 
   o += "<h2>Workloads</h2>";
   for (std::size_t i = 0; i < run.workloads.size(); ++i)

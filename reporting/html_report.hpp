@@ -4,13 +4,29 @@
 //
 // Sections, in order: verdict banner (PASS/FAIL/ERROR/MEASURED with counts), device identity (with
 // the source of each field), spec sheet and suite, claims table, measured/claimed ratio chart,
-// one section per workload, health before/after, environment.
+// block size x read mix tables, one section per workload, health before/after, environment.
+// Block size x read mix: when the plain workloads (kind "workload") form a complete grid of at
+// least 2 block sizes x 2 read mixes, detected from params bs, rw and rwmixread (not from ids),
+// one <table class="matrix" data-matrix="iops|bw|lat" data-cells="N">: random grids show total
+// IOPS (mean latency when every cell ran at iodepth 1, numjobs 1), sequential grids total
+// bandwidth; rows by block size, columns by read/write percent; a skipped cell reads "skipped"
+// with the reason as its title. snia-iops gives 56 cells, snia-throughput 2 x 2.
+// Per workload, where the result has them: a "skipped" box with the reason (and no numbers), the
+// preconditioning lines, a host-limit box (reasons, evidence, PCIe link) or a one-line "not the
+// limit", the steady-state box (verdict "steady/not steady after N rounds", window, mean, range
+// and slope against their limits, a rounds chart with the window shaded and a rounds table), the
+// sustained-write box (cache size, drop time, initial and post-cache rates), the integrity box and
+// the capacity box (counts per class, the first findings with offsets and what they held; usable
+// against reported and claimed capacity, aliasing, sample density).
 // Charts (each one <svg class="chart"> inside <figure class="chart-block">):
 //   - the ratio chart when at least one verdict has both a measured and a claimed value;
 //   - per workload with a timeline: IOPS over time and bandwidth over time (read, write, and total
 //     for mixed workloads), with the claim line and tolerance band of a claim on that metric;
 //   - per workload with clat percentiles: a log-scale percentile chart (read and write);
-//   - per latency-search workload: latency against IOPS over the iodepth sweep, with the limit.
+//   - per latency-search workload: latency against IOPS over the iodepth sweep, with the limit;
+//   - per workload run in rounds: the tracked value per round (data-chart="steady-rounds"); its
+//     timeline charts shade the steady window (rounds mapped to time by summing elapsed_s), a
+//     sustained write's mark the time the write cache ran out.
 // Every string from the result is passed through escape_html(); the file stays small (coordinates
 // with one decimal: a 600-point timeline adds about 30 kB).
 #pragma once

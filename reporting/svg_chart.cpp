@@ -73,11 +73,26 @@ std::string render_line_chart(const LineChart& c) {
     xmin = std::min(xmin, x);
     xmax = std::max(xmax, x);
   }
+  const bool has_data = xmin <= xmax;
+  // Bands and markers only widen an axis that has data: alone they are no chart.
+  if (has_data) {
+    for (const auto& b : c.x_bands)
+      for (double x : {b.from, b.to})
+        if (std::isfinite(x)) {
+          xmin = std::min(xmin, x);
+          xmax = std::max(xmax, x);
+        }
+    for (const auto& m : c.x_markers)
+      if (std::isfinite(m.x)) {
+        xmin = std::min(xmin, m.x);
+        xmax = std::max(xmax, m.x);
+      }
+  }
   if (c.claim) {
     ymax = std::max(ymax, std::max(c.claim->value, c.claim->band_high));
     ymin = std::min(ymin, std::min(c.claim->value, c.claim->band_low));
   }
-  const bool empty = !(xmin <= xmax);
+  const bool empty = !has_data;
   if (empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
   if (xmax <= xmin) xmax = xmin + 1;
 
@@ -111,6 +126,21 @@ std::string render_line_chart(const LineChart& c) {
   o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(c.width) + "\" height=\"" + fmt1(c.height) +
        "\" fill=\"#fff\"/>";
   o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(c.title) + "</text>";
+
+  // X bands under everything else, their labels along the top of the plot.
+  const double mid = (f.x0() + f.x1()) / 2;
+  if (!empty)
+    for (const auto& b : c.x_bands) {
+      if (!std::isfinite(b.from) || !std::isfinite(b.to)) continue;
+      const double a = px(std::min(b.from, b.to)), z = px(std::max(b.from, b.to));
+      o += "<rect class=\"xband\" x=\"" + fmt1(a) + "\" y=\"" + fmt1(f.y1()) + "\" width=\"" +
+           fmt1(std::max(z - a, 1.0)) + "\" height=\"" + fmt1(f.y0() - f.y1()) + "\" fill=\"" +
+           escape_html(b.color) + "\" fill-opacity=\"0.14\"/>";
+      const bool right = a > mid;
+      o += "<text x=\"" + fmt1(right ? z - 3 : a + 3) + "\" y=\"" + fmt1(f.y1() + 12) +
+           "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"bl\">" +
+           escape_html(b.label) + "</text>";
+    }
 
   // Claim band and line under the data.
   if (c.claim) {
@@ -175,6 +205,19 @@ std::string render_line_chart(const LineChart& c) {
            "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"" + pts + "\"/>";
     }
   }
+  // Vertical markers over the data.
+  if (!empty)
+    for (const auto& m : c.x_markers) {
+      if (!std::isfinite(m.x)) continue;
+      const double x = px(m.x);
+      o += "<line class=\"xmark\" x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(f.y1()) + "\" x2=\"" +
+           fmt1(x) + "\" y2=\"" + fmt1(f.y0()) + "\" stroke=\"" + escape_html(m.color) +
+           "\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>";
+      const bool right = x > mid;
+      o += "<text x=\"" + fmt1(right ? x - 4 : x + 4) + "\" y=\"" + fmt1(f.y1() + 26) +
+           "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"ml\">" +
+           escape_html(m.label) + "</text>";
+    }
   // Legend under the title, left to right; the claim last. Flags at the right of the title.
   double lx = f.x0();
   for (const auto& series : c.series) {

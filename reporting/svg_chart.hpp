@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A small SVG chart writer for the HTML report: line charts (linear or log y, optional claim line
-// with a tolerance band) and a horizontal bar chart of ratios. Output is one <svg> element, inline,
-// with no script, no external reference, every text escaped, coordinates with one decimal.
+// with a tolerance band, shaded x bands and vertical markers) and a horizontal bar chart of ratios.
+// Output is one <svg> element, inline, with no script, no external reference, every text escaped,
+// coordinates with one decimal.
 #pragma once
 
 #include <functional>
@@ -26,6 +27,21 @@ struct ClaimLine {
   double band_low = 0, band_high = 0;
 };
 
+// A shaded span of the x axis drawn under the data, labelled at the top of the plot: the
+// steady-state window on a timeline or on the rounds chart.
+struct XBand {
+  double from = 0, to = 0;
+  std::string label;
+  std::string color = "#9467bd";  // ours, not user data
+};
+
+// A dashed vertical line at `x` with its label, e.g. where a write cache ran out.
+struct XMarker {
+  double x = 0;
+  std::string label;
+  std::string color = "#ff7f0e";
+};
+
 struct LineChart {
   std::string title;  // also the SVG <title> (tooltip and accessible name)
   std::string x_label, y_label;
@@ -37,6 +53,10 @@ struct LineChart {
   std::function<std::string(double)> format_y;  // tick label; default "%g"
   std::function<std::string(double)> format_x;  // default "%g"
   std::vector<std::string> flags;               // e.g. "CPU-bound", drawn as a badge
+  // Bands and markers widen the x range of a chart with data to include themselves (alone they
+  // draw nothing); their labels have class "bl" / "ml".
+  std::vector<XBand> x_bands;
+  std::vector<XMarker> x_markers;
   double width = 940, height = 280;
 };
 

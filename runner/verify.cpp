@@ -295,6 +295,15 @@ std::string integrity_summary(const reporting::IntegrityReport& r) {
            " blocks verified (" + std::string(r.algorithm) + "), no errors";
   std::string out = "integrity:";
   bool first_part = true;
+  // "offset X[, holds the block of offset Y | , write A instead of B]"
+  auto details = [](const reporting::IntegrityFinding& f) {
+    std::string d = std::to_string(f.offset);
+    if (f.kind == "misplaced") d += ", holds the block of offset " + std::to_string(f.found_offset);
+    if (f.kind == "stale")
+      d += ", write " + std::to_string(f.found_sequence & 0xffffffffu) + " instead of " +
+           std::to_string(f.expected_sequence);
+    return d;
+  };
   auto part = [&](std::uint64_t n, const char* kind) {
     if (n == 0) return;
     out += first_part ? " " : ", ";
@@ -304,14 +313,7 @@ std::string integrity_summary(const reporting::IntegrityReport& r) {
     auto it = std::find_if(r.findings.begin(), r.findings.end(),
                            [&](const auto& f) { return f.kind == kind; });
     if (it == r.findings.end()) return;
-    out += n == 1 ? " (offset " : " (first at offset ";
-    out += std::to_string(it->offset);
-    if (std::string_view(kind) == "misplaced")
-      out += ", holds the block of offset " + std::to_string(it->found_offset);
-    if (std::string_view(kind) == "stale")
-      out += ", write " + std::to_string(it->found_sequence & 0xffffffffu) + " instead of " +
-             std::to_string(it->expected_sequence);
-    out += ")";
+    out += (n == 1 ? " (offset " : " (first at offset ") + details(*it) + ")";
   };
   part(r.stale, "stale");
   part(r.misplaced, "misplaced");
@@ -319,8 +321,14 @@ std::string integrity_summary(const reporting::IntegrityReport& r) {
   part(r.foreign, "foreign");
   if (r.read_errors)
     out += (first_part ? " " : ", ") + std::to_string(r.read_errors) + " read errors";
-  if (r.bad_inline)
+  if (r.bad_inline) {
     out += (first_part ? " " : ", ") + std::to_string(r.bad_inline) + " bad inline read-backs";
+    // Blocks caught inline may have been rewritten since, so the end pass finds them good: name
+    // the first one here, or the message would carry no class and no offset.
+    if (bad == 0 && !r.findings.empty())
+      out += " (first: " + r.findings.front().kind + " at offset " + details(r.findings.front()) +
+             ")";
+  }
   return out;
 }
 

@@ -173,6 +173,25 @@ TEST(Tally, CountsFindingsMergeAndSummary) {
             "(offset 8192), 100 foreign (first at offset 413696)");
 }
 
+TEST(Summary, BlocksCaughtOnlyInlineStillNameTheirClassAndOffset) {
+  // Inline read-back found a lost write; the block was rewritten since, so the end pass saw it
+  // good: the counts are zero but the message must still say what and where.
+  reporting::IntegrityReport r;
+  r.algorithm = "xxh3";
+  r.verified_inline = 500;
+  r.verified_at_end = 64;
+  r.bad_inline = 3;
+  reporting::IntegrityFinding f;
+  f.kind = "stale";
+  f.offset = 147456;
+  f.found_sequence = 37;
+  f.expected_sequence = 101;
+  r.findings.push_back(f);
+  EXPECT_EQ(integrity_summary(r),
+            "integrity: 3 bad inline read-backs (first: stale at offset 147456, write 37 instead "
+            "of 101)");
+}
+
 TEST(Verdict, FailPassAndError) {
   reporting::WorkloadResult w;
   w.id = "randwrite-verify";
