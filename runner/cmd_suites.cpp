@@ -23,6 +23,14 @@ void print_suite(const Suite& suite, bool with_fio) {
       std::printf("  %s\n    %s\n", w.id().c_str(), w.fio_equivalent().c_str());
       continue;
     }
+    if (w.capacity) {
+      const auto& c = *w.capacity;
+      std::string density = c.interval ? "every " + format_size_fio(c.interval)
+                                       : std::to_string(c.samples) + " samples";
+      std::printf("  %-22s %-9s %-5s QD%u, %s\n", w.id().c_str(), "capacity",
+                  format_size_fio(c.bs).c_str(), c.iodepth, density.c_str());
+      continue;
+    }
     const auto& p = w.spec.params;
     std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
                                                " " + w.latency_search->stat +

@@ -339,6 +339,13 @@ bool looks_like_path(std::string_view s) {
 }  // namespace
 
 std::string SuiteWorkload::fio_equivalent() const {
+  if (capacity) {
+    const std::string density =
+        capacity->interval ? "one every " + format_size_fio(capacity->interval)
+                           : std::to_string(capacity->samples) + " samples spread over the target";
+    return "capacity check: " + format_size_fio(capacity->bs) + " blocks, " + density +
+           ", written with distinct headers then read back (f3probe-like; no fio equivalent)";
+  }
   if (!latency_search) return fio_command(spec);
   WorkloadSpec deepest = spec;
   deepest.params.iodepth = latency_search->max_iodepth;

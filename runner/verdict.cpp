@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/steady_state.hpp"
 #include "runner/units.hpp"
@@ -384,6 +385,11 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
                 " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
                 tolerance_text(c.tolerance_pct) + ")";
+    if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
+      // What was found where: samples good, sample interval, where aliasing starts.
+      if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
+        v.message += "; " + capacity_summary(*r->capacity);
+    }
     if (!inconclusive.empty()) {
       // A claim on a steady-state figure cannot be judged on a device that did not settle.
       v.status = VerdictStatus::Error;
