@@ -164,9 +164,7 @@ engines::FaultPlan parse_fault_plan(std::string_view spec) {
       plan.fake_capacity = c;
     } else if (kind == "latency") {
       engines::FaultPlan::Latency l;
-      auto to_ns = [](double s) {
-        return std::chrono::nanoseconds(std::llround(s * 1e9));
-      };
+      auto to_ns = [](double s) { return std::chrono::nanoseconds(std::llround(s * 1e9)); };
       if (auto b = take(keys, "base"); !b.empty()) l.base = to_ns(parse_duration(b));
       if (auto p = take(keys, "per_in_flight"); !p.empty())
         l.per_in_flight = to_ns(parse_duration(p));

@@ -326,8 +326,8 @@ std::string integrity_summary(const reporting::IntegrityReport& r) {
     // Blocks caught inline may have been rewritten since, so the end pass finds them good: name
     // the first one here, or the message would carry no class and no offset.
     if (bad == 0 && !r.findings.empty())
-      out += " (first: " + r.findings.front().kind + " at offset " + details(r.findings.front()) +
-             ")";
+      out +=
+          " (first: " + r.findings.front().kind + " at offset " + details(r.findings.front()) + ")";
   }
   return out;
 }
