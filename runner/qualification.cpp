@@ -490,14 +490,14 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     // The report names the target as the user gave it, not the scratch file's temporary name.
     r.params.target = o.target;
     WorkloadSpec as_run = plan[i];
-    as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own
-    r.fio_command = fio_command(as_run);
+    as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
+    if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
     if (!gone.empty()) {
       // The device went away: the workloads left are reported as not run, not run against nothing.
-      const std::string why = "not run: the device went away during '" + gone_in + "': " + gone;
+      const std::string why = "the device went away during '" + gone_in + "': " + gone;
       std::fprintf(con, "  device gone: %s; %zu workload(s) not run\n", gone.c_str(),
                    plan.size() - i - 1);
       for (std::size_t k = i + 1; k < plan.size(); ++k) {
