@@ -47,7 +47,9 @@ struct QualificationOutcome {
 };
 
 // Runs the whole qualification. Throws UsageError (exit 2) for bad files, a refused target or two
-// matching sheets; I/O errors become error verdicts (exit 3); an interruption exits 128+signal.
+// matching sheets; I/O errors become error verdicts (exit 3) and the run goes on with the next
+// workload, unless the device went away (ENXIO/ENODEV, or its path vanished): then the remaining
+// workloads are reported as skipped with that reason. An interruption exits 128+signal.
 [[nodiscard]] QualificationOutcome run_qualification(const QualificationOptions& options);
 
 }  // namespace storqual::runner
