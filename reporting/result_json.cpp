@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "reporting/verdict_status.hpp"
 
@@ -16,8 +18,236 @@ namespace storqual::reporting {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using Percentiles = std::vector<std::pair<double, std::uint64_t>>;
 
 constexpr int kMaxDepth = 64;
+
+// A member's key, and whether the reader refuses a file without it.
+struct Key {
+  Key(const char* key_name, bool is_required = false) : name(key_name), required(is_required) {}
+  const char* name;
+  bool required;
+};
+constexpr bool kRequired = true;
+
+// ---- the keys of each plain struct, in output order ----
+//
+// One list per struct serves both directions: `visit(key, member)` for every member, with the
+// struct const when writing and mutable when reading. How a member is written and read follows
+// from its type (value_json and read_value below): doubles that are not finite become null,
+// vectors become arrays, structs with a key list become objects, and std::optional members are
+// omitted when empty (null reads back as empty).
+
+template <class T, class Plain>
+concept Either = std::same_as<std::remove_const_t<T>, Plain>;
+
+void visit_fields(Either<Environment> auto& e, auto&& visit) {
+  visit("host", e.host);
+  visit("kernel", e.kernel);
+  visit("cpu_model", e.cpu_model);
+  visit("cpus", e.cpus);
+  visit("storqual_version", e.storqual_version);
+  visit("command_line", e.command_line);
+  visit("start_utc", e.start_utc);
+  visit("end_utc", e.end_utc);
+}
+
+void visit_fields(Either<FieldRow> auto& r, auto&& visit) {
+  visit({"field", kRequired}, r.field);
+  visit("value", r.value);
+  visit("source", r.source);
+}
+
+void visit_fields(Either<DeviceReport> auto& d, auto&& visit) {
+  visit("name", d.name);
+  visit("path", d.path);
+  visit("identity", d.identity);
+  visit("health_before", d.health_before);
+  visit("health_after", d.health_after);
+  visit("health_changes", d.health_changes);
+}
+
+void visit_fields(Either<SpecReport> auto& s, auto&& visit) {
+  visit("name", s.name);
+  visit("vendor", s.vendor);
+  visit("source", s.source);
+  visit("path", s.path);
+  visit("sha256", s.sha256);
+  visit("suite", s.suite);
+  visit("suite_path", s.suite_path);
+}
+
+void visit_fields(Either<WorkloadParams> auto& p, auto&& visit) {
+  visit("rw", p.rw);
+  visit("bs", p.bs);
+  visit("iodepth", p.iodepth);
+  visit("numjobs", p.numjobs);
+  visit("runtime_s", p.runtime_s);
+  visit("ramp_time_s", p.ramp_time_s);
+  visit("size", p.size);
+  visit("offset", p.offset);
+  visit("rwmixread", p.rwmixread);
+  visit("ioengine", p.ioengine);
+  visit("direct", p.direct);
+  visit("target", p.target);
+}
+
+void visit_fields(Either<LatencySummary> auto& s, auto&& visit) {
+  visit("min", s.min_ns);
+  visit("max", s.max_ns);
+  visit("mean", s.mean_ns);
+  visit("stdev", s.stdev_ns);
+  visit("samples", s.samples);
+  visit("percentiles", s.percentiles);
+}
+
+void visit_fields(Either<DirectionResult> auto& d, auto&& visit) {
+  visit("ios", d.ios);
+  visit("bytes", d.bytes);
+  visit("iops", d.iops);
+  visit("bw_bytes", d.bw_bytes);
+  visit("errors", d.errors);
+  visit("first_errno", d.first_errno);
+  visit("first_error_offset", d.first_error_offset);
+  visit("short_ios", d.short_ios);
+  visit("slat_ns", d.slat);
+  visit("clat_ns", d.clat);
+  visit("lat_ns", d.lat);
+}
+
+void visit_fields(Either<CpuUsage> auto& c, auto&& visit) {
+  visit("usr_pct", c.usr_pct);
+  visit("sys_pct", c.sys_pct);
+  visit("max_thread_pct", c.max_thread_pct);
+  visit("spin_pct", c.spin_pct);
+}
+
+void visit_fields(Either<TimelinePoint> auto& t, auto&& visit) {
+  visit("t_s", t.t_s);
+  visit("read_iops", t.read_iops);
+  visit("write_iops", t.write_iops);
+  visit("read_bw", t.read_bw);
+  visit("write_bw", t.write_bw);
+  visit("read_lat_mean_ns", t.read_lat_mean_ns);
+  visit("write_lat_mean_ns", t.write_lat_mean_ns);
+}
+
+void visit_fields(Either<LatencyCurvePoint> auto& c, auto&& visit) {
+  visit("iodepth", c.iodepth);
+  visit("iops", c.iops);
+  visit("latency_ns", c.latency_ns);
+  visit("within_limit", c.within_limit);
+}
+
+void visit_fields(Either<SteadyStateRound> auto& r, auto&& visit) {
+  visit("value", r.value);
+  visit("elapsed_s", r.elapsed_s);
+  visit("steady", r.steady);
+}
+
+void visit_fields(Either<SteadyStateReport> auto& s, auto&& visit) {
+  visit("metric", s.metric);
+  visit("rounds", s.rounds);
+  visit("max_rounds", s.max_rounds);
+  visit("window", s.window);
+  visit("round_time_s", s.round_time_s);
+  visit("window_first", s.window_first);
+  visit("window_last", s.window_last);
+  visit("mean", s.mean);
+  visit("range", s.range);
+  visit("slope", s.slope);
+  visit("range_pct", s.range_pct);
+  visit("slope_pct", s.slope_pct);
+  visit("range_limit_pct", s.range_limit_pct);
+  visit("slope_limit_pct", s.slope_limit_pct);
+  visit("steady", s.steady);
+}
+
+void visit_fields(Either<SustainedWriteReport> auto& s, auto&& visit) {
+  visit("bytes_written", s.bytes_written);
+  visit("initial_bw", s.initial_bw);
+  visit("drop_fraction", s.drop_fraction);
+  visit("dropped", s.dropped);
+  visit("cache_bytes", s.cache_bytes);
+  visit("cache_time_s", s.cache_time_s);
+  visit("post_cache_bw", s.post_cache_bw);
+}
+
+void visit_fields(Either<HostLimitReport> auto& h, auto&& visit) {
+  visit("limited", h.limited);
+  visit("reasons", h.reasons);
+  visit("max_thread_cpu_pct", h.max_thread_cpu_pct);
+  visit("engine_ceiling_iops", h.engine_ceiling_iops);
+  visit("link_speed", h.link_speed);
+  visit("link_width", h.link_width);
+  visit("max_link_speed", h.max_link_speed);
+  visit("max_link_width", h.max_link_width);
+  visit("link_bw_bytes", h.link_bw_bytes);
+}
+
+void visit_fields(Either<IntegrityFinding> auto& f, auto&& visit) {
+  visit("kind", f.kind);
+  visit("offset", f.offset);
+  visit("found_offset", f.found_offset);
+  visit("expected_sequence", f.expected_sequence);
+  visit("found_sequence", f.found_sequence);
+}
+
+void visit_fields(Either<IntegrityReport> auto& i, auto&& visit) {
+  visit("algorithm", i.algorithm);
+  visit("run_id", i.run_id);
+  visit("blocks_written", i.blocks_written);
+  visit("verified_inline", i.verified_inline);
+  visit("verified_at_end", i.verified_at_end);
+  visit("corrupted", i.corrupted);
+  visit("misplaced", i.misplaced);
+  visit("stale", i.stale);
+  visit("foreign", i.foreign);
+  visit("read_errors", i.read_errors);
+  visit("bad_inline", i.bad_inline);
+  visit("tracking_bytes", i.tracking_bytes);
+  visit("findings", i.findings);
+}
+
+void visit_fields(Either<CapacityReport> auto& c, auto&& visit) {
+  visit("reported_bytes", c.reported_bytes);
+  visit("usable_bytes", c.usable_bytes);
+  visit("sample_interval", c.sample_interval);
+  visit("samples", c.samples);
+  visit("samples_good", c.samples_good);
+  visit("block_size", c.block_size);
+  visit("corrupted", c.corrupted);
+  visit("misplaced", c.misplaced);
+  visit("stale", c.stale);
+  visit("foreign", c.foreign);
+  visit("read_errors", c.read_errors);
+  visit("findings", c.findings);
+  visit("aliasing_start", c.aliasing_start);
+  visit("aliased_to", c.aliased_to);
+}
+
+// A visitor that does nothing, to ask whether a type has a key list.
+struct IgnoreMembers {
+  template <class M>
+  void operator()(Key, M&) const {}
+};
+
+template <class T>
+concept HasKeyList = requires(T& t) {
+  visit_fields(t, IgnoreMembers{});
+};
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+// ---- writing ----
 
 Json number(double v) {
   if (!std::isfinite(v)) return nullptr;
@@ -30,169 +260,119 @@ std::string percentile_key(double p) {
   return buf;
 }
 
-Json latency_json(const LatencySummary& s) {
-  Json j;
-  j["min"] = s.min_ns;
-  j["max"] = s.max_ns;
-  j["mean"] = number(s.mean_ns);
-  j["stdev"] = number(s.stdev_ns);
-  j["samples"] = s.samples;
-  Json p = Json::object();
-  for (const auto& [pct, ns] : s.percentiles) p[percentile_key(pct)] = ns;
-  j["percentiles"] = std::move(p);
-  return j;
+Json workload_json(const WorkloadResult& w);
+Json verdict_json(const ClaimVerdict& v);
+template <class T>
+void put(Json& j, const char* key, const T& member);
+
+template <class T>
+Json value_json(const T& v) {
+  if constexpr (std::is_same_v<T, double>) {
+    return number(v);
+  } else if constexpr (std::is_same_v<T, Percentiles>) {
+    Json p = Json::object();
+    for (const auto& [pct, ns] : v) p[percentile_key(pct)] = ns;
+    return p;
+  } else if constexpr (IsVector<T>::value) {
+    Json a = Json::array();
+    for (const auto& item : v) a.push_back(value_json(item));
+    return a;
+  } else if constexpr (std::is_same_v<T, WorkloadResult>) {
+    return workload_json(v);
+  } else if constexpr (std::is_same_v<T, ClaimVerdict>) {
+    return verdict_json(v);
+  } else if constexpr (HasKeyList<T>) {
+    Json j = Json::object();
+    visit_fields(v, [&j](Key key, const auto& member) { put(j, key.name, member); });
+    return j;
+  } else {
+    static_assert(std::is_same_v<T, std::string> || std::is_integral_v<T>, "no JSON form");
+    return v;
+  }
 }
 
-Json direction_json(const DirectionResult& d) {
-  Json j;
-  j["ios"] = d.ios;
-  j["bytes"] = d.bytes;
-  j["iops"] = number(d.iops);
-  j["bw_bytes"] = number(d.bw_bytes);
-  j["errors"] = d.errors;
-  j["first_errno"] = d.first_errno;
-  j["first_error_offset"] = d.first_error_offset;
-  j["short_ios"] = d.short_ios;
-  j["slat_ns"] = latency_json(d.slat);
-  j["clat_ns"] = latency_json(d.clat);
-  j["lat_ns"] = latency_json(d.lat);
-  return j;
-}
-
-Json rows_json(const std::vector<FieldRow>& rows) {
-  Json a = Json::array();
-  for (const auto& r : rows)
-    a.push_back({{"field", r.field}, {"value", r.value}, {"source", r.source}});
-  return a;
+// `j[key] = value_json(member)`, or nothing for an empty std::optional.
+template <class T>
+void put(Json& j, const char* key, const T& member) {
+  if constexpr (IsOptional<T>::value) {
+    if (member) j[key] = value_json(*member);
+  } else {
+    j[key] = value_json(member);
+  }
 }
 
 Json workload_json(const WorkloadResult& w) {
   Json j;
-  j["id"] = w.id;
-  j["kind"] = w.kind;
-  const auto& p = w.params;
-  j["params"] = {{"rw", p.rw},
-                 {"bs", p.bs},
-                 {"iodepth", p.iodepth},
-                 {"numjobs", p.numjobs},
-                 {"runtime_s", number(p.runtime_s)},
-                 {"ramp_time_s", number(p.ramp_time_s)},
-                 {"size", p.size},
-                 {"offset", p.offset},
-                 {"rwmixread", p.rwmixread},
-                 {"ioengine", p.ioengine},
-                 {"direct", p.direct},
-                 {"target", p.target}};
-  if (w.read) j["read"] = direction_json(*w.read);
-  if (w.write) j["write"] = direction_json(*w.write);
-  j["cpu"] = {{"usr_pct", number(w.cpu.usr_pct)},
-              {"sys_pct", number(w.cpu.sys_pct)},
-              {"max_thread_pct", number(w.cpu.max_thread_pct)},
-              {"spin_pct", number(w.cpu.spin_pct)}};
-  j["elapsed_s"] = number(w.elapsed_s);
-  Json timeline = Json::array();
-  for (const auto& t : w.timeline)
-    timeline.push_back({{"t_s", number(t.t_s)},
-                        {"read_iops", number(t.read_iops)},
-                        {"write_iops", number(t.write_iops)},
-                        {"read_bw", number(t.read_bw)},
-                        {"write_bw", number(t.write_bw)},
-                        {"read_lat_mean_ns", number(t.read_lat_mean_ns)},
-                        {"write_lat_mean_ns", number(t.write_lat_mean_ns)}});
-  j["timeline"] = std::move(timeline);
-  j["errors"] = w.errors;
-  j["interrupted"] = w.interrupted;
-  j["fio_command"] = w.fio_command;
-  if (w.steady) j["steady"] = *w.steady;
+  put(j, "id", w.id);
+  put(j, "kind", w.kind);
+  put(j, "params", w.params);
+  put(j, "read", w.read);
+  put(j, "write", w.write);
+  put(j, "cpu", w.cpu);
+  put(j, "elapsed_s", w.elapsed_s);
+  put(j, "timeline", w.timeline);
+  put(j, "errors", w.errors);
+  put(j, "interrupted", w.interrupted);
+  put(j, "fio_command", w.fio_command);
+  put(j, "steady", w.steady);
+  put(j, "steady_state", w.steady_state);
+  // A latency search writes its three keys together; other workloads none of them.
   if (!w.latency_curve.empty() || w.latency_limit_ns != 0 || !w.latency_stat.empty()) {
-    Json curve = Json::array();
-    for (const auto& c : w.latency_curve)
-      curve.push_back({{"iodepth", c.iodepth},
-                       {"iops", number(c.iops)},
-                       {"latency_ns", number(c.latency_ns)},
-                       {"within_limit", c.within_limit}});
-    j["latency_curve"] = std::move(curve);
-    j["latency_limit_ns"] = number(w.latency_limit_ns);
-    j["latency_stat"] = w.latency_stat;
+    put(j, "latency_curve", w.latency_curve);
+    put(j, "latency_limit_ns", w.latency_limit_ns);
+    put(j, "latency_stat", w.latency_stat);
   }
-  // Data verification and the capacity check (runner/verify.hpp, runner/capacity_check.hpp).
-  auto findings_json = [](const std::vector<IntegrityFinding>& findings) {
-    Json a = Json::array();
-    for (const auto& f : findings)
-      a.push_back({{"kind", f.kind},
-                   {"offset", f.offset},
-                   {"found_offset", f.found_offset},
-                   {"expected_sequence", f.expected_sequence},
-                   {"found_sequence", f.found_sequence}});
-    return a;
-  };
-  if (w.integrity) {
-    const auto& i = *w.integrity;
-    j["integrity"] = {{"algorithm", i.algorithm},
-                      {"run_id", i.run_id},
-                      {"blocks_written", i.blocks_written},
-                      {"verified_inline", i.verified_inline},
-                      {"verified_at_end", i.verified_at_end},
-                      {"corrupted", i.corrupted},
-                      {"misplaced", i.misplaced},
-                      {"stale", i.stale},
-                      {"foreign", i.foreign},
-                      {"read_errors", i.read_errors},
-                      {"bad_inline", i.bad_inline},
-                      {"tracking_bytes", i.tracking_bytes},
-                      {"findings", findings_json(i.findings)}};
-  }
-  if (w.capacity) {
-    const auto& c = *w.capacity;
-    Json cj = {{"reported_bytes", c.reported_bytes},
-               {"usable_bytes", c.usable_bytes},
-               {"sample_interval", c.sample_interval},
-               {"samples", c.samples},
-               {"samples_good", c.samples_good},
-               {"block_size", c.block_size},
-               {"corrupted", c.corrupted},
-               {"misplaced", c.misplaced},
-               {"stale", c.stale},
-               {"foreign", c.foreign},
-               {"read_errors", c.read_errors},
-               {"findings", findings_json(c.findings)}};
-    if (c.aliasing_start) cj["aliasing_start"] = *c.aliasing_start;
-    if (c.aliased_to) cj["aliased_to"] = *c.aliased_to;
-    j["capacity"] = std::move(cj);
-  }
+  put(j, "sustained", w.sustained);
+  put(j, "host_limit", w.host_limit);
+  if (!w.preconditioning.empty()) put(j, "preconditioning", w.preconditioning);
+  put(j, "skipped", w.skipped);
+  put(j, "integrity", w.integrity);
+  put(j, "capacity", w.capacity);
   return j;
 }
 
 Json verdict_json(const ClaimVerdict& v) {
   Json j;
-  j["workload"] = v.workload;
-  j["metric"] = v.metric;
+  put(j, "workload", v.workload);
+  put(j, "metric", v.metric);
   j["status"] = std::string(to_string(v.status));
-  if (v.measured) j["measured"] = number(*v.measured);
-  if (v.claimed) j["claimed"] = number(*v.claimed);
-  j["unit"] = v.unit;
-  j["tolerance_pct"] = number(v.tolerance_pct);
-  if (v.diff_pct) j["diff_pct"] = number(*v.diff_pct);
-  j["message"] = v.message;
-  j["time_s"] = number(v.time_s);
+  put(j, "measured", v.measured);
+  put(j, "claimed", v.claimed);
+  put(j, "unit", v.unit);
+  put(j, "tolerance_pct", v.tolerance_pct);
+  put(j, "diff_pct", v.diff_pct);
+  put(j, "message", v.message);
+  put(j, "time_s", v.time_s);
   // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
-  if (!v.kind.empty() && v.kind != "claim") j["kind"] = v.kind;
+  if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
   return j;
 }
 
 // ---- reading ----
 
-// A JSON value with the path that led to it, for error messages.
+// A JSON value and how it was reached, for error messages. The path is spelled out only for an
+// error ("workloads[1].read.ios"): building it for every value made reading a third slower. A
+// Node refers to its parent, so it must not outlive it.
 class Node {
  public:
-  Node(const Json& j, std::string path) : j_(j), path_(std::move(path)) {}
+  explicit Node(const Json& j) : j_(j) {}  // the top level
+  Node(const Json& j, const Node& parent, std::string_view key)
+      : j_(j), parent_(&parent), key_(key) {}
+  Node(const Json& j, const Node& parent, std::size_t index)
+      : j_(j), parent_(&parent), index_(index) {}
 
   [[noreturn]] void fail(const std::string& expected) const {
-    throw ResultJsonError((path_.empty() ? std::string("(top level)") : path_) + ": expected " +
+    const std::string where = path();
+    throw ResultJsonError((where.empty() ? std::string("(top level)") : where) + ": expected " +
                           expected + ", got " + j_.type_name());
   }
   const Json& json() const { return j_; }
-  const std::string& path() const { return path_; }
+  std::string path() const {
+    if (parent_ == nullptr) return {};
+    std::string out = parent_->path();
+    if (key_.data() == nullptr) return out + "[" + std::to_string(index_) + "]";
+    return out.empty() ? std::string(key_) : out + "." + std::string(key_);
+  }
 
   const Node object() const {
     if (!j_.is_object()) fail("an object");
@@ -202,20 +382,14 @@ class Node {
   Node at(const char* key) const {
     object();
     auto it = j_.find(key);
-    if (it == j_.end())
-      throw ResultJsonError((path_.empty() ? std::string() : path_ + ".") + key +
-                            ": missing (required)");
-    return Node(*it, child_path(key));
-  }
-  std::string child_path(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
+    if (it == j_.end()) throw ResultJsonError(Node(j_, *this, key).path() + ": missing (required)");
+    return Node(*it, *this, key);
   }
   std::vector<Node> array() const {
     if (!j_.is_array()) fail("an array");
     std::vector<Node> out;
     out.reserve(j_.size());
-    for (std::size_t i = 0; i < j_.size(); ++i)
-      out.emplace_back(j_[i], path_ + "[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < j_.size(); ++i) out.emplace_back(j_[i], *this, i);
     return out;
   }
   std::string string() const {
@@ -262,214 +436,106 @@ class Node {
     fail("an integer");
   }
 
-  // Optional members: absent keeps the default.
-  void get(const char* key, std::string& out) const {
-    if (has(key)) out = at(key).string();
-  }
-  void get(const char* key, double& out) const {
-    if (has(key)) out = at(key).real();
-  }
-  void get(const char* key, std::uint64_t& out) const {
-    if (has(key)) out = at(key).unsigned64();
-  }
-  void get(const char* key, unsigned& out) const {
-    if (has(key)) out = at(key).unsigned32();
-  }
-  void get(const char* key, int& out) const {
-    if (has(key)) out = at(key).integer();
-  }
-  void get(const char* key, bool& out) const {
-    if (has(key)) out = at(key).boolean();
-  }
-  void get(const char* key, std::optional<double>& out) const {
-    if (has(key) && !at(key).json().is_null()) out = at(key).real();
-  }
+  // The member `key` into `out` (read_value below): absent keeps the default, and so does null
+  // for a std::optional. A required key that is absent is an error.
+  template <class T>
+  void get(Key key, T& out) const;
 
  private:
   const Json& j_;
-  std::string path_;
+  const Node* parent_ = nullptr;
+  std::string_view key_;   // a member: its key (null for an array element)
+  std::size_t index_ = 0;  // an array element: its index
 };
 
-LatencySummary read_latency(const Node& n) {
-  n.object();
-  LatencySummary s;
-  n.get("min", s.min_ns);
-  n.get("max", s.max_ns);
-  n.get("mean", s.mean_ns);
-  n.get("stdev", s.stdev_ns);
-  n.get("samples", s.samples);
-  if (n.has("percentiles")) {
-    const Node p = n.at("percentiles").object();
+WorkloadResult read_workload(const Node& n);
+ClaimVerdict read_verdict(const Node& n);
+
+template <class T>
+void read_value(const Node& n, T& out) {
+  if constexpr (std::is_same_v<T, double>) {
+    out = n.real();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    out = n.string();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out = n.boolean();
+  } else if constexpr (std::is_same_v<T, int>) {
+    out = n.integer();
+  } else if constexpr (std::is_same_v<T, unsigned>) {
+    out = n.unsigned32();
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+    out = n.unsigned64();
+  } else if constexpr (std::is_same_v<T, Percentiles>) {
+    const Node p = n.object();
+    out.clear();
     for (const auto& [key, value] : p.json().items()) {
-      const Node v(value, p.child_path(key));
       char* end = nullptr;
       const double pct = std::strtod(key.c_str(), &end);
       if (key.empty() || end != key.c_str() + key.size() || !(pct >= 0 && pct <= 100))
-        throw ResultJsonError(p.child_path(key) + ": a percentile key must be a number 0..100");
-      s.percentiles.emplace_back(pct, v.unsigned64());
+        throw ResultJsonError(Node(value, p, key).path() +
+                              ": a percentile key must be a number 0..100");
+      out.emplace_back(pct, Node(value, p, key).unsigned64());
     }
-    std::sort(s.percentiles.begin(), s.percentiles.end());
+    std::sort(out.begin(), out.end());
+  } else if constexpr (IsVector<T>::value) {
+    out.clear();
+    for (const auto& item : n.array()) read_value(item, out.emplace_back());
+  } else if constexpr (std::is_same_v<T, WorkloadResult>) {
+    out = read_workload(n);
+  } else if constexpr (std::is_same_v<T, ClaimVerdict>) {
+    out = read_verdict(n);
+  } else {
+    static_assert(HasKeyList<T>, "no JSON form");
+    n.object();
+    visit_fields(out, [&n](Key key, auto& member) { n.get(key, member); });
   }
-  return s;
 }
 
-DirectionResult read_direction(const Node& n) {
-  n.object();
-  DirectionResult d;
-  n.get("ios", d.ios);
-  n.get("bytes", d.bytes);
-  n.get("iops", d.iops);
-  n.get("bw_bytes", d.bw_bytes);
-  n.get("errors", d.errors);
-  n.get("first_errno", d.first_errno);
-  n.get("first_error_offset", d.first_error_offset);
-  n.get("short_ios", d.short_ios);
-  if (n.has("slat_ns")) d.slat = read_latency(n.at("slat_ns"));
-  if (n.has("clat_ns")) d.clat = read_latency(n.at("clat_ns"));
-  if (n.has("lat_ns")) d.lat = read_latency(n.at("lat_ns"));
-  return d;
-}
-
-std::vector<FieldRow> read_rows(const Node& n) {
-  std::vector<FieldRow> rows;
-  for (const auto& r : n.array()) {
-    r.object();
-    FieldRow row;
-    row.field = r.at("field").string();
-    r.get("value", row.value);
-    r.get("source", row.source);
-    rows.push_back(std::move(row));
+template <class T>
+void Node::get(Key key, T& out) const {
+  if (!key.required && !has(key.name)) return;
+  const Node member = at(key.name);
+  if constexpr (IsOptional<T>::value) {
+    if (member.json().is_null()) return;
+    read_value(member, out.emplace());
+  } else {
+    read_value(member, out);
   }
-  return rows;
-}
-
-std::vector<std::string> read_strings(const Node& n) {
-  std::vector<std::string> out;
-  for (const auto& s : n.array()) out.push_back(s.string());
-  return out;
 }
 
 WorkloadResult read_workload(const Node& n) {
   n.object();
   WorkloadResult w;
-  w.id = n.at("id").string();
+  n.get({"id", kRequired}, w.id);
   n.get("kind", w.kind);
-  if (n.has("params")) {
-    const Node p = n.at("params").object();
-    auto& q = w.params;
-    p.get("rw", q.rw);
-    p.get("bs", q.bs);
-    p.get("iodepth", q.iodepth);
-    p.get("numjobs", q.numjobs);
-    p.get("runtime_s", q.runtime_s);
-    p.get("ramp_time_s", q.ramp_time_s);
-    p.get("size", q.size);
-    p.get("offset", q.offset);
-    p.get("rwmixread", q.rwmixread);
-    p.get("ioengine", q.ioengine);
-    p.get("direct", q.direct);
-    p.get("target", q.target);
-  }
-  if (n.has("read")) w.read = read_direction(n.at("read"));
-  if (n.has("write")) w.write = read_direction(n.at("write"));
-  if (n.has("cpu")) {
-    const Node c = n.at("cpu").object();
-    c.get("usr_pct", w.cpu.usr_pct);
-    c.get("sys_pct", w.cpu.sys_pct);
-    c.get("max_thread_pct", w.cpu.max_thread_pct);
-    c.get("spin_pct", w.cpu.spin_pct);
-  }
+  n.get("params", w.params);
+  n.get("read", w.read);
+  n.get("write", w.write);
+  n.get("cpu", w.cpu);
   n.get("elapsed_s", w.elapsed_s);
-  if (n.has("timeline")) {
-    for (const auto& t : n.at("timeline").array()) {
-      t.object();
-      TimelinePoint pt;
-      t.get("t_s", pt.t_s);
-      t.get("read_iops", pt.read_iops);
-      t.get("write_iops", pt.write_iops);
-      t.get("read_bw", pt.read_bw);
-      t.get("write_bw", pt.write_bw);
-      t.get("read_lat_mean_ns", pt.read_lat_mean_ns);
-      t.get("write_lat_mean_ns", pt.write_lat_mean_ns);
-      w.timeline.push_back(pt);
-    }
-  }
-  if (n.has("errors")) w.errors = read_strings(n.at("errors"));
+  n.get("timeline", w.timeline);
+  n.get("errors", w.errors);
   n.get("interrupted", w.interrupted);
   n.get("fio_command", w.fio_command);
-  if (n.has("steady") && !n.at("steady").json().is_null()) w.steady = n.at("steady").boolean();
-  if (n.has("latency_curve")) {
-    for (const auto& c : n.at("latency_curve").array()) {
-      c.object();
-      LatencyCurvePoint pt;
-      c.get("iodepth", pt.iodepth);
-      c.get("iops", pt.iops);
-      c.get("latency_ns", pt.latency_ns);
-      c.get("within_limit", pt.within_limit);
-      w.latency_curve.push_back(pt);
-    }
-  }
+  n.get("steady", w.steady);
+  n.get("steady_state", w.steady_state);
+  n.get("latency_curve", w.latency_curve);
   n.get("latency_limit_ns", w.latency_limit_ns);
   n.get("latency_stat", w.latency_stat);
-  auto read_findings = [](const Node& a) {
-    std::vector<IntegrityFinding> out;
-    for (const auto& f : a.array()) {
-      f.object();
-      IntegrityFinding x;
-      f.get("kind", x.kind);
-      f.get("offset", x.offset);
-      f.get("found_offset", x.found_offset);
-      f.get("expected_sequence", x.expected_sequence);
-      f.get("found_sequence", x.found_sequence);
-      out.push_back(std::move(x));
-    }
-    return out;
-  };
-  if (n.has("integrity")) {
-    const Node i = n.at("integrity").object();
-    IntegrityReport r;
-    i.get("algorithm", r.algorithm);
-    i.get("run_id", r.run_id);
-    i.get("blocks_written", r.blocks_written);
-    i.get("verified_inline", r.verified_inline);
-    i.get("verified_at_end", r.verified_at_end);
-    i.get("corrupted", r.corrupted);
-    i.get("misplaced", r.misplaced);
-    i.get("stale", r.stale);
-    i.get("foreign", r.foreign);
-    i.get("read_errors", r.read_errors);
-    i.get("bad_inline", r.bad_inline);
-    i.get("tracking_bytes", r.tracking_bytes);
-    if (i.has("findings")) r.findings = read_findings(i.at("findings"));
-    w.integrity = std::move(r);
-  }
-  if (n.has("capacity")) {
-    const Node c = n.at("capacity").object();
-    CapacityReport r;
-    c.get("reported_bytes", r.reported_bytes);
-    c.get("usable_bytes", r.usable_bytes);
-    c.get("sample_interval", r.sample_interval);
-    c.get("samples", r.samples);
-    c.get("samples_good", r.samples_good);
-    c.get("block_size", r.block_size);
-    c.get("corrupted", r.corrupted);
-    c.get("misplaced", r.misplaced);
-    c.get("stale", r.stale);
-    c.get("foreign", r.foreign);
-    c.get("read_errors", r.read_errors);
-    if (c.has("aliasing_start")) r.aliasing_start = c.at("aliasing_start").unsigned64();
-    if (c.has("aliased_to")) r.aliased_to = c.at("aliased_to").unsigned64();
-    if (c.has("findings")) r.findings = read_findings(c.at("findings"));
-    w.capacity = std::move(r);
-  }
+  n.get("sustained", w.sustained);
+  n.get("host_limit", w.host_limit);
+  n.get("preconditioning", w.preconditioning);
+  n.get("skipped", w.skipped);
+  n.get("integrity", w.integrity);
+  n.get("capacity", w.capacity);
   return w;
 }
 
 ClaimVerdict read_verdict(const Node& n) {
   n.object();
   ClaimVerdict v;
-  v.workload = n.at("workload").string();
-  v.metric = n.at("metric").string();
+  n.get({"workload", kRequired}, v.workload);
+  n.get({"metric", kRequired}, v.metric);
   const Node status = n.at("status");
   const auto parsed = verdict_status_from_string(status.string());
   if (!parsed)
@@ -487,38 +553,48 @@ ClaimVerdict read_verdict(const Node& n) {
   return v;
 }
 
+// nlohmann's own DOM builder, refusing nesting deeper than kMaxDepth before it costs stack. (Its
+// callback parser could check the depth too, but is a third slower, and the fuzz target of this
+// reader spends most of its time parsing.)
+class DepthLimitedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
+ public:
+  explicit DepthLimitedDomBuilder(Json& result) : json_sax_dom_parser(result, true) {}
+  bool start_object(std::size_t elements) {
+    enter();
+    return json_sax_dom_parser::start_object(elements);
+  }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool start_array(std::size_t elements) {
+    enter();
+    return json_sax_dom_parser::start_array(elements);
+  }
+  bool end_array() {
+    --depth_;
+    return json_sax_dom_parser::end_array();
+  }
+
+ private:
+  void enter() {
+    if (++depth_ > kMaxDepth)
+      throw ResultJsonError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  int depth_ = 0;
+};
+
 }  // namespace
 
 Json to_json(const RunResult& r) {
   Json j;
-  j["storqual_version"] = r.environment.storqual_version;
-  const auto& e = r.environment;
-  j["environment"] = {{"host", e.host},
-                      {"kernel", e.kernel},
-                      {"cpu_model", e.cpu_model},
-                      {"cpus", e.cpus},
-                      {"storqual_version", e.storqual_version},
-                      {"command_line", e.command_line},
-                      {"start_utc", e.start_utc},
-                      {"end_utc", e.end_utc}};
-  const auto& d = r.device;
-  j["device"] = {{"name", d.name},
-                 {"path", d.path},
-                 {"identity", rows_json(d.identity)},
-                 {"health_before", rows_json(d.health_before)},
-                 {"health_after", rows_json(d.health_after)},
-                 {"health_changes", d.health_changes}};
-  const auto& s = r.spec;
-  j["spec"] = {
-      {"name", s.name},     {"vendor", s.vendor}, {"source", s.source},        {"path", s.path},
-      {"sha256", s.sha256}, {"suite", s.suite},   {"suite_path", s.suite_path}};
-  Json workloads = Json::array();
-  for (const auto& w : r.workloads) workloads.push_back(workload_json(w));
-  j["workloads"] = std::move(workloads);
-  Json verdicts = Json::array();
-  for (const auto& v : r.verdicts) verdicts.push_back(verdict_json(v));
-  j["verdicts"] = std::move(verdicts);
-  j["exit_code"] = r.exit_code;
+  put(j, "storqual_version", r.environment.storqual_version);
+  put(j, "environment", r.environment);
+  put(j, "device", r.device);
+  put(j, "spec", r.spec);
+  put(j, "workloads", r.workloads);
+  put(j, "verdicts", r.verdicts);
+  put(j, "exit_code", r.exit_code);
   return j;
 }
 
@@ -528,44 +604,17 @@ std::string to_json_text(const RunResult& result) {
 }
 
 RunResult run_result_from_json_value(const Json& json) {
-  const Node top(json, "");
+  const Node top(json);
   top.object();
   RunResult r;
-  if (top.has("environment")) {
-    const Node e = top.at("environment").object();
-    auto& env = r.environment;
-    e.get("host", env.host);
-    e.get("kernel", env.kernel);
-    e.get("cpu_model", env.cpu_model);
-    e.get("cpus", env.cpus);
-    e.get("storqual_version", env.storqual_version);
-    e.get("command_line", env.command_line);
-    e.get("start_utc", env.start_utc);
-    e.get("end_utc", env.end_utc);
-  }
+  top.get("environment", r.environment);
+  // Older files carry the version only at the top.
   if (r.environment.storqual_version.empty())
     top.get("storqual_version", r.environment.storqual_version);
-  if (top.has("device")) {
-    const Node d = top.at("device").object();
-    d.get("name", r.device.name);
-    d.get("path", r.device.path);
-    if (d.has("identity")) r.device.identity = read_rows(d.at("identity"));
-    if (d.has("health_before")) r.device.health_before = read_rows(d.at("health_before"));
-    if (d.has("health_after")) r.device.health_after = read_rows(d.at("health_after"));
-    if (d.has("health_changes")) r.device.health_changes = read_strings(d.at("health_changes"));
-  }
-  if (top.has("spec")) {
-    const Node s = top.at("spec").object();
-    s.get("name", r.spec.name);
-    s.get("vendor", r.spec.vendor);
-    s.get("source", r.spec.source);
-    s.get("path", r.spec.path);
-    s.get("sha256", r.spec.sha256);
-    s.get("suite", r.spec.suite);
-    s.get("suite_path", r.spec.suite_path);
-  }
-  for (const auto& w : top.at("workloads").array()) r.workloads.push_back(read_workload(w));
-  for (const auto& v : top.at("verdicts").array()) r.verdicts.push_back(read_verdict(v));
+  top.get("device", r.device);
+  top.get("spec", r.spec);
+  top.get({"workloads", kRequired}, r.workloads);
+  top.get({"verdicts", kRequired}, r.verdicts);
   top.get("exit_code", r.exit_code);
   return r;
 }
@@ -573,12 +622,8 @@ RunResult run_result_from_json_value(const Json& json) {
 RunResult run_result_from_json(std::string_view text) {
   Json json;
   try {
-    // The callback sees every value with its depth; refuse deep nesting before it costs stack.
-    json = Json::parse(text.begin(), text.end(), [](int depth, Json::parse_event_t, Json&) {
-      if (depth > kMaxDepth)
-        throw ResultJsonError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-      return true;
-    });
+    DepthLimitedDomBuilder builder(json);
+    (void)Json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const Json::exception& e) {
     throw ResultJsonError(std::string("not valid JSON: ") + e.what());
   }

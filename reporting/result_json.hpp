@@ -4,13 +4,17 @@
 // Shape (keys in this order): {"storqual_version", "environment", "device", "spec", "workloads",
 // "verdicts", "exit_code"}. A workload: {"id", "kind", "params": {rw, bs, iodepth, numjobs,
 // runtime_s, ramp_time_s, size, offset, rwmixread, ioengine, direct, target}, "read"?, "write"?,
-// "cpu": {usr_pct, sys_pct, max_thread_pct}, "elapsed_s", "timeline": [...], "errors": [...],
-// "interrupted", "fio_command", "steady"?, and for latency searches "latency_curve":
-// [{iodepth, iops, latency_ns, within_limit}], "latency_limit_ns", "latency_stat"}. A direction:
+// "cpu": {usr_pct, sys_pct, max_thread_pct, spin_pct}, "elapsed_s", "timeline": [...], "errors":
+// [...], "interrupted", "fio_command", "steady"?, "steady_state"?, for latency searches
+// "latency_curve": [{iodepth, iops, latency_ns, within_limit}], "latency_limit_ns",
+// "latency_stat", then "sustained"?, "host_limit"?, "preconditioning"? (omitted when empty),
+// "skipped"?, "integrity"?, "capacity"?}; the members of those objects are keyed by their names in
+// result.hpp (docs/reports.md lists them). A direction:
 // {"ios", "bytes", "iops", "bw_bytes", "errors", "first_errno", "first_error_offset", "short_ios",
 // "slat_ns", "clat_ns", "lat_ns"}, each latency {"min", "max", "mean", "stdev", "samples",
 // "percentiles": {"99.900000": N, ...}} with percentile keys printed as fio does ("%f"). A side
-// that did not run is omitted. Non-finite numbers are written as null and read back as NaN.
+// that did not run is omitted ("?": written only when set; null reads back as not set).
+// Non-finite numbers are written as null and read back as NaN.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -39,6 +39,111 @@ void expect_direction_eq(const std::optional<DirectionResult>& a,
   expect_latency_eq(a->lat, b->lat);
 }
 
+void expect_findings_eq(const std::vector<IntegrityFinding>& a,
+                        const std::vector<IntegrityFinding>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].kind, b[i].kind);
+    EXPECT_EQ(a[i].offset, b[i].offset);
+    EXPECT_EQ(a[i].found_offset, b[i].found_offset);
+    EXPECT_EQ(a[i].expected_sequence, b[i].expected_sequence);
+    EXPECT_EQ(a[i].found_sequence, b[i].found_sequence);
+  }
+}
+
+void expect_steady_state_eq(const std::optional<SteadyStateReport>& a,
+                            const std::optional<SteadyStateReport>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->metric, b->metric);
+  ASSERT_EQ(a->rounds.size(), b->rounds.size());
+  for (std::size_t i = 0; i < a->rounds.size(); ++i) {
+    EXPECT_EQ(a->rounds[i].value, b->rounds[i].value);
+    EXPECT_EQ(a->rounds[i].elapsed_s, b->rounds[i].elapsed_s);
+    EXPECT_EQ(a->rounds[i].steady, b->rounds[i].steady);
+  }
+  EXPECT_EQ(a->max_rounds, b->max_rounds);
+  EXPECT_EQ(a->window, b->window);
+  EXPECT_EQ(a->round_time_s, b->round_time_s);
+  EXPECT_EQ(a->window_first, b->window_first);
+  EXPECT_EQ(a->window_last, b->window_last);
+  EXPECT_EQ(a->mean, b->mean);
+  EXPECT_EQ(a->range, b->range);
+  EXPECT_EQ(a->slope, b->slope);
+  EXPECT_EQ(a->range_pct, b->range_pct);
+  EXPECT_EQ(a->slope_pct, b->slope_pct);
+  EXPECT_EQ(a->range_limit_pct, b->range_limit_pct);
+  EXPECT_EQ(a->slope_limit_pct, b->slope_limit_pct);
+  EXPECT_EQ(a->steady, b->steady);
+}
+
+void expect_sustained_eq(const std::optional<SustainedWriteReport>& a,
+                         const std::optional<SustainedWriteReport>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->bytes_written, b->bytes_written);
+  EXPECT_EQ(a->initial_bw, b->initial_bw);
+  EXPECT_EQ(a->drop_fraction, b->drop_fraction);
+  EXPECT_EQ(a->dropped, b->dropped);
+  EXPECT_EQ(a->cache_bytes, b->cache_bytes);
+  EXPECT_EQ(a->cache_time_s, b->cache_time_s);
+  EXPECT_EQ(a->post_cache_bw, b->post_cache_bw);
+}
+
+void expect_host_limit_eq(const std::optional<HostLimitReport>& a,
+                          const std::optional<HostLimitReport>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->limited, b->limited);
+  EXPECT_EQ(a->reasons, b->reasons);
+  EXPECT_EQ(a->max_thread_cpu_pct, b->max_thread_cpu_pct);
+  EXPECT_EQ(a->engine_ceiling_iops, b->engine_ceiling_iops);
+  EXPECT_EQ(a->link_speed, b->link_speed);
+  EXPECT_EQ(a->link_width, b->link_width);
+  EXPECT_EQ(a->max_link_speed, b->max_link_speed);
+  EXPECT_EQ(a->max_link_width, b->max_link_width);
+  EXPECT_EQ(a->link_bw_bytes, b->link_bw_bytes);
+}
+
+void expect_integrity_eq(const std::optional<IntegrityReport>& a,
+                         const std::optional<IntegrityReport>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->algorithm, b->algorithm);
+  EXPECT_EQ(a->run_id, b->run_id);
+  EXPECT_EQ(a->blocks_written, b->blocks_written);
+  EXPECT_EQ(a->verified_inline, b->verified_inline);
+  EXPECT_EQ(a->verified_at_end, b->verified_at_end);
+  EXPECT_EQ(a->corrupted, b->corrupted);
+  EXPECT_EQ(a->misplaced, b->misplaced);
+  EXPECT_EQ(a->stale, b->stale);
+  EXPECT_EQ(a->foreign, b->foreign);
+  EXPECT_EQ(a->read_errors, b->read_errors);
+  EXPECT_EQ(a->bad_inline, b->bad_inline);
+  expect_findings_eq(a->findings, b->findings);
+  EXPECT_EQ(a->tracking_bytes, b->tracking_bytes);
+}
+
+void expect_capacity_eq(const std::optional<CapacityReport>& a,
+                        const std::optional<CapacityReport>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->reported_bytes, b->reported_bytes);
+  EXPECT_EQ(a->usable_bytes, b->usable_bytes);
+  EXPECT_EQ(a->sample_interval, b->sample_interval);
+  EXPECT_EQ(a->samples, b->samples);
+  EXPECT_EQ(a->samples_good, b->samples_good);
+  EXPECT_EQ(a->block_size, b->block_size);
+  EXPECT_EQ(a->aliasing_start, b->aliasing_start);
+  EXPECT_EQ(a->aliased_to, b->aliased_to);
+  EXPECT_EQ(a->corrupted, b->corrupted);
+  EXPECT_EQ(a->misplaced, b->misplaced);
+  EXPECT_EQ(a->stale, b->stale);
+  EXPECT_EQ(a->foreign, b->foreign);
+  EXPECT_EQ(a->read_errors, b->read_errors);
+  expect_findings_eq(a->findings, b->findings);
+}
+
 void expect_rows_eq(const std::vector<FieldRow>& a, const std::vector<FieldRow>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -95,6 +200,7 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
     EXPECT_EQ(wa.cpu.usr_pct, wb.cpu.usr_pct);
     EXPECT_EQ(wa.cpu.sys_pct, wb.cpu.sys_pct);
     EXPECT_EQ(wa.cpu.max_thread_pct, wb.cpu.max_thread_pct);
+    EXPECT_EQ(wa.cpu.spin_pct, wb.cpu.spin_pct);
     EXPECT_EQ(wa.elapsed_s, wb.elapsed_s);
     ASSERT_EQ(wa.timeline.size(), wb.timeline.size());
     for (std::size_t t = 0; t < wa.timeline.size(); ++t) {
@@ -119,6 +225,13 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
     }
     EXPECT_EQ(wa.latency_limit_ns, wb.latency_limit_ns);
     EXPECT_EQ(wa.latency_stat, wb.latency_stat);
+    expect_steady_state_eq(wa.steady_state, wb.steady_state);
+    expect_sustained_eq(wa.sustained, wb.sustained);
+    expect_host_limit_eq(wa.host_limit, wb.host_limit);
+    EXPECT_EQ(wa.preconditioning, wb.preconditioning);
+    EXPECT_EQ(wa.skipped, wb.skipped);
+    expect_integrity_eq(wa.integrity, wb.integrity);
+    expect_capacity_eq(wa.capacity, wb.capacity);
   }
   ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
   for (std::size_t i = 0; i < a.verdicts.size(); ++i) {
@@ -134,6 +247,7 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
     EXPECT_EQ(va.diff_pct, vb.diff_pct);
     EXPECT_EQ(va.message, vb.message);
     EXPECT_EQ(va.time_s, vb.time_s);
+    EXPECT_EQ(va.kind, vb.kind);
   }
   EXPECT_EQ(a.exit_code, b.exit_code);
 }
@@ -161,10 +275,138 @@ RunResult rich_result() {
   return r;
 }
 
+// rich_result plus every optional part of a workload and a verdict, each member away from its
+// default, so that a key the writer or the reader forgets shows up as a difference.
+RunResult full_result() {
+  RunResult r = rich_result();
+  auto& w = r.workloads[2];
+  w.cpu.spin_pct = 12.75;
+  SteadyStateReport ss;
+  ss.metric = "bw";
+  ss.rounds = {{5.0e8, 60, false}, {4.1e8, 60.25, false}, {4.0e8, 59.5, true}};
+  ss.max_rounds = 11;
+  ss.window = 3;
+  ss.round_time_s = 61.5;
+  ss.window_first = 1;
+  ss.window_last = 2;
+  ss.mean = 1.0 / 7.0;
+  ss.range = 1e8;
+  ss.slope = -5e7;
+  ss.range_pct = 23.07;
+  ss.slope_pct = -11.5;
+  ss.range_limit_pct = 15;
+  ss.slope_limit_pct = 7.5;
+  ss.steady = true;
+  w.steady_state = ss;
+  SustainedWriteReport sw;
+  sw.bytes_written = (3ull << 40) + 17;
+  sw.initial_bw = 1.9e9;
+  sw.drop_fraction = 0.6;
+  sw.dropped = true;
+  sw.cache_bytes = 42ull << 30;
+  sw.cache_time_s = 22.125;
+  sw.post_cache_bw = 4.5e8;
+  w.sustained = sw;
+  HostLimitReport hl;
+  hl.limited = true;
+  hl.reasons = {"job thread CPU 98%", "IOPS at 85% of the engine's ceiling"};
+  hl.max_thread_cpu_pct = 98.5;
+  hl.engine_ceiling_iops = 1.25e6;
+  hl.link_speed = "8.0 GT/s PCIe";
+  hl.link_width = 2;
+  hl.max_link_speed = "16.0 GT/s PCIe";
+  hl.max_link_width = 4;
+  hl.link_bw_bytes = 1.969e9;
+  w.host_limit = hl;
+  w.preconditioning = {"purge: BLKDISCARD of 5 GiB", "sequential 128k writes over 10 GiB"};
+  w.skipped = "bs 512 is below the logical block size 4096";
+  IntegrityReport ir;
+  ir.algorithm = "xxh3";
+  ir.run_id = 0xfeedfacecafebeefull;
+  ir.blocks_written = 1000;
+  ir.verified_inline = 10;
+  ir.verified_at_end = 990;
+  ir.corrupted = 1;
+  ir.misplaced = 2;
+  ir.stale = 3;
+  ir.foreign = 4;
+  ir.read_errors = 5;
+  ir.bad_inline = 6;
+  ir.findings = {{"corrupted", 4096, 0, 0, 0}, {"stale", 8192, 8192, 7, 3}};
+  ir.tracking_bytes = 65536;
+  w.integrity = ir;
+  CapacityReport cr;
+  cr.reported_bytes = 1ull << 40;
+  cr.usable_bytes = 1ull << 36;
+  cr.sample_interval = 1ull << 30;
+  cr.samples = 1024;
+  cr.samples_good = 64;
+  cr.block_size = 4096;
+  cr.aliasing_start = 1ull << 36;
+  cr.aliased_to = 0;
+  cr.corrupted = 7;
+  cr.misplaced = 8;
+  cr.stale = 9;
+  cr.foreign = 10;
+  cr.read_errors = 11;
+  cr.findings = {{"misplaced", 1ull << 36, 0, 0, 0}};
+  w.capacity = cr;
+  r.workloads[3].skipped = "";  // present but empty is not the same as absent
+  r.verdicts[1].kind = "baseline";
+  r.verdicts[2].kind = "lot";
+  return r;
+}
+
 TEST(ReportJson, RoundTripKeepsEveryField) {
   const RunResult original = rich_result();
   const RunResult loaded = run_result_from_json(to_json_text(original));
   expect_run_eq(original, loaded);
+}
+
+TEST(ReportJson, RoundTripKeepsEveryOptionalPart) {
+  const RunResult original = full_result();
+  const std::string text = to_json_text(original);
+  const RunResult loaded = run_result_from_json(text);
+  expect_run_eq(original, loaded);
+  EXPECT_EQ(to_json_text(loaded), text) << "write -> read -> write changed the text";
+  // The keys are where docs/reports.md says, by name.
+  const auto j = to_json(original);
+  const auto& w = j["workloads"][2];
+  EXPECT_EQ(w["cpu"]["spin_pct"], 12.75);
+  EXPECT_EQ(w["steady_state"]["metric"], "bw");
+  EXPECT_EQ(w["steady_state"]["rounds"][2]["steady"], true);
+  EXPECT_EQ(w["steady_state"]["window_first"], 1);
+  EXPECT_EQ(w["steady_state"]["window_last"], 2);
+  EXPECT_EQ(w["steady_state"]["slope_limit_pct"], 7.5);
+  EXPECT_EQ(w["sustained"]["cache_bytes"], 42ull << 30);
+  EXPECT_EQ(w["host_limit"]["reasons"][0], "job thread CPU 98%");
+  EXPECT_EQ(w["host_limit"]["link_width"], 2);
+  EXPECT_EQ(w["preconditioning"][1], "sequential 128k writes over 10 GiB");
+  EXPECT_EQ(w["skipped"], "bs 512 is below the logical block size 4096");
+  EXPECT_EQ(w["integrity"]["findings"][1]["found_sequence"], 3);
+  EXPECT_EQ(w["capacity"]["aliasing_start"], 1ull << 36);
+  EXPECT_EQ(j["workloads"][3]["skipped"], "");
+  EXPECT_EQ(j["verdicts"][1]["kind"], "baseline");
+}
+
+TEST(ReportJson, OptionalPartsAreAbsentWhenNotSet) {
+  const auto j = to_json(sample::run(true));
+  for (const auto& w : j["workloads"]) {
+    for (const char* key : {"steady_state", "sustained", "host_limit", "preconditioning", "skipped",
+                            "integrity", "capacity", "latency_curve"})
+      EXPECT_FALSE(w.contains(key)) << w["id"] << " has " << key;
+  }
+  for (const auto& v : j["verdicts"]) EXPECT_FALSE(v.contains("kind")) << "a claim has no kind";
+  // And null reads back as absent, as for "steady".
+  auto k = to_json(full_result());
+  for (const char* key : {"steady_state", "sustained", "host_limit", "skipped", "capacity"})
+    k["workloads"][2][key] = nullptr;
+  k["workloads"][2]["capacity"] = {{"aliasing_start", nullptr}};
+  const RunResult back = run_result_from_json(k.dump());
+  const auto& w = back.workloads[2];
+  EXPECT_FALSE(w.steady_state || w.sustained || w.host_limit || w.skipped);
+  ASSERT_TRUE(w.capacity.has_value());
+  EXPECT_FALSE(w.capacity->aliasing_start.has_value());
 }
 
 TEST(ReportJson, KeysFollowTheDesign) {
@@ -240,6 +482,67 @@ TEST(ReportJson, BadInputNamesTheJsonPath) {
   j["workloads"][3]["params"]["iodepth"] = 1e12;
   EXPECT_NE(error_of(j.dump()).find("workloads[3].params.iodepth: expected an integer below 2^32"),
             std::string::npos);
+}
+
+TEST(ReportJson, WrongTypesInOptionalPartsNameTheJsonPath) {
+  struct Case {
+    const char* pointer;  // JSON pointer into full_result()
+    nlohmann::ordered_json value;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"/workloads/2/cpu/spin_pct", "high",
+       "workloads[2].cpu.spin_pct: expected a number, got string"},
+      {"/workloads/2/steady_state", "steady",
+       "workloads[2].steady_state: expected an object, got string"},
+      {"/workloads/2/steady_state/metric", 3,
+       "workloads[2].steady_state.metric: expected a string, got number"},
+      {"/workloads/2/steady_state/rounds", nlohmann::ordered_json::object(),
+       "workloads[2].steady_state.rounds: expected an array, got object"},
+      {"/workloads/2/steady_state/rounds/1", 4.5,
+       "workloads[2].steady_state.rounds[1]: expected an object, got number"},
+      {"/workloads/2/steady_state/rounds/1/steady", "yes",
+       "workloads[2].steady_state.rounds[1].steady: expected true or false, got string"},
+      {"/workloads/2/steady_state/window", -5,
+       "workloads[2].steady_state.window: expected a non-negative integer (negative number), got "
+       "number"},
+      {"/workloads/2/steady_state/max_rounds", 1e10,
+       "workloads[2].steady_state.max_rounds: expected an integer below 2^32, got number"},
+      {"/workloads/2/steady_state/window_last", 2.5,
+       "workloads[2].steady_state.window_last: expected a non-negative integer (a fraction or out "
+       "of range), got number"},
+      {"/workloads/2/steady_state/mean", true,
+       "workloads[2].steady_state.mean: expected a number, got boolean"},
+      {"/workloads/2/sustained", nlohmann::ordered_json::array(),
+       "workloads[2].sustained: expected an object, got array"},
+      {"/workloads/2/sustained/cache_bytes", "42g",
+       "workloads[2].sustained.cache_bytes: expected a non-negative integer, got string"},
+      {"/workloads/2/sustained/dropped", 1,
+       "workloads[2].sustained.dropped: expected true or false, got number"},
+      {"/workloads/2/host_limit", 7, "workloads[2].host_limit: expected an object, got number"},
+      {"/workloads/2/host_limit/reasons", "cpu",
+       "workloads[2].host_limit.reasons: expected an array, got string"},
+      {"/workloads/2/host_limit/reasons/1", nullptr,
+       "workloads[2].host_limit.reasons[1]: expected a string, got null"},
+      {"/workloads/2/host_limit/link_width", -1,
+       "workloads[2].host_limit.link_width: expected a non-negative integer (negative number), "
+       "got number"},
+      {"/workloads/2/preconditioning", "purge",
+       "workloads[2].preconditioning: expected an array, got string"},
+      {"/workloads/2/preconditioning/0", nlohmann::ordered_json::object(),
+       "workloads[2].preconditioning[0]: expected a string, got object"},
+      {"/workloads/2/skipped", 5, "workloads[2].skipped: expected a string, got number"},
+      {"/workloads/2/integrity/findings/0/offset", "0",
+       "workloads[2].integrity.findings[0].offset: expected a non-negative integer, got string"},
+      {"/workloads/2/capacity/aliased_to", "x",
+       "workloads[2].capacity.aliased_to: expected a non-negative integer, got string"},
+      {"/verdicts/1/kind", false, "verdicts[1].kind: expected a string, got boolean"},
+  };
+  for (const auto& c : cases) {
+    auto j = to_json(full_result());
+    j[nlohmann::ordered_json::json_pointer(c.pointer)] = c.value;
+    EXPECT_EQ(error_of(j.dump()), c.message) << c.pointer;
+  }
 }
 
 TEST(ReportJson, HostileInputIsRefusedNotCrashedOn) {
