@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual run` end to end on real targets: a loop device the test makes (root) and a scratch
-// file in a directory (also as an unprivileged user): claims at half the measured figures pass,
-// claims at twice fail with both numbers in the message, a claim on a missing workload is skipped;
+// file in a directory (also as an unprivileged user): claims at a tenth of the measured figures
+// pass, claims at ten times fail with both numbers in the message (a shared disk swings 2x between
+// runs, so the margins are wide), a claim on a missing workload is skipped;
 // the JUnit is read by an independent consumer (python3-junitparser) and xmllint; SIGINT in the
 // middle of the second of three workloads leaves valid reports with what finished.
 #include <signal.h>
@@ -172,8 +173,8 @@ class RunEndToEnd : public ::testing::Test {
     ASSERT_GT(m.write_iops, 0);
     ASSERT_GT(m.seq_bw, 0);
 
-    // Half the measured figures: everything passes; the missing workload is skipped.
-    write_text(dir_ / "half.xml", sheet_text(m, 0.5));
+    // A tenth of the measured figures: everything passes; the missing workload is skipped.
+    write_text(dir_ / "half.xml", sheet_text(m, 0.1));
     extra = target_flags;
     extra.insert(extra.end(),
                  {"--spec", (dir_ / "half.xml").string(), "--out", (dir_ / "h").string()});
@@ -185,8 +186,8 @@ class RunEndToEnd : public ::testing::Test {
     expect_junit_consistent(dir_ / "h" / "storqual-junit.xml", dir_ / "h" / "storqual-result.json");
     EXPECT_TRUE(fs::exists(dir_ / "h" / "storqual-report.html"));
 
-    // Twice: every claim fails, each message carries both numbers.
-    write_text(dir_ / "twice.xml", sheet_text(m, 2.0));
+    // Ten times: every claim fails, each message carries both numbers.
+    write_text(dir_ / "twice.xml", sheet_text(m, 10.0));
     extra = target_flags;
     extra.insert(extra.end(),
                  {"--spec", (dir_ / "twice.xml").string(), "--out", (dir_ / "t").string()});
