@@ -45,7 +45,7 @@ asan: deps-test
 tsan: deps-test
 	cmake -S . -B build-tsan -G Ninja -DSTORQUAL_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure $(CTEST_ARGS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/tsan.supp ctest --output-on-failure $(CTEST_ARGS)
 
 # Fuzzers (clang libFuzzer, ASan+UBSan): FUZZ_RUNS executions per target over the committed corpus.
 BENCH_ARGS ?= loop --fidelity

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,10 +15,43 @@
 namespace storqual::reporting {
 namespace {
 
-// The temporary in flight, for remove_pending_temp_file(). Plain bytes plus an atomic flag: a
-// signal handler reads them without locks or allocation.
-char g_pending_temp[PATH_MAX];
-std::atomic<bool> g_pending{false};
+// The temporaries in flight, for remove_pending_temp_file(): one slot per concurrent writer (the
+// per-device reports of a parallel fleet run are written from several threads). Plain bytes plus
+// an atomic state: a signal handler reads them without locks or allocation.
+struct PendingTemp {
+  enum : int { kFree = 0, kClaimed = 1, kActive = 2 };
+  std::atomic<int> state{kFree};
+  char name[PATH_MAX];
+};
+constexpr int kPendingSlots = 32;
+PendingTemp g_pending[kPendingSlots];
+
+// Records `temp` in a free slot (waiting for one if every slot is busy) and releases it on
+// destruction.
+class PendingRecord {
+ public:
+  explicit PendingRecord(const std::string& temp) {
+    while (true) {
+      for (auto& slot : g_pending) {
+        int expected = PendingTemp::kFree;
+        if (slot.state.compare_exchange_strong(expected, PendingTemp::kClaimed,
+                                               std::memory_order_acquire)) {
+          std::memcpy(slot.name, temp.c_str(), temp.size() + 1);
+          slot.state.store(PendingTemp::kActive, std::memory_order_release);
+          slot_ = &slot;
+          return;
+        }
+      }
+      ::sched_yield();
+    }
+  }
+  ~PendingRecord() { slot_->state.store(PendingTemp::kFree, std::memory_order_release); }
+  PendingRecord(const PendingRecord&) = delete;
+  PendingRecord& operator=(const PendingRecord&) = delete;
+
+ private:
+  PendingTemp* slot_ = nullptr;
+};
 
 [[noreturn]] void fail(int err, const std::string& what, const std::string& path) {
   throw std::system_error(err, std::generic_category(), what + " " + path);
@@ -37,30 +71,27 @@ std::string temp_name_for(const std::string& path) {
 }
 
 void remove_pending_temp_file() noexcept {
-  if (g_pending.load(std::memory_order_acquire)) ::unlink(g_pending_temp);
+  for (auto& slot : g_pending)
+    if (slot.state.load(std::memory_order_acquire) == PendingTemp::kActive) ::unlink(slot.name);
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
   const std::string temp = temp_name_for(path);
-  if (temp.size() >= sizeof g_pending_temp) fail(ENAMETOOLONG, "cannot write", path);
+  if (temp.size() >= PATH_MAX) fail(ENAMETOOLONG, "cannot write", path);
 
   // Record the name before the file exists, so that there is no moment in which a temporary
-  // exists that the signal handler does not know about.
-  g_pending.store(false, std::memory_order_release);
-  std::memcpy(g_pending_temp, temp.c_str(), temp.size() + 1);
-  g_pending.store(true, std::memory_order_release);
+  // exists that the signal handler does not know about; released when this function returns.
+  PendingRecord pending(temp);
 
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    g_pending.store(false, std::memory_order_release);
     fail(err, "cannot create", temp);
   }
   auto give_up = [&](const char* what) {
     const int err = errno;
     ::close(fd);
     ::unlink(temp.c_str());
-    g_pending.store(false, std::memory_order_release);
     fail(err, what, temp);
   };
   const char* p = content.data();
@@ -78,16 +109,13 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    g_pending.store(false, std::memory_order_release);
     fail(err, "cannot close", temp);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    g_pending.store(false, std::memory_order_release);
     fail(err, "cannot rename " + temp + " to", path);
   }
-  g_pending.store(false, std::memory_order_release);
   // Make the rename durable; a directory that cannot be opened or synced is not worth an error.
   const int dir = ::open(parent_directory(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {

@@ -4,11 +4,11 @@
 // Contract: write_file_atomically(path, content) writes `content` to "<path>.tmp.<pid>" in the
 // same directory, fsyncs it, renames it over `path` and fsyncs the directory. On any failure the
 // temporary file is removed and std::system_error is thrown naming the path and the errno.
-// While a write is in flight, the temporary's name is recorded in a static buffer so that a signal
-// handler can call remove_pending_temp_file() (async-signal-safe: only unlink(2) on a fixed
-// buffer) before _exit(). Report files are written from one thread at a time; concurrent calls
-// from several threads are safe for the files themselves but only the latest temporary is
-// recorded for the signal handler.
+// While a write is in flight, the temporary's name is recorded in a static slot so that a signal
+// handler can call remove_pending_temp_file() (async-signal-safe: only unlink(2) on fixed
+// buffers) before _exit(). Thread-safe: each concurrent write (up to 32 at once; more wait for a
+// slot) records its own temporary. Two threads writing the same path at once share its temporary
+// name and are not supported.
 #pragma once
 
 #include <string>

