@@ -110,6 +110,11 @@ void direction_block(std::string& out, std::string_view name, const DirectionRes
            static_cast<unsigned long long>(d.errors), d.first_errno,
            static_cast<unsigned long long>(d.first_error_offset));
   }
+  if (d.short_ios || d.eagain_retries) {
+    append(out, "    retried: %llu short transfers completed, %llu EAGAIN resent\n",
+           static_cast<unsigned long long>(d.short_ios),
+           static_cast<unsigned long long>(d.eagain_retries));
+  }
   latency_line(out, "slat", d.slat);
   latency_line(out, "clat", d.clat);
   latency_line(out, "lat", d.lat);

@@ -35,7 +35,8 @@ struct DirectionResult {
   std::uint64_t errors = 0;
   int first_errno = 0;  // 0 when no error
   std::uint64_t first_error_offset = 0;
-  std::uint64_t short_ios = 0;  // transfers shorter than asked
+  std::uint64_t short_ios = 0;       // transfers shorter than asked
+  std::uint64_t eagain_retries = 0;  // requests the engine or device sent back with EAGAIN, resent
 };
 
 // One interval of the timeline (default 1 s). Values are for that interval alone.

@@ -110,6 +110,7 @@ void visit_fields(Either<DirectionResult> auto& d, auto&& visit) {
   visit("first_errno", d.first_errno);
   visit("first_error_offset", d.first_error_offset);
   visit("short_ios", d.short_ios);
+  visit("eagain_retries", d.eagain_retries);
   visit("slat_ns", d.slat);
   visit("clat_ns", d.clat);
   visit("lat_ns", d.lat);

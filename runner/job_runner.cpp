@@ -86,7 +86,7 @@ class Random {
 
 struct DirectionStats {
   LatencyHistogram slat, clat, lat;
-  std::uint64_t ios = 0, bytes = 0, errors = 0, short_ios = 0;
+  std::uint64_t ios = 0, bytes = 0, errors = 0, short_ios = 0, eagain_retries = 0;
   int first_errno = 0;
   std::uint64_t first_error_offset = 0;
 };
@@ -455,6 +455,7 @@ class Job {
     auto requeue = [&](unsigned slot) __attribute__((noinline, cold)) {
       IoRequest& r = reqs[slot];
       if (r.res == -EAGAIN) {
+        ++out_.dir[static_cast<int>(r.dir)].eagain_retries;
         retry.push_back(slot);
       } else if (r.res > 0 && r.res < static_cast<std::int64_t>(r.length) && !ledger) {
         const auto n = static_cast<std::uint32_t>(r.res);
@@ -907,6 +908,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
       m.ios += s.ios;
       m.bytes += s.bytes;
       m.short_ios += s.short_ios;
+      m.eagain_retries += s.eagain_retries;
       if (s.errors && !m.errors) {
         m.first_errno = s.first_errno;
         m.first_error_offset = s.first_error_offset;
@@ -946,6 +948,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     r.first_errno = m.first_errno;
     r.first_error_offset = m.first_error_offset;
     r.short_ios = m.short_ios;
+    r.eagain_retries = m.eagain_retries;
     return r;
   };
   if (rw_reads(plan.mode)) result.read = direction_result(merged[0]);

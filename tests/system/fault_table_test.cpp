@@ -298,6 +298,15 @@ TEST_F(InjectedFault, EagainStormIsRetried) {
   RunReports r = run("eagain", "eagain:after=10,count=5000");
   expect_exit(r, kExitPass);
   for (const auto& w : kReadWriteRead) expect_workload_clean(r, w.id);
+  // Absorbed, not hidden: each workload's engine met the storm and its resends are counted.
+  for (const char* id : {"randread-4k", "seqread-64k"}) {
+    const auto n = workload(r, id)["read"]["eagain_retries"].get<std::uint64_t>();
+    EXPECT_GT(n, 0u) << id;
+    EXPECT_LE(n, 5000u) << id;
+  }
+  const auto w = workload(r, "randwrite-4k")["write"]["eagain_retries"].get<std::uint64_t>();
+  EXPECT_GT(w, 0u);
+  EXPECT_LE(w, 5000u);
 }
 
 TEST_F(InjectedFault, EndlessEagainIsAnErrorAfterIoTimeout) {

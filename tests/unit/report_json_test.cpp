@@ -34,6 +34,7 @@ void expect_direction_eq(const std::optional<DirectionResult>& a,
   EXPECT_EQ(a->first_errno, b->first_errno);
   EXPECT_EQ(a->first_error_offset, b->first_error_offset);
   EXPECT_EQ(a->short_ios, b->short_ios);
+  EXPECT_EQ(a->eagain_retries, b->eagain_retries);
   expect_latency_eq(a->slat, b->slat);
   expect_latency_eq(a->clat, b->clat);
   expect_latency_eq(a->lat, b->lat);
@@ -262,6 +263,7 @@ RunResult rich_result() {
   w.write->first_errno = 5;
   w.write->first_error_offset = 123456789;
   w.write->short_ios = 1;
+  w.write->eagain_retries = 17;
   w.params.offset = 1ull << 40;
   w.params.rwmixread = 70;
   w.params.direct = false;
