@@ -23,6 +23,16 @@ std::string default_format(double v) {
   return buf;
 }
 
+// The opening every chart shares: the <svg> element with its size, the accessible title and a
+// white background.
+std::string svg_open(double width, double height, const std::string& title) {
+  return "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+         fmt1(width) + "\" height=\"" + fmt1(height) + "\" viewBox=\"0 0 " + fmt1(width) + " " +
+         fmt1(height) + "\"><title>" + escape_html(title) +
+         "</title><rect x=\"0\" y=\"0\" width=\"" + fmt1(width) + "\" height=\"" + fmt1(height) +
+         "\" fill=\"#fff\"/>";
+}
+
 // Plot area in pixels.
 struct Frame {
   double left = 64, right = 16, top = 48, bottom = 42;
@@ -119,12 +129,7 @@ std::string render_line_chart(const LineChart& c) {
 
   std::string o;
   o.reserve(4096);
-  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
-       fmt1(c.width) + "\" height=\"" + fmt1(c.height) + "\" viewBox=\"0 0 " + fmt1(c.width) + " " +
-       fmt1(c.height) + "\">";
-  o += "<title>" + escape_html(c.title) + "</title>";
-  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(c.width) + "\" height=\"" + fmt1(c.height) +
-       "\" fill=\"#fff\"/>";
+  o += svg_open(c.width, c.height, c.title);
   o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(c.title) + "</text>";
 
   // X bands under everything else, their labels along the top of the plot.
@@ -266,12 +271,7 @@ std::string render_ratio_bars(const std::string& title, const std::vector<RatioB
   auto px = [&](double r) { return x0 + std::clamp(r, 0.0, max_ratio) / max_ratio * (x1 - x0); };
 
   std::string o;
-  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
-       fmt1(width) + "\" height=\"" + fmt1(height) + "\" viewBox=\"0 0 " + fmt1(width) + " " +
-       fmt1(height) + "\">";
-  o += "<title>" + escape_html(title) + "</title>";
-  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(width) + "\" height=\"" + fmt1(height) +
-       "\" fill=\"#fff\"/>";
+  o += svg_open(width, height, title);
   o += "<text x=\"8\" y=\"18\" class=\"ct\">" + escape_html(title) + "</text>";
   const double plot_bottom = height - bottom;
   for (double t : nice_ticks(0, max_ratio, 5)) {
@@ -327,12 +327,7 @@ std::string render_value_bars(const std::string& title, const std::vector<ValueB
   auto px = [&](double v) { return x0 + std::clamp(v, 0.0, axis_max) / axis_max * (x1 - x0); };
 
   std::string o;
-  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
-       fmt1(width) + "\" height=\"" + fmt1(height) + "\" viewBox=\"0 0 " + fmt1(width) + " " +
-       fmt1(height) + "\">";
-  o += "<title>" + escape_html(title) + "</title>";
-  o += "<rect x=\"0\" y=\"0\" width=\"" + fmt1(width) + "\" height=\"" + fmt1(height) +
-       "\" fill=\"#fff\"/>";
+  o += svg_open(width, height, title);
   o += "<text x=\"8\" y=\"18\" class=\"ct\">" + escape_html(title) + "</text>";
   const double plot_bottom = height - bottom;
   for (double t : ticks) {
