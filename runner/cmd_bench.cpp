@@ -97,13 +97,8 @@ int cmd_bench(const Args& args) {
   RunOptions run;
   run.stop = &install_stop_handlers();
   if (vm.count("lat-log")) run.lat_log_path = vm["lat-log"].as<std::string>();
-  if (vm.count("inject-fault")) {
-    run.wrap_engine = [plan = parse_fault_plan(vm["inject-fault"].as<std::string>())](
-                          std::unique_ptr<engines::Engine> e) {
-      return std::unique_ptr<engines::Engine>(
-          std::make_unique<engines::FaultEngine>(std::move(e), plan));
-    };
-  }
+  if (vm.count("inject-fault"))
+    run.wrap_engine = fault_injector(parse_fault_plan(vm["inject-fault"].as<std::string>()));
   reporting::Environment env = capture_environment();
   reporting::WorkloadResult r = run_workload(spec, run);
 

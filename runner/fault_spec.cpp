@@ -106,6 +106,14 @@ std::int64_t parse_signed_size(std::string_view v) {
 
 }  // namespace
 
+std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)> fault_injector(
+    engines::FaultPlan plan) {
+  return [plan = std::move(plan)](std::unique_ptr<engines::Engine> e) {
+    return std::unique_ptr<engines::Engine>(
+        std::make_unique<engines::FaultEngine>(std::move(e), plan));
+  };
+}
+
 engines::FaultPlan parse_fault_plan(std::string_view spec) {
   engines::FaultPlan plan;
   if (spec.empty()) throw UnitError("--inject-fault: empty fault list");

@@ -20,6 +20,8 @@
 // Throws UnitError naming the part that is wrong.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string_view>
 
 #include "engines/fault_engine.hpp"
@@ -27,5 +29,9 @@
 namespace storqual::runner {
 
 [[nodiscard]] engines::FaultPlan parse_fault_plan(std::string_view spec);
+
+// A RunOptions::wrap_engine that puts every engine inside a FaultEngine with `plan`.
+[[nodiscard]] std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)>
+fault_injector(engines::FaultPlan plan);
 
 }  // namespace storqual::runner

@@ -25,7 +25,6 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
-#include "engines/fault_engine.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -35,6 +34,7 @@
 #include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
+#include "runner/fault_spec.hpp"
 #include "runner/host_limits.hpp"
 #include "runner/job_runner.hpp"
 #include "runner/latency_search.hpp"
@@ -188,10 +188,7 @@ void scale_workload(WorkloadSpec& w, const QualificationOptions& o) {
 std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)> fault_wrapper(
     const QualificationOptions& o) {
   if (!o.fault_plan) return {};
-  return [plan = *o.fault_plan](std::unique_ptr<engines::Engine> e) {
-    return std::unique_ptr<engines::Engine>(
-        std::make_unique<engines::FaultEngine>(std::move(e), plan));
-  };
+  return fault_injector(*o.fault_plan);
 }
 
 // Runs one workload with a live progress line; the job threads run while this thread reports.
