@@ -93,23 +93,23 @@ std::string format_bytes_iec(double bytes) {
   return buf;
 }
 
+std::string format_bytes_decimal(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  unsigned i = 0;
+  while (bytes >= 1000 && i + 1 < 6) {
+    bytes /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g %s", bytes, kUnits[i]);
+  return buf;
+}
+
 std::string format_metric_value(double value, std::string_view unit) {
   if (unit == "IOPS") return format_iops(value);
   if (unit == "B/s") return format_rate_mb(value);
   if (unit == "ns") return format_latency(value);
-  if (unit == "B" && std::isfinite(value) && value >= 1000) {
-    // Capacities, in the decimal units vendors print on the label.
-    static constexpr const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB"};
-    unsigned i = 0;
-    double v = value / 1000;
-    while (v >= 1000 && i + 1 < 5) {
-      v /= 1000;
-      ++i;
-    }
-    char text[64];
-    std::snprintf(text, sizeof text, "%.2f %s", v, kUnits[i]);
-    return text;
-  }
+  if (unit == "B" && std::isfinite(value)) return format_bytes_decimal(value);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", value);
   std::string out = buf;

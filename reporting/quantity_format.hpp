@@ -18,6 +18,8 @@ namespace storqual::reporting {
 [[nodiscard]] std::string format_rate_mib(double bytes_per_s);  // "515.1 MiB/s"
 [[nodiscard]] std::string format_latency(double ns);            // "850 ns", "1.23 ms", "95.4 us"
 [[nodiscard]] std::string format_bytes_iec(double bytes);       // "22.2 GiB"
+[[nodiscard]] std::string format_bytes_decimal(
+    double bytes);  // "8.39 MB": capacities, as on labels
 // A verdict value in its base unit ("IOPS", "B/s", "ns") as a reader wants it: "88.0k IOPS",
 // "540.0 MB/s", "250.0 us". Other units print the number and the unit.
 [[nodiscard]] std::string format_metric_value(double value, std::string_view unit);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engines/engine.hpp"
+#include "reporting/quantity_format.hpp"
 #include "runner/block_io_driver.hpp"
 #include "runner/units.hpp"
 #include "runner/workload.hpp"
@@ -33,18 +34,6 @@ reporting::DirectionResult direction_result(const BlockPassOutcome& p, std::uint
   d.first_errno = p.first_errno;
   d.first_error_offset = p.first_error_offset;
   return d;
-}
-
-std::string decimal_bytes(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int u = 0;
-  while (bytes >= 1000 && u < 5) {
-    bytes /= 1000;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);
-  return buf;
 }
 
 }  // namespace
@@ -248,8 +237,9 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
                 *v.diff_pct < 0 ? "below" : "above");
   char tol[32];
   std::snprintf(tol, sizeof tol, "%g%%", tolerance_pct);
-  v.message = "measured " + decimal_bytes(usable) + " usable, " + diff + " the claimed " +
-              decimal_bytes(claimed_bytes) + " (tolerance " + tol + "); " + capacity_summary(r);
+  v.message = "measured " + reporting::format_bytes_decimal(usable) + " usable, " + diff +
+              " the claimed " + reporting::format_bytes_decimal(claimed_bytes) + " (tolerance " +
+              tol + "); " + capacity_summary(r);
   return v;
 }
 

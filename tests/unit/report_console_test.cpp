@@ -34,7 +34,7 @@ TEST(ReportConsole, NumbersAreSpelledAsFioSpellsThem) {
   EXPECT_EQ(format_latency(1234567), "1.23 ms");
   EXPECT_EQ(format_metric_value(250e3, "ns"), "250.0 us");
   EXPECT_EQ(format_metric_value(8388608, "B"), "8.39 MB");  // capacities: decimal, as on labels
-  EXPECT_EQ(format_metric_value(64e9, "B"), "64.00 GB");
+  EXPECT_EQ(format_metric_value(64e9, "B"), "64 GB");
   EXPECT_EQ(format_metric_value(512, "B"), "512 B");
   EXPECT_EQ(format_percent_signed(-8.54), "-8.5%");
   EXPECT_EQ(format_seconds_fixed(60), "60.000");
