@@ -6,7 +6,7 @@ The ratio columns are the median of the per-pair ratios (storqual run / the fio 
 the JSON also keeps the ratio of the medians.
 
   bench/vs-fio.sh TARGET|loop|zram [--pairs N] [--runtime S] [--cases a,b,...]
-                  [--fidelity] [--memory] [--json OUT]
+                  [--fidelity] [--memory] [--json OUT] [--storqual-args S] [--fio-args S]
 
 TARGET is a file or block device (writes need a device or file you may destroy). `loop` makes a
 loop device (--direct-io=on) over a file on the root filesystem, `zram` a zram device; both are
@@ -14,6 +14,9 @@ filled with random data first (reads of never-written extents do not reach the m
 removed, by name, at the end.
 
 Runs go in ABBA order after one warm-up of each tool, so drift on a shared disk hits both alike.
+On a block device every run is also seen from the device's counters: its mean service time per
+request and, by Little's law, how many requests the tool kept inside the device ("depth"), which
+tells a tool that measures the device differently from one that drives it differently.
 --fidelity also checks, for each storqual run: (a) bytes counted against the device's own sector
 counters in /sys/block/DEV/stat, (b) mean clat against the kernel's mean service time from the
 same counters, (c) percentiles against exact ones from the per-I/O log.
@@ -115,6 +118,19 @@ def disk_stat(dev):
             "w_ticks": f[7]}
 
 
+def device_view(target, side, before, after, iops):
+    """What the block device saw during one run, from its own counters: the mean service time
+    of a request and, by Little's law (IOPS x service time), how many were inside it on average."""
+    if not before or not after:
+        return {}
+    pre = "r" if side == "read" else "w"
+    ios = after[f"{pre}_ios"] - before[f"{pre}_ios"]
+    if ios <= 0:
+        return {}
+    svc_ns = (after[f"{pre}_ticks"] - before[f"{pre}_ticks"]) / ios * 1e6
+    return {"dev_svc_ns": svc_ns, "dev_depth": iops * svc_ns / 1e9}
+
+
 def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=()):
     engine, rw, bs, qd = CASES[case]
     out = tempfile.mktemp(suffix=".json")
@@ -126,7 +142,9 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
         argv += ["--allow-destructive", "--force"]
     if lat_log:
         argv += ["--lat-log", lat_log]
+    before = disk_stat(target) if engine != "null" else None
     run(argv)
+    after = disk_stat(target) if engine != "null" else None
     w = json.load(open(out))["workloads"][0]
     os.unlink(out)
     d = w.get("read") or w.get("write")
@@ -137,10 +155,11 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
             "p50": d["clat_ns"]["percentiles"].get("50.000000", 0),
             "p99": d["clat_ns"]["percentiles"].get("99.000000", 0),
             "clat_mean": d["clat_ns"]["mean"], "side": side,
-            "cpu": w["cpu"]["usr_pct"] + w["cpu"]["sys_pct"], "raw": w}
+            "cpu": w["cpu"]["usr_pct"] + w["cpu"]["sys_pct"], "raw": w,
+            **device_view(target, side, before, after, d["iops"])}
 
 
-def fio_run(target, case, runtime, size=None):
+def fio_run(target, case, runtime, size=None, extra=()):
     engine, rw, bs, qd = CASES[case]
     argv = ["fio", "--name=vs", f"--ioengine={engine}", f"--rw={rw}", f"--bs={bs}",
             f"--iodepth={qd}", "--direct=1", "--time_based", f"--runtime={runtime}",
@@ -153,13 +172,17 @@ def fio_run(target, case, runtime, size=None):
             argv += [f"--size={size}"]
     if engine == "io_uring":
         argv += ["--fixedbufs", "--registerfiles", "--iodepth_batch_submit=8"]
+    argv += list(extra)  # last wins in fio's command line
+    before = disk_stat(target) if engine != "null" else None
     j = json.loads(run(argv).stdout)["jobs"][0]
+    after = disk_stat(target) if engine != "null" else None
     side = "read" if rw in ("read", "randread") else "write"
     d = j[side]
     return {"iops": d["iops"], "bw": d["bw_bytes"],
             "p50": d["clat_ns"]["percentile"].get("50.000000", 0),
             "p99": d["clat_ns"]["percentile"].get("99.000000", 0),
-            "cpu": j["usr_cpu"] + j["sys_cpu"]}
+            "cpu": j["usr_cpu"] + j["sys_cpu"],
+            **device_view(target, side, before, after, d["iops"])}
 
 
 def fidelity_checks(binary, target, case, runtime, size):
@@ -232,11 +255,15 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--storqual-args", default="",
                     help="extra options for every storqual run, e.g. '--iodepth_batch_submit 8'")
+    ap.add_argument("--fio-args", default="",
+                    help="extra options for every fio run (they win over the bench's), e.g. "
+                         "'--iodepth=35'")
     a = ap.parse_args()
     binary = storqual_binary()
     if not shutil.which("fio"):
         sys.exit("vs-fio: fio is not installed (apt-get install fio)")
     extra = a.storqual_args.split()
+    fio_extra = a.fio_args.split()
     cases = [c for c in a.cases.split(",") if c]
     for c in cases:
         if c not in CASES:
@@ -251,7 +278,7 @@ def main():
         print(hdr)
         for case in cases:
             storqual_run(binary, target, case, 1, size=a.size, extra=extra)  # warm-up of each
-            fio_run(target, case, 1, size=a.size)
+            fio_run(target, case, 1, size=a.size, extra=fio_extra)
             sq, fi = [], []
             order = []
             for i in range(a.pairs):
@@ -260,7 +287,7 @@ def main():
                 if who == "sq":
                     sq.append(storqual_run(binary, target, case, rt, size=a.size, extra=extra))
                 else:
-                    fi.append(fio_run(target, case, rt, size=a.size))
+                    fi.append(fio_run(target, case, rt, size=a.size, extra=fio_extra))
             med = lambda runs, k: statistics.median(r[k] for r in runs)
 
             # The ratio of each pair (the two runs next to each other in time, so the disk's drift
@@ -279,13 +306,31 @@ def main():
                    "storqual_cpu": med(sq, "cpu"), "fio_cpu": med(fi, "cpu")}
             lo, hi = min(r["iops"] for r in fi), max(r["iops"] for r in fi)
             row["storqual_median_in_fio_range"] = lo <= med(sq, "iops") <= hi
+            # Issue 2 (d): ratio within 5% and p50 within 10%, or storqual inside fio's range.
+            row["parity_ok"] = row["storqual_median_in_fio_range"] or (
+                abs(row["iops_ratio"] - 1) <= 0.05 and row["p50_ratio"] is not None
+                and abs(row["p50_ratio"] - 1) <= 0.10)
+            device = all("dev_depth" in r for r in sq + fi)
+            if device:
+                for who, runs in (("storqual", sq), ("fio", fi)):
+                    row[f"{who}_device_depth"] = med(runs, "dev_depth")
+                    row[f"{who}_device_svc_ns"] = med(runs, "dev_svc_ns")
+                row["device_svc_ratio"] = pair_ratio("dev_svc_ns")
             report["cases"].append(row)
             p50r = f"{row['p50_ratio']:.2f}" if row["p50_ratio"] else "-"
             print(f"{case:26} {fmt(med(sq, 'iops')):>9} {fmt(med(fi, 'iops')):>9} "
                   f"{row['iops_ratio']:>6.2f} {fmt(row['storqual_p50']):>8} {fmt(row['fio_p50']):>8} "
                   f"{p50r:>6} {fmt(row['storqual_p99']):>8} {fmt(row['fio_p99']):>8} "
-                  f"{row['storqual_cpu']:>6.0f}% {row['fio_cpu']:>6.0f}%  {fmt(lo)}..{fmt(hi)}",
-                  flush=True)
+                  f"{row['storqual_cpu']:>6.0f}% {row['fio_cpu']:>6.0f}%  {fmt(lo)}..{fmt(hi)}"
+                  f"  parity {'ok' if row['parity_ok'] else 'no'}", flush=True)
+            if device:
+                # The device's side, from its own counters: how many requests each tool kept
+                # inside it and how long the device took per request.
+                print(f"{'':26} device: depth {row['storqual_device_depth']:.1f} vs"
+                      f" {row['fio_device_depth']:.1f} of {CASES[case][3]}, service time"
+                      f" {row['storqual_device_svc_ns'] / 1e3:.0f} vs"
+                      f" {row['fio_device_svc_ns'] / 1e3:.0f} us (ratio {row['device_svc_ratio']:.2f})",
+                      flush=True)
         if a.fidelity:
             print("\nfidelity (storqual alone, ramp 0):")
             report["fidelity"] = []
