@@ -6,7 +6,8 @@ The ratio columns are the median of the per-pair ratios (storqual run / the fio 
 the JSON also keeps the ratio of the medians.
 
   bench/vs-fio.sh TARGET|loop|zram [--pairs N] [--runtime S] [--cases a,b,...]
-                  [--fidelity] [--memory] [--json OUT] [--storqual-args S] [--fio-args S]
+                  [--fidelity] [--memory] [--json OUT] [--batch N]
+                  [--storqual-args S] [--fio-args S]
 
 TARGET is a file or block device (writes need a device or file you may destroy). `loop` makes a
 loop device (--direct-io=on) over a file on the root filesystem, `zram` a zram device; both are
@@ -134,8 +135,14 @@ def device_view(target, side, before, after, iops):
 def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=()):
     engine, rw, bs, qd = CASES[case]
     out = tempfile.mktemp(suffix=".json")
-    argv = [binary, "bench", "--target", target, "--ioengine", engine, "--rw", rw, "--bs", bs,
-            "--iodepth", str(qd), "--runtime", f"{runtime}s", "--json", out, *extra]
+    opts = {"--target": target, "--ioengine": engine, "--rw": rw, "--bs": bs,
+            "--iodepth": str(qd), "--runtime": f"{runtime}s", "--json": out}
+    # An option in `extra` replaces the bench's own (storqual refuses an option given twice).
+    argv = [binary, "bench"]
+    for k, v in opts.items():
+        if k not in extra or k in ("--target", "--json"):
+            argv += [k, v]
+    argv += list(extra)
     if size:
         argv += ["--size", size]
     if rw in ("write", "randwrite") and engine != "null":
@@ -159,7 +166,50 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
             **device_view(target, side, before, after, d["iops"])}
 
 
-def fio_run(target, case, runtime, size=None, extra=()):
+HUGE_PAGE = 2 << 20
+BS_BYTES = {"4k": 4096, "1m": 1 << 20}
+
+
+def pool_bytes(case):
+    """The I/O buffers a case needs: storqual puts a pool of 2 MiB or more on huge pages."""
+    engine, rw, bs, qd = CASES[case]
+    return 0 if engine == "null" else BS_BYTES[bs] * qd
+
+
+class HugePages:
+    """Reserves hugetlb pages for fio's buffers (--iomem=shmhuge) so that fio's large-block
+    requests are physically contiguous as storqual's are; the old reservation comes back at the
+    end. Without them (not root, no memory) fio runs on 4 KiB pages and the bench says so."""
+
+    PATH = "/proc/sys/vm/nr_hugepages"
+
+    def __init__(self, pool):
+        self.want, self.old, self.ok = (-(-pool // HUGE_PAGE) + 2 if pool else 0), None, False
+
+    def __enter__(self):
+        if not self.want:
+            return self
+        try:
+            with open(self.PATH) as f:
+                self.old = int(f.read())
+            with open(self.PATH, "w") as f:
+                f.write(str(self.old + self.want))
+            with open(self.PATH) as f:
+                self.ok = int(f.read()) >= self.old + self.want
+        except OSError:
+            self.ok = False
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            try:
+                with open(self.PATH, "w") as f:
+                    f.write(str(self.old))
+            except OSError:
+                pass
+
+
+def fio_run(target, case, runtime, size=None, extra=(), huge=False):
     engine, rw, bs, qd = CASES[case]
     argv = ["fio", "--name=vs", f"--ioengine={engine}", f"--rw={rw}", f"--bs={bs}",
             f"--iodepth={qd}", "--direct=1", "--time_based", f"--runtime={runtime}",
@@ -172,6 +222,8 @@ def fio_run(target, case, runtime, size=None, extra=()):
             argv += [f"--size={size}"]
     if engine == "io_uring":
         argv += ["--fixedbufs", "--registerfiles", "--iodepth_batch_submit=8"]
+    if huge and pool_bytes(case) >= HUGE_PAGE:
+        argv += ["--iomem=shmhuge"]
     argv += list(extra)  # last wins in fio's command line
     before = disk_stat(target) if engine != "null" else None
     j = json.loads(run(argv).stdout)["jobs"][0]
@@ -254,7 +306,11 @@ def main():
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--json", default=None)
     ap.add_argument("--storqual-args", default="",
-                    help="extra options for every storqual run, e.g. '--iodepth_batch_submit 8'")
+                    help="extra options for every storqual run (they replace the bench's), e.g. "
+                         "'--iodepth_batch_submit 8'")
+    ap.add_argument("--batch", type=int, default=None,
+                    help="iodepth_batch_submit for both tools (io_uring and libaio cases); without "
+                         "it fio gets 8 and storqual its default (every free slot per submit call)")
     ap.add_argument("--fio-args", default="",
                     help="extra options for every fio run (they win over the bench's), e.g. "
                          "'--iodepth=35'")
@@ -264,6 +320,11 @@ def main():
         sys.exit("vs-fio: fio is not installed (apt-get install fio)")
     extra = a.storqual_args.split()
     fio_extra = a.fio_args.split()
+    if a.batch is not None:
+        # The same submission pattern for both: how many requests go to the kernel per submit
+        # call changes what a device like the loop device does (it serves bursts faster).
+        extra += ["--iodepth_batch_submit", str(a.batch)]
+        fio_extra += [f"--iodepth_batch_submit={a.batch}"]
     cases = [c for c in a.cases.split(",") if c]
     for c in cases:
         if c not in CASES:
@@ -273,12 +334,17 @@ def main():
         report = {"target": a.target, "runtime_s": a.runtime, "pairs": a.pairs, "cases": []}
         rt = int(a.runtime) if a.runtime >= 1 else 1
         print(f"target {target} ({a.target}), runtime {rt}s, {a.pairs} ABBA pairs per case")
+        if any(pool_bytes(c) >= HUGE_PAGE for c in cases):
+            print("buffers of 2 MiB or more: storqual on transparent huge pages, fio "
+                  + ("on hugetlb pages (--iomem=shmhuge)" if huge.ok else
+                     "on 4 KiB pages (no hugetlb pages could be reserved): large-block rows "
+                     "compare differently laid out memory"))
         hdr = (f"{'case':26} {'storqual':>9} {'fio':>9} {'ratio':>6} {'p50 sq':>8} {'p50 fio':>8}"
                f" {'ratio':>6} {'p99 sq':>8} {'p99 fio':>8} {'cpu sq':>7} {'cpu fio':>7}  fio range")
         print(hdr)
         for case in cases:
             storqual_run(binary, target, case, 1, size=a.size, extra=extra)  # warm-up of each
-            fio_run(target, case, 1, size=a.size, extra=fio_extra)
+            fio_run(target, case, 1, size=a.size, extra=fio_extra, huge=huge.ok)
             sq, fi = [], []
             order = []
             for i in range(a.pairs):
@@ -287,7 +353,8 @@ def main():
                 if who == "sq":
                     sq.append(storqual_run(binary, target, case, rt, size=a.size, extra=extra))
                 else:
-                    fi.append(fio_run(target, case, rt, size=a.size, extra=fio_extra))
+                    fi.append(fio_run(target, case, rt, size=a.size, extra=fio_extra,
+                                      huge=huge.ok))
             med = lambda runs, k: statistics.median(r[k] for r in runs)
 
             # The ratio of each pair (the two runs next to each other in time, so the disk's drift
@@ -356,12 +423,14 @@ def main():
             with open(a.json, "w") as f:
                 json.dump(report, f, indent=2)
 
-    if a.target in ("loop", "zram"):
-        size = {"g": 1 << 30, "m": 1 << 20}[a.device_size[-1]] * int(a.device_size[:-1])
-        with Device(a.target, size) as dev:
-            body(dev.path)
-    else:
-        body(a.target)
+    pool = max([pool_bytes(c) for c in cases] + [0])
+    with HugePages(pool if pool >= HUGE_PAGE else 0) as huge:
+        if a.target in ("loop", "zram"):
+            size = {"g": 1 << 30, "m": 1 << 20}[a.device_size[-1]] * int(a.device_size[:-1])
+            with Device(a.target, size) as dev:
+                body(dev.path)
+        else:
+            body(a.target)
 
 
 if __name__ == "__main__":
