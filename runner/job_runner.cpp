@@ -364,11 +364,14 @@ class Job {
           return rng.below(100) < p.rwmixread ? Direction::Read : Direction::Write;
       }
     };
-    // Defeat deduplicating devices: every 4 KiB of a write buffer starts with a fresh stamp.
+    // Defeat deduplicating devices: every 512 bytes of a write buffer start with a fresh stamp,
+    // as fio's scramble_buffers does (arrays that deduplicate do it down to 512-byte sectors; a
+    // stamp per 4 KiB left 7 of 8 sectors as the buffer's previous write had them).
     auto stamp_write = [&](IoRequest& r) {
       auto* bytes = static_cast<unsigned char*>(r.buf);
-      for (std::uint32_t off = 0; off + 8 <= r.length; off += 4096) {
-        std::uint64_t v = r.offset ^ (++write_stamp << 20) ^ rng.next();
+      const std::uint64_t base = (++write_stamp << 20) ^ rng.next();
+      for (std::uint32_t off = 0; off + 8 <= r.length; off += 512) {
+        const std::uint64_t v = base ^ (r.offset + off);
         std::memcpy(bytes + off, &v, 8);
       }
     };

@@ -138,5 +138,32 @@ TEST(JobRunner, BadWorkloadsAreRefusedBeforeAnyIo) {
   EXPECT_THROW((void)run_workload(v), UnitError);
 }
 
+// One buffer written 256 times (iodepth 1, sequential) to a real file: a device that
+// deduplicates 512-byte sectors must find no two alike, so every sector of every write carries
+// a fresh stamp (a stamp per 4 KiB left 7 of 8 sectors the same write after write).
+TEST(JobRunner, NoTwoWrittenSectorsAreAlike) {
+  storqual::testing::ScratchDir dir;
+  const auto file = dir / "dedupe.bin";
+  storqual::testing::write_random_file(file, 1 << 20);
+  WorkloadSpec w;
+  w.id = "dedupe";
+  w.params.ioengine = "psync";
+  w.params.target = file.string();
+  w.params.direct = false;  // any filesystem the scratch directory is on
+  w.params.rw = "write";
+  w.params.bs = 4096;
+  w.params.iodepth = 1;
+  w.params.size = 1 << 20;
+  auto r = run_workload(w);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+  ASSERT_TRUE(r.write.has_value());
+  ASSERT_EQ(r.write->ios, 256u);
+  std::ifstream in(file, std::ios::binary);
+  std::set<std::string> sectors;
+  std::string sector(512, '\0');
+  while (in.read(sector.data(), 512)) sectors.insert(sector);
+  EXPECT_EQ(sectors.size(), 2048u);
+}
+
 }  // namespace
 }  // namespace storqual::runner
