@@ -389,7 +389,8 @@ def main():
                   f"{row['iops_ratio']:>6.2f} {fmt(row['storqual_p50']):>8} {fmt(row['fio_p50']):>8} "
                   f"{p50r:>6} {fmt(row['storqual_p99']):>8} {fmt(row['fio_p99']):>8} "
                   f"{row['storqual_cpu']:>6.0f}% {row['fio_cpu']:>6.0f}%  {fmt(lo)}..{fmt(hi)}"
-                  f"  parity {'ok' if row['parity_ok'] else 'no'}", flush=True)
+                  + (f"  parity {'ok' if row['parity_ok'] else 'no'}" if case in CORNERS else ""),
+                  flush=True)
             if device:
                 # The device's side, from its own counters: how many requests each tool kept
                 # inside it and how long the device took per request.
