@@ -20,7 +20,11 @@ void NullEngine::open(const EngineConfig& config) {
 QueueStatus NullEngine::queue(IoRequest& req) noexcept {
   if (in_flight_ >= depth_) return QueueStatus::Busy;
   req.res = req.length;
-  ring_[(head_ + done_ + staged_) % depth_] = &req;
+  // head_ < depth_ and done_ + staged_ < depth_ here: one subtraction wraps (a division per
+  // request was a sixth of the runner's cost per I/O at QD1).
+  unsigned slot = head_ + done_ + staged_;
+  if (slot >= depth_) slot -= depth_;
+  ring_[slot] = &req;
   ++staged_;
   ++in_flight_;
   return QueueStatus::Queued;
@@ -38,7 +42,7 @@ int NullEngine::reap(unsigned /*min*/, unsigned max, IoRequest** out,
   unsigned n = std::min(max, done_);
   for (unsigned i = 0; i < n; ++i) {
     out[i] = ring_[head_];
-    head_ = (head_ + 1) % depth_;
+    if (++head_ == depth_) head_ = 0;
   }
   done_ -= n;
   in_flight_ -= n;
