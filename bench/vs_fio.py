@@ -309,11 +309,11 @@ def main():
                     help="extra options for every storqual run (they replace the bench's), e.g. "
                          "'--iodepth_batch_submit 8'")
     ap.add_argument("--batch", type=int, default=None,
-                    help="iodepth_batch_submit for both tools (io_uring and libaio cases); without "
-                         "it fio gets 8 and storqual its default (every free slot per submit call)")
+                    help="iodepth_batch_submit for both tools; without it fio's io_uring runs get 8 "
+                         "and storqual its default (every free slot per submit call)")
     ap.add_argument("--fio-args", default="",
                     help="extra options for every fio run (they win over the bench's), e.g. "
-                         "'--iodepth=35'")
+                         "'--scramble_buffers=0'")
     a = ap.parse_args()
     binary = storqual_binary()
     if not shutil.which("fio"):
