@@ -128,6 +128,17 @@ inline Outcome feed_units(std::string_view bytes) {
   return Outcome::Accepted;
 }
 
+// The renderers of `storqual report`: the JUnit must be well-formed XML, the HTML complete.
+inline void render_and_check(const reporting::RunResult& run) {
+  const std::string junit = reporting::render_junit({run});
+  pugi::xml_document doc;
+  const auto parsed = doc.load_buffer(junit.data(), junit.size());
+  if (!parsed) broken("render_junit wrote XML that does not parse", parsed.description());
+  const std::string html = reporting::render_html(run);
+  if (html.find("</html>") == std::string::npos) broken("render_html wrote no </html>");
+  (void)reporting::format_verdict_table(run);
+}
+
 // What `storqual report` does with a result file: read it, then re-render JUnit, HTML, the console
 // table and JSON. The JUnit must be well-formed XML and the JSON must read back.
 inline Outcome feed_result_json(std::string_view bytes) {
@@ -137,13 +148,7 @@ inline Outcome feed_result_json(std::string_view bytes) {
   } catch (const reporting::ResultJsonError&) {
     return Outcome::Refused;
   }
-  const std::string junit = reporting::render_junit({run});
-  pugi::xml_document doc;
-  const auto parsed = doc.load_buffer(junit.data(), junit.size());
-  if (!parsed) broken("render_junit wrote XML that does not parse", parsed.description());
-  const std::string html = reporting::render_html(run);
-  if (html.find("</html>") == std::string::npos) broken("render_html wrote no </html>");
-  (void)reporting::format_verdict_table(run);
+  render_and_check(run);
   const std::string json = reporting::to_json_text(run);
   try {
     // Written, read and written again: the same text (no key written but not read).

@@ -20,8 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include <pugixml.hpp>
-
 #include "tests/fuzz/fuzz_entry_points.hpp"
 
 namespace storqual::fuzz {
@@ -56,17 +54,6 @@ reporting::RunResult bounded_for_rendering(reporting::RunResult run) {
         for (auto* lat : {&(*side)->slat, &(*side)->clat, &(*side)->lat}) cut(lat->percentiles);
   }
   return run;
-}
-
-// The renderers of `storqual report`, with the properties feed_result_json checks.
-void render_and_check(const reporting::RunResult& run) {
-  const std::string junit = reporting::render_junit({run});
-  pugi::xml_document doc;
-  const auto parsed = doc.load_buffer(junit.data(), junit.size());
-  if (!parsed) broken("render_junit wrote XML that does not parse", parsed.description());
-  const std::string html = reporting::render_html(run);
-  if (html.find("</html>") == std::string::npos) broken("render_html wrote no </html>");
-  (void)reporting::format_verdict_table(run);
 }
 
 }  // namespace
