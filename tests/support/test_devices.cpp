@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -153,6 +154,19 @@ void write_random_file(const fs::path& file, std::uint64_t size, std::uint64_t s
     left -= n;
   }
   if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
 }
 
 LoopDevice::LoopDevice(const fs::path& backing, const LoopOptions& options) {

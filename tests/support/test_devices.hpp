@@ -67,6 +67,12 @@ class ScratchDir {
 void write_random_file(const std::filesystem::path& file, std::uint64_t size,
                        std::uint64_t seed = 1);
 
+// The whole content of a file ("" when it cannot be read).
+[[nodiscard]] std::string read_file(const std::filesystem::path& file);
+
+// How many times `what` occurs in `text`, overlapping occurrences included.
+[[nodiscard]] std::size_t count(const std::string& text, const std::string& what);
+
 struct LoopOptions {
   std::uint32_t sector_size = 512;
   bool read_only = false;

@@ -24,23 +24,14 @@ using testing::run_command;
 using testing::ScratchDir;
 using Json = nlohmann::json;
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using storqual::testing::count;
 
 CommandResult storqual(std::vector<std::string> args) {
   args.insert(args.begin(), STORQUAL_BINARY);
@@ -81,7 +72,7 @@ TEST(Baseline, FlagsTheWorkloadRatedTwentyPercentLower) {
                 (dir / "run1" / "storqual-result.json").string(), "--regression", "5%"});
   EXPECT_EQ(second.exit_code, 1) << "a regression fails the run\n" << second.out << second.err;
   EXPECT_NE(second.out.find("baseline: same"), std::string::npos) << second.out;
-  const Json result = Json::parse(read_all(dir / "run2" / "storqual-result.json"));
+  const Json result = Json::parse(read_file(dir / "run2" / "storqual-result.json"));
   const Json* a = find_verdict(result, "baseline", "rated-a");
   const Json* b = find_verdict(result, "baseline", "rated-b");
   ASSERT_TRUE(a && b) << result["verdicts"].dump(2);
@@ -89,12 +80,12 @@ TEST(Baseline, FlagsTheWorkloadRatedTwentyPercentLower) {
   EXPECT_NEAR((*a)["diff_pct"].get<double>(), -20, 3) << (*a)["message"];
   EXPECT_EQ((*b)["status"], "pass") << (*b)["message"];
   EXPECT_NEAR((*b)["diff_pct"].get<double>(), 0, 5) << (*b)["message"];
-  const std::string junit = read_all(dir / "run2" / "storqual-junit.xml");
+  const std::string junit = read_file(dir / "run2" / "storqual-junit.xml");
   EXPECT_NE(junit.find("name=\"baseline: rated-a iops\""), std::string::npos);
   EXPECT_NE(junit.find("type=\"baseline-regression\""), std::string::npos);
 
   // A baseline of another model is refused before anything runs.
-  Json other = Json::parse(read_all(dir / "run1" / "storqual-result.json"));
+  Json other = Json::parse(read_file(dir / "run1" / "storqual-result.json"));
   other["device"]["identity"].push_back(
       {{"field", "model"}, {"value", "Other SSD"}, {"source", "test"}});
   for (auto& row : other["device"]["identity"])
@@ -124,10 +115,10 @@ TEST(SeveralTargets, ParallelRunsWritePerDeviceAndMergedReports) {
                                                                      : ".json";
       EXPECT_TRUE(fs::exists(dir / "out" / (std::string(f) + label + ext))) << f << label;
     }
-  const Json merged = Json::parse(read_all(dir / "out" / "storqual-result.json"));
+  const Json merged = Json::parse(read_file(dir / "out" / "storqual-result.json"));
   ASSERT_EQ(merged["fleet"].size(), 2u);
-  EXPECT_EQ(count(read_all(dir / "out" / "storqual-junit.xml"), "<testsuite "), 2u);
-  EXPECT_NE(read_all(dir / "out" / "storqual-report.html").find("id=\"fleet-table\""),
+  EXPECT_EQ(count(read_file(dir / "out" / "storqual-junit.xml"), "<testsuite "), 2u);
+  EXPECT_NE(read_file(dir / "out" / "storqual-report.html").find("id=\"fleet-table\""),
             std::string::npos);
   EXPECT_NE(run.out.find("==== " + (dir / "one").string()), std::string::npos) << run.out;
 }
@@ -210,7 +201,7 @@ TEST(FleetMerge, TwelveResultsFromFourDevicesOnThreeHosts) {
   for (const std::string& host : std::vector<std::string>{"host-a", "host-b", "host-c"})
     for (std::size_t i = 0; i < devices.size(); ++i) {
       const std::string name = fs::path(devices[i]).filename().string();
-      Json r = Json::parse(read_all(dir / "out" / ("storqual-result-" + name + ".json")));
+      Json r = Json::parse(read_file(dir / "out" / ("storqual-result-" + name + ".json")));
       r["environment"]["host"] = host;
       bool has_serial = false;
       for (auto& row : r["device"]["identity"])
@@ -240,7 +231,7 @@ TEST(FleetMerge, TwelveResultsFromFourDevicesOnThreeHosts) {
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
 
   // The fleet JSON: 12 runs, and the lot found the scaled unit.
-  const Json fleet = Json::parse(read_all(dir / "fleet.json"));
+  const Json fleet = Json::parse(read_file(dir / "fleet.json"));
   ASSERT_EQ(fleet["fleet"].size(), 12u);
   EXPECT_GE(fleet["lot"]["flagged"].get<int>(), 1);
   bool found = false;

@@ -52,18 +52,8 @@ CommandResult chromium(const std::string& binary, const std::filesystem::path& p
   return run_command(argv);
 }
 
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using storqual::testing::count;
+using storqual::testing::read_file;
 
 std::uint32_t be32(const std::string& s, std::size_t at) {
   return (std::uint32_t(static_cast<unsigned char>(s[at])) << 24) |
@@ -127,7 +117,7 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
       binary_, dir / "profile-png",
       {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
-  const std::string image = read_all(png);
+  const std::string image = read_file(png);
   ASSERT_GT(image.size(), 33u);
   EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_GT(image.size(), 60u * 1024) << "screenshot suspiciously small: blank?";
@@ -136,7 +126,7 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
   const auto printed = chromium(binary_, dir / "profile-pdf",
                                 {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
-  const std::string document = read_all(pdf);
+  const std::string document = read_file(pdf);
   ASSERT_GE(document.size(), 5u);
   EXPECT_EQ(document.substr(0, 5), "%PDF-");
 }
@@ -168,7 +158,7 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
       binary_, dir / "profile-png",
       {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
-  const std::string image = read_all(png);
+  const std::string image = read_file(png);
   ASSERT_GT(image.size(), 33u);
   EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_EQ(image.substr(12, 4), "IHDR");
@@ -205,7 +195,7 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   const auto printed = chromium(binary_, dir / "profile-pdf",
                                 {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
-  const std::string document = read_all(pdf);
+  const std::string document = read_file(pdf);
   ASSERT_GE(document.size(), 5u);
   EXPECT_EQ(document.substr(0, 5), "%PDF-");
   EXPECT_GT(count(document, "/Type /Page\n") + count(document, "/Type /Page "), 1u)

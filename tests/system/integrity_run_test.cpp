@@ -29,12 +29,7 @@ using testing::ScratchDir;
 
 constexpr std::uint64_t kBs = 4096;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream(p) << text;
@@ -127,7 +122,7 @@ class IntegrityRun : public ::testing::Test {
     auto r = run(out, suite, fault);
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     auto tc = junit_case(junit(out), id + " integrity");
-    ASSERT_TRUE(tc) << read_text(junit(out));
+    ASSERT_TRUE(tc) << read_file(junit(out));
     EXPECT_EQ(tc->outcome, "failure") << tc->message;
     const std::string first = std::to_string(count) + " " + kind + " block" +
                               (count == 1 ? " (offset " : "s (first at offset ") +
@@ -138,7 +133,7 @@ class IntegrityRun : public ::testing::Test {
     EXPECT_EQ(w["integrity"][kind], count) << w["integrity"].dump();
 
     // The HTML names the class and the offset (the integrity box or the verdict's message).
-    const std::string page = read_text(html(out));
+    const std::string page = read_file(html(out));
     EXPECT_NE(page.find(kind), std::string::npos);
     EXPECT_NE(page.find(std::to_string(offset)), std::string::npos);
     EXPECT_NE(page.find(first), std::string::npos) << "the HTML lacks '" << first << "'";
@@ -212,7 +207,7 @@ TEST_F(IntegrityRun, CleanRunVerifiesWithoutErrorsAndPasses) {
   for (const std::string id : {"randwrite-xxh3", "seqwrite-crc32c"}) {
     SCOPED_TRACE(id);
     auto tc = junit_case(junit("clean"), id + " integrity");
-    ASSERT_TRUE(tc) << read_text(junit("clean"));
+    ASSERT_TRUE(tc) << read_file(junit("clean"));
     EXPECT_EQ(tc->outcome, "pass") << tc->message;
     EXPECT_NE(tc->system_out.find("pass: integrity: "), std::string::npos) << tc->system_out;
     EXPECT_NE(tc->system_out.find("no errors"), std::string::npos) << tc->system_out;
@@ -270,7 +265,7 @@ TEST_F(IntegrityRun, FakeCapacityFailsTheClaimWithTheRealCapacityWithinOneSample
       << c.dump();
 
   auto tc = junit_case(junit("capacity"), "capacity-sampled capacity");
-  ASSERT_TRUE(tc) << read_text(junit("capacity"));
+  ASSERT_TRUE(tc) << read_file(junit("capacity"));
   EXPECT_EQ(tc->outcome, "failure") << tc->message;
   ASSERT_TRUE(tc->measured);
   EXPECT_LE(static_cast<double>(kReal), *tc->measured);
@@ -306,7 +301,7 @@ TEST_F(IntegrityRun, TheShippedSuiteRunsAtARuntimeScale) {
   for (const std::string id : {"verify-randwrite-4k", "verify-seqwrite-128k"}) {
     SCOPED_TRACE(id);
     auto tc = junit_case(out / "storqual-junit.xml", id + " integrity");
-    ASSERT_TRUE(tc) << read_text(out / "storqual-junit.xml");
+    ASSERT_TRUE(tc) << read_file(out / "storqual-junit.xml");
     EXPECT_EQ(tc->outcome, "pass") << tc->message;
     auto w = workload_json(result, id);
     EXPECT_GT(w["integrity"]["verified_at_end"].get<std::uint64_t>(), 0u);

@@ -22,12 +22,7 @@ using testing::run_command;
 using testing::run_shell;
 using testing::ScratchDir;
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 // The build tree of STORQUAL_BINARY (<build>/app/storqual) and its install prefix.
 fs::path build_dir() {
@@ -35,7 +30,7 @@ fs::path build_dir() {
 }
 
 std::string install_prefix() {
-  std::istringstream cache(read_all(build_dir() / "CMakeCache.txt"));
+  std::istringstream cache(read_file(build_dir() / "CMakeCache.txt"));
   const std::string key = "CMAKE_INSTALL_PREFIX:PATH=";
   for (std::string line; std::getline(cache, line);)
     if (line.rfind(key, 0) == 0) return line.substr(key.size());
@@ -101,7 +96,7 @@ TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
                 (dir / "out").string() + " 2>&1");
   EXPECT_LT(run.exit_code, 2) << run.out;
   const auto result =
-      nlohmann::json::parse(read_all(dir / "out" / "storqual-result.json"), nullptr, false);
+      nlohmann::json::parse(read_file(dir / "out" / "storqual-result.json"), nullptr, false);
   ASSERT_FALSE(result.is_discarded()) << run.out;
   EXPECT_EQ(result["spec"]["suite_path"], "/usr/share/storqual/suites/quick.xml");
   EXPECT_EQ(result["workloads"].size(), 4u);

@@ -36,12 +36,7 @@ constexpr const char* kSuite = R"(<?xml version="1.0"?>
 </suite>
 )";
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p);
@@ -180,7 +175,7 @@ class RunEndToEnd : public ::testing::Test {
                  {"--spec", (dir_ / "half.xml").string(), "--out", (dir_ / "h").string()});
     r = run(prefix, target, extra);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    std::string junit = read_text(dir_ / "h" / "storqual-junit.xml");
+    std::string junit = read_file(dir_ / "h" / "storqual-junit.xml");
     EXPECT_NE(junit.find("<skipped"), std::string::npos);
     EXPECT_EQ(junit.find("<failure"), std::string::npos);
     expect_junit_consistent(dir_ / "h" / "storqual-junit.xml", dir_ / "h" / "storqual-result.json");
@@ -246,14 +241,14 @@ TEST_F(RunEndToEnd, SigintInTheSecondWorkloadLeavesValidReportsOfWhatFinished) {
   // Wait until the first workload has finished (its progress line ends), then interrupt the
   // second half way through its 3 s.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (read_text(dir_ / "stdout.txt").find("[1/3]") == std::string::npos) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_text(dir_ / "stdout.txt");
+  while (read_file(dir_ / "stdout.txt").find("[1/3]") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_file(dir_ / "stdout.txt");
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   cmd.signal(SIGINT);
   int code = cmd.wait();
-  EXPECT_EQ(code, 130) << read_text(dir_ / "stderr.txt");
+  EXPECT_EQ(code, 130) << read_file(dir_ / "stderr.txt");
   expect_junit_consistent(out / "storqual-junit.xml", out / "storqual-result.json");
   std::ifstream in(out / "storqual-result.json");
   auto j = nlohmann::json::parse(in);
@@ -262,7 +257,7 @@ TEST_F(RunEndToEnd, SigintInTheSecondWorkloadLeavesValidReportsOfWhatFinished) {
   EXPECT_EQ(status["randread-4k-qd8"], "pass");
   EXPECT_EQ(status["randwrite-4k-qd8"], "error");
   EXPECT_NE(status["seqread-128k-qd4"], "pass");
-  std::string junit = read_text(out / "storqual-junit.xml");
+  std::string junit = read_file(out / "storqual-junit.xml");
   EXPECT_NE(junit.find("interrupted"), std::string::npos);
   // Nothing temporary left: no scratch file, no report temporaries.
   EXPECT_TRUE(fs::is_empty(target));

@@ -65,12 +65,7 @@ constexpr const char* kSheet = R"(<?xml version="1.0"?>
 const char* const kReports[] = {"storqual-junit.xml", "storqual-result.json",
                                 "storqual-report.html"};
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p);
@@ -168,7 +163,7 @@ bool junitparser_available() {
 std::string report_problem(const fs::path& file) {
   if (!fs::exists(file)) return file.filename().string() + " is missing";
   const std::string name = file.filename().string();
-  const std::string text = read_text(file);
+  const std::string text = read_file(file);
   if (name.ends_with(".xml")) {
     auto r = run_command({"xmllint", "--noout", file.string()});
     if (r.exit_code != 0) return name + " is not well-formed: " + r.err;
@@ -239,7 +234,7 @@ class SignalTrials : public ::testing::Test {
         std::make_unique<Child>(argv(target, out), dir_ / "stdout.txt", dir_ / "stderr.txt");
     const auto deadline = Clock::now() + std::chrono::seconds(30);
     while (Clock::now() < deadline && !child->ended()) {
-      if (!read_text(dir_ / "stdout.txt").empty()) break;
+      if (!read_file(dir_ / "stdout.txt").empty()) break;
       if (!target.starts_with("/dev/") && !fs::is_empty(target)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
@@ -251,7 +246,7 @@ class SignalTrials : public ::testing::Test {
     auto child = start(target, dir_ / "baseline");
     const auto t0 = Clock::now();
     const Ending e = child->wait(std::chrono::seconds(60));
-    EXPECT_TRUE(e.exited && e.code == 0) << describe(e) << read_text(dir_ / "stderr.txt");
+    EXPECT_TRUE(e.exited && e.code == 0) << describe(e) << read_file(dir_ / "stderr.txt");
     return std::chrono::duration<double>(Clock::now() - t0).count();
   }
 
@@ -267,7 +262,7 @@ class SignalTrials : public ::testing::Test {
     // is then right, but only with every workload complete and none interrupted.
     if (e.exited && e.code == 0) {
       ++landed_after_the_end_;
-      const std::string text = read_text(out / "storqual-result.json");
+      const std::string text = read_file(out / "storqual-result.json");
       const auto j = nlohmann::json::parse(text, nullptr, false);
       bool complete = !j.is_discarded() && j.contains("workloads") && j["workloads"].size() == 3;
       if (complete)
@@ -275,7 +270,7 @@ class SignalTrials : public ::testing::Test {
       if (!complete) problems << " exit 0 although the run did not complete;";
     } else if (!e.exited || e.code != 128 + sig)
       problems << " expected exit " << 128 + sig << ", got " << describe(e) << " ("
-               << read_text(dir_ / "stderr.txt") << ");";
+               << read_file(dir_ / "stderr.txt") << ");";
     for (const char* report : kReports)
       if (auto p = report_problem(out / report); !p.empty()) problems << " " << p << ";";
     for (const auto& n : leftovers(out)) problems << " temporary left in out: " << n << ";";
@@ -345,10 +340,10 @@ TEST_F(SignalTrials, SigkillNeverLeavesATornReport) {
   auto first = start(target_dir_.string(), out);
   const auto t0 = Clock::now();
   Ending e = first->wait(std::chrono::seconds(60));
-  ASSERT_TRUE(e.exited && e.code == 0) << describe(e) << read_text(dir_ / "stderr.txt");
+  ASSERT_TRUE(e.exited && e.code == 0) << describe(e) << read_file(dir_ / "stderr.txt");
   const double run = std::chrono::duration<double>(Clock::now() - t0).count();
   std::map<std::string, std::string> before;
-  for (const char* report : kReports) before[report] = read_text(out / report);
+  for (const char* report : kReports) before[report] = read_file(out / report);
 
   std::mt19937_64 rng(0x5eed0009u);
   // Most points near the end, where the reports are written.
@@ -362,7 +357,7 @@ TEST_F(SignalTrials, SigkillNeverLeavesATornReport) {
     child->signal(SIGKILL);
     e = child->wait(std::chrono::seconds(30));
     for (const char* report : kReports) {
-      const std::string now = read_text(out / report);
+      const std::string now = read_file(out / report);
       if (now == before[report]) {
         ++kept;
         continue;
@@ -398,7 +393,7 @@ TEST_F(SignalTrials, SecondSignalExitsPromptlyWithoutScratchFile) {
     // Exit 128 + the second signal when it arrived first-signal handling was still going on;
     // 130 when the run had already finished stopping.
     EXPECT_TRUE(e.exited && (e.code == 128 + second || e.code == 130))
-        << describe(e) << read_text(dir_ / "stderr.txt");
+        << describe(e) << read_file(dir_ / "stderr.txt");
     EXPECT_LT(e.seconds, 2.0) << "the second signal did not end the run promptly";
     for (const auto& s : fs::directory_iterator(target_dir_))
       ADD_FAILURE() << "scratch file left: " << s.path();

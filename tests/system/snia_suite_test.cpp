@@ -37,18 +37,8 @@ const std::vector<int> kMixes = {100, 95, 65, 50, 35, 5, 0};
 constexpr const char* kHalfKiBReason =
     "bs 512 is not a multiple of the device's logical block size 4096 (direct I/O)";
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using storqual::testing::count;
+using storqual::testing::read_file;
 
 struct SuiteRun {
   testing::CommandResult command;
@@ -67,8 +57,8 @@ SuiteRun run_snia_iops(const std::string& device, const fs::path& out) {
   std::printf("snia-iops on %s: exit %d in %.1f s\n", device.c_str(), r.command.exit_code,
               r.seconds);
   if (fs::exists(out / "storqual-result.json"))
-    r.result = nlohmann::json::parse(read_text(out / "storqual-result.json"));
-  r.html = read_text(out / "storqual-report.html");
+    r.result = nlohmann::json::parse(read_file(out / "storqual-result.json"));
+  r.html = read_file(out / "storqual-report.html");
   return r;
 }
 

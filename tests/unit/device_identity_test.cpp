@@ -16,6 +16,7 @@
 #include "devices/device_identity.hpp"
 #include "devices/sanitize.hpp"
 #include "devices/sysfs.hpp"
+#include "tests/support/test_devices.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual::devices;
@@ -30,12 +31,7 @@ std::string to_tsv(const std::vector<IdentityRow>& rows) {
   return out;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 std::string row_value(const std::vector<IdentityRow>& rows, const std::string& field) {
   for (const auto& r : rows)
@@ -78,7 +74,7 @@ TEST_P(GoldenIdentity, RowsMatchGoldenFile) {
     std::ofstream(golden, std::ios::binary) << actual;
     GTEST_SKIP() << "rewrote " << golden;
   }
-  EXPECT_EQ(actual, slurp(golden)) << "golden file " << golden;
+  EXPECT_EQ(actual, read_file(golden)) << "golden file " << golden;
 }
 
 INSTANTIATE_TEST_SUITE_P(CapturedTrees, GoldenIdentity, ::testing::ValuesIn(golden_cases()),

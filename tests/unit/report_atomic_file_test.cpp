@@ -14,12 +14,7 @@
 namespace storqual::reporting {
 namespace {
 
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 std::size_t entries(const std::filesystem::path& dir) {
   std::size_t n = 0;
@@ -31,10 +26,10 @@ TEST(ReportAtomicFile, WritesAndReplacesWithoutLeavingTemporaries) {
   testing::ScratchDir dir("report-atomic");
   const auto path = (dir / "report.html").string();
   write_file_atomically(path, "first");
-  EXPECT_EQ(read_all(path), "first");
+  EXPECT_EQ(read_file(path), "first");
   const std::string big(3 << 20, 'x');
   write_file_atomically(path, big);
-  EXPECT_EQ(read_all(path), big);
+  EXPECT_EQ(read_file(path), big);
   EXPECT_EQ(entries(dir.path()), 1u);
   EXPECT_EQ(temp_name_for(path), path + ".tmp." + std::to_string(::getpid()));
   struct stat st {};
@@ -56,7 +51,7 @@ TEST(ReportAtomicFile, FailureLeavesTheOldFileAndNoTemporary) {
   std::filesystem::create_directories(blocked / "inside");
   EXPECT_THROW(write_file_atomically(blocked.string(), "new"), std::system_error);
   EXPECT_FALSE(std::filesystem::exists(temp_name_for(blocked.string())));
-  EXPECT_EQ(read_all(target), "old");
+  EXPECT_EQ(read_file(target), "old");
   try {
     write_file_atomically((dir / "no-such-dir" / "x.json").string(), "x");
     FAIL() << "no error";

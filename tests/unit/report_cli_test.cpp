@@ -19,12 +19,7 @@ namespace {
 using storqual::testing::run_command;
 using storqual::testing::ScratchDir;
 
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using storqual::testing::read_file;
 
 void save(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
@@ -38,8 +33,8 @@ TEST(ReportCli, RerendersOneResultIntoEveryFormat) {
                               (dir / "j.xml").string(), "--html", (dir / "r.html").string(),
                               "--json", (dir / "copy.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_all(dir / "r.html"), render_html(run)) << "the same page as the run itself";
-  EXPECT_EQ(read_all(dir / "copy.json"), to_json_text(run));
+  EXPECT_EQ(read_file(dir / "r.html"), render_html(run)) << "the same page as the run itself";
+  EXPECT_EQ(read_file(dir / "copy.json"), to_json_text(run));
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_file((dir / "j.xml").c_str()));
   EXPECT_EQ(doc.child("testsuites").attribute("failures").as_int(), 1);

@@ -16,16 +16,13 @@
 #include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
+#include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using storqual::testing::count;
 
 // Elements in the page, by a tag-opening scan (what a browser's tokenizer would start a tag on).
 std::size_t tags(const std::string& html) {

@@ -39,11 +39,7 @@ const ClaimVerdict* find_verdict(const RunResult& r, const std::string& kind,
   return nullptr;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using storqual::testing::count;
 
 TEST(LotAcceptance, FlagsAUnitBelowTheMedianEvenWhenItMeetsItsClaim) {
   // Median of {120k, 118k, 121k, 104k} = 119k; 104k is 12.6% below it but above the claimed
