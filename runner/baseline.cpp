@@ -8,7 +8,7 @@
 #include "reporting/fleet_report.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/result_json.hpp"
-#include "runner/cli.hpp"
+#include "runner/errors.hpp"
 
 namespace storqual::runner {
 namespace {

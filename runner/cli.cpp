@@ -13,7 +13,7 @@
 #include "engines/engine.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/units.hpp"
-#include "runner/version.hpp"
+#include "runner/invocation.hpp"
 #include "runner/xml_file.hpp"
 
 namespace storqual::runner {
@@ -35,22 +35,6 @@ constexpr Command kCommands[] = {
     {"report", "re-render or merge result files", cmd_report},
 };
 
-std::string g_invocation;
-
-std::string shell_quote(std::string_view s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789-_./=:,+%@") == std::string_view::npos)
-    return std::string(s);
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 void print_usage(std::FILE* to) {
   std::fprintf(to,
                "usage: storqual COMMAND [options]   (storqual COMMAND --help for its options)\n\n");
@@ -62,19 +46,8 @@ void print_usage(std::FILE* to) {
 
 }  // namespace
 
-const std::string& invocation() {
-  return g_invocation;
-}
-
-std::string version_string() {
-  return std::string("storqual ") + kVersion + " (git " + kGitRevision + ")";
-}
-
 int cli_main(int argc, char** argv) {
-  for (int i = 0; i < argc; ++i) {
-    if (i) g_invocation += ' ';
-    g_invocation += shell_quote(argv[i]);
-  }
+  set_invocation(argc, argv);
   if (argc < 2) {
     print_usage(stderr);
     return kExitUsage;

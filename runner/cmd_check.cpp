@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "runner/cli.hpp"
+#include "runner/cross_check.hpp"
 #include "runner/spec_sheet.hpp"
 #include "runner/suite.hpp"
 #include "runner/xml_file.hpp"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "devices/sanitize.hpp"
-#include "runner/cli.hpp"
+#include "runner/invocation.hpp"
 
 namespace storqual::runner {
 

@@ -19,7 +19,7 @@
 #include "reporting/fleet_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "runner/baseline.hpp"
-#include "runner/cli.hpp"
+#include "runner/errors.hpp"
 #include "runner/signals.hpp"
 #include "runner/units.hpp"
 #include "runner/xml_file.hpp"

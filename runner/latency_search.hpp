@@ -7,13 +7,23 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "reporting/result.hpp"
-#include "runner/suite.hpp"
 #include "runner/workload.hpp"
 
 namespace storqual::runner {
+
+// <latency-search>: the highest IOPS whose `stat` latency stays at or under `limit`, sweeping
+// iodepth 1, 2, 4 .. max_iodepth and refining between the last good and the first bad depth.
+struct LatencySearch {
+  unsigned max_iodepth = 1024;
+  double limit_ns = 10e6;
+  std::optional<double> percentile;  // empty: mean latency; else e.g. 99.0 (a reported one)
+  std::string stat = "mean";         // as written: "mean", "p99", "p99.9"
+};
 
 struct LatencySearchOutcome {
   reporting::WorkloadResult best;  // the run at the chosen depth (kind "latency-search")

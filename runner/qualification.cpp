@@ -32,7 +32,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/baseline.hpp"
 #include "runner/capacity_check.hpp"
-#include "runner/cli.hpp"
+#include "runner/errors.hpp"
 #include "runner/environment.hpp"
 #include "runner/fault_spec.hpp"
 #include "runner/host_limits.hpp"

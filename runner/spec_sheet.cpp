@@ -12,7 +12,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "runner/suite.hpp"
 #include "runner/units.hpp"
 #include "runner/xml_file.hpp"
 
@@ -357,19 +356,6 @@ SpecSheet load_sheet(const XmlFile& file) {
 
 }  // namespace
 
-const char* Metric::unit() const noexcept {
-  switch (kind) {
-    case MetricKind::Iops:
-      return "IOPS";
-    case MetricKind::Bandwidth:
-      return "B/s";
-    case MetricKind::Latency:
-      return "ns";
-    case MetricKind::Capacity:
-      return "B";
-  }
-  return "";
-}
 
 Metric parse_metric(std::string_view name) {
   Metric m;
@@ -501,30 +487,6 @@ std::string sha256_hex(std::string_view bytes) {
     out += kHex[digest[i] & 0xF];
   }
   return out;
-}
-
-std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite) {
-  std::vector<std::string> warnings;
-  for (const Claim& c : sheet.claims) {
-    for (const std::string& id : c.workloads) {
-      const SuiteWorkload* w = suite.find(id);
-      if (!w) {
-        warnings.push_back(c.location + ": claim on workload '" + id + "' which suite '" +
-                           suite.name + "' lacks (it will be reported as skipped)");
-        continue;
-      }
-      RwMode mode = parse_rw(w->spec.params.rw);
-      if (c.metric.direction == MetricDirection::Read && !rw_reads(mode))
-        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not read (rw=" + w->spec.params.rw +
-                           "; the verdict will be an error)");
-      if (c.metric.direction == MetricDirection::Write && !rw_writes(mode))
-        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not write (rw=" + w->spec.params.rw +
-                           "; the verdict will be an error)");
-    }
-  }
-  return warnings;
 }
 
 }  // namespace storqual::runner

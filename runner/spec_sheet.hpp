@@ -13,11 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "reporting/metric.hpp"
 #include "runner/latency_histogram.hpp"
 
 namespace storqual::runner {
-
-class Suite;
 
 // The percentiles the runner reports (fio's default list). A claim on any other percentile is
 // refused when the sheet is loaded.
@@ -26,8 +25,8 @@ inline constexpr auto kReportedPercentiles = kFioPercentiles;
 // Tolerance when neither the claim nor <claims> gives one.
 inline constexpr double kDefaultTolerancePct = 10.0;
 
-// Capacity: the usable bytes a <capacity> check found (runner/capacity_check.hpp).
-enum class MetricKind { Iops, Bandwidth, Latency, Capacity };
+// What each kind means (unit, direction, printing): reporting/metric.hpp.
+using reporting::MetricKind;
 enum class MetricDirection { Both, Read, Write };  // Both: read + write (iops, bw) or combined
 enum class LatencyKind { Lat, Clat };              // fio's lat (submit to completion) and clat
 
@@ -41,8 +40,8 @@ struct Metric {
   LatencyKind latency = LatencyKind::Lat;  // for kind == Latency
   std::optional<double> percentile;        // for kind == Latency: empty = mean
   bool sustained = false;  // sustained.bw: the post-cache write rate of a <sustained-write>
-  [[nodiscard]] bool higher_is_better() const noexcept { return kind != MetricKind::Latency; }
-  [[nodiscard]] const char* unit() const noexcept;  // "IOPS", "B/s" or "ns"
+  [[nodiscard]] bool higher_is_better() const noexcept { return reporting::higher_is_better(kind); }
+  [[nodiscard]] const char* unit() const noexcept { return reporting::metric_unit(kind); }
 };
 
 // Parses a metric name; throws UnitError naming the valid forms (or the available percentiles).
@@ -103,11 +102,5 @@ inline constexpr std::array<std::string_view, 5> kMatchFields = {"model", "firmw
 
 // Lower-case hex SHA-256 of bytes (OpenSSL libcrypto).
 [[nodiscard]] std::string sha256_hex(std::string_view bytes);
-
-// Problems between a sheet and its suite that are not errors (a run still works): claims on
-// workloads the suite lacks (reported as skipped at run time) and claims on a direction a workload
-// does not have (read.iops on a randwrite workload; an error verdict at run time). Each is
-// "file:line:column: warning text".
-[[nodiscard]] std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite);
 
 }  // namespace storqual::runner

@@ -6,8 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "runner/spec_sheet.hpp"
-#include "runner/verdict.hpp"
+#include "reporting/metric.hpp"
 
 namespace storqual::runner {
 
@@ -109,10 +108,11 @@ reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyState
 }
 
 std::string describe(const reporting::SteadyStateReport& r) {
+  using reporting::MetricKind;
   MetricKind kind = r.metric == "bw"         ? MetricKind::Bandwidth
                     : r.metric == "lat.mean" ? MetricKind::Latency
                                              : MetricKind::Iops;
-  std::string mean = format_metric_value(kind, r.mean) + (kind == MetricKind::Iops ? " IOPS" : "");
+  std::string mean = reporting::format_metric_value(kind, r.mean) + (kind == MetricKind::Iops ? " IOPS" : "");
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "%s after %zu round%s (window mean %s, range %.1f%% of mean, slope %.1f%% of "

@@ -12,21 +12,13 @@
 #include <vector>
 
 #include "runner/capacity_check.hpp"
+#include "runner/latency_search.hpp"
 #include "runner/preconditioning.hpp"
 #include "runner/steady_state.hpp"
 #include "runner/sustained_write.hpp"
 #include "runner/workload.hpp"
 
 namespace storqual::runner {
-
-// <latency-search>: the highest IOPS whose `stat` latency stays at or under `limit`, sweeping
-// iodepth 1, 2, 4 .. max_iodepth and refining between the last good and the first bad depth.
-struct LatencySearch {
-  unsigned max_iodepth = 1024;
-  double limit_ns = 10e6;
-  std::optional<double> percentile;  // empty: mean latency; else e.g. 99.0 (a reported one)
-  std::string stat = "mean";         // as written: "mean", "p99", "p99.9"
-};
 
 // One entry of a suite in file order. For a latency search, `spec` holds everything but the
 // iodepth, which the search chooses (spec.params.iodepth is 1).

@@ -46,8 +46,7 @@ namespace storqual::runner {
 // signals.
 [[nodiscard]] int exit_code_for(const std::vector<reporting::ClaimVerdict>& verdicts);
 
-// Human numbers as in verdict messages: 80500 IOPS -> "80.5k", 5.4e8 B/s -> "540 MB/s",
-// 310000 ns -> "310 us" (three significant digits, trailing zeros dropped).
-[[nodiscard]] std::string format_metric_value(MetricKind kind, double value);
+// Human numbers as in verdict messages (reporting/metric.hpp).
+using reporting::format_metric_value;
 
 }  // namespace storqual::runner

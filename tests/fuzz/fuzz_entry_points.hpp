@@ -21,6 +21,7 @@
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
+#include "runner/cross_check.hpp"
 #include "runner/spec_sheet.hpp"
 #include "runner/suite.hpp"
 #include "runner/units.hpp"

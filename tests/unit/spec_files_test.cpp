@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "runner/cross_check.hpp"
 #include "runner/spec_sheet.hpp"
 #include "runner/suite.hpp"
 #include "runner/xml_file.hpp"
