@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // storqual's entry point: everything lives in the libraries; main only hands over argv.
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 
 int main(int argc, char** argv) {
   return storqual::runner::cli_main(argc, argv);

@@ -4,7 +4,7 @@
 #   cmake -S . -B build-pkg -G Ninja -DCMAKE_INSTALL_PREFIX=/usr -DSTORQUAL_TESTS=OFF
 #   cmake --build build-pkg && (cd build-pkg && cpack -G DEB)
 # The prefix given at configure time is also where the binary looks for its suites
-# (runner/suite.hpp kDataDir), so the package keeps it (CPACK_PACKAGING_INSTALL_PREFIX).
+# (runner/specs/suite.hpp kDataDir), so the package keeps it (CPACK_PACKAGING_INSTALL_PREFIX).
 set(STORQUAL_MANPAGE ${CMAKE_BINARY_DIR}/storqual.1)
 add_custom_command(
   OUTPUT ${STORQUAL_MANPAGE}

@@ -22,7 +22,7 @@ struct LatencySummary {
   double stdev_ns = 0;
   // (percentile, value in ns) at fio's default list: 1,5,10,20,30,40,50,60,70,80,90,95,99,
   // 99.5,99.9,99.95,99.99. Values come from the log-linear histogram (see
-  // runner/latency_histogram.hpp for the error bound).
+  // runner/measure/latency_histogram.hpp for the error bound).
   std::vector<std::pair<double, std::uint64_t>> percentiles;
 };
 
@@ -132,7 +132,7 @@ struct HostLimitReport {
   double link_bw_bytes = 0;  // usable bytes/s of the current link (after line encoding)
 };
 
-// One bad block found by verification (runner/verify.hpp): what it is and what it held.
+// One bad block found by verification (runner/measure/verify.hpp): what it is and what it held.
 struct IntegrityFinding {
   std::string kind;                     // corrupted | misplaced | stale | foreign
   std::uint64_t offset = 0;             // byte offset of the block read back
@@ -204,9 +204,9 @@ struct WorkloadResult {
   // Set when the workload was not run for a reason that is not an error (e.g. bs 512 on a device
   // whose logical block is 4096): the verdict is "skipped" with this reason.
   std::optional<std::string> skipped;
-  // Set when the workload wrote with verify=crc32c|xxh3 (runner/verify.hpp).
+  // Set when the workload wrote with verify=crc32c|xxh3 (runner/measure/verify.hpp).
   std::optional<IntegrityReport> integrity;
-  // kind == "capacity": the real-capacity check (runner/capacity_check.hpp).
+  // kind == "capacity": the real-capacity check (runner/methods/capacity_check.hpp).
   std::optional<CapacityReport> capacity;
 };
 

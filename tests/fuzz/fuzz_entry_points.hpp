@@ -21,11 +21,11 @@
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
-#include "runner/cross_check.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/units.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/specs/cross_check.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 
 namespace storqual::fuzz {
 

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual {

@@ -15,9 +15,9 @@
 
 #include "engines/engine.hpp"
 #include "engines/fault_engine.hpp"
-#include "runner/job_runner.hpp"
-#include "runner/verify.hpp"
-#include "runner/workload.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/measure/verify.hpp"
+#include "runner/measure/workload.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

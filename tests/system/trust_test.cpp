@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "engines/fault_engine.hpp"
-#include "runner/job_runner.hpp"
-#include "runner/latency_search.hpp"
-#include "runner/qualification.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/steady_state.hpp"
-#include "runner/suite.hpp"
-#include "runner/verdict.hpp"
+#include "runner/judge/verdict.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/methods/latency_search.hpp"
+#include "runner/methods/steady_state.hpp"
+#include "runner/qualification/qualification.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "reporting/result.hpp"
-#include "runner/baseline.hpp"
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
+#include "runner/judge/baseline.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::runner {

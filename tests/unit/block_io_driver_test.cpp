@@ -3,7 +3,7 @@
 // back with its own tag and data, whatever the completion order; failed I/Os are counted with
 // the first errno and offset and still reach the completion callback; a set stop issues nothing;
 // a write pass calls `prepare` for each block.
-#include "runner/block_io_driver.hpp"
+#include "runner/measure/block_io_driver.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // The real-capacity check on a file: a true device is found whole; a fake one (the fault engine
 // storing offsets modulo an eighth of the claimed size) is found with its real capacity within
 // one sample interval, and its claim fails with the numbers.
-#include "runner/capacity_check.hpp"
+#include "runner/methods/capacity_check.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@
 
 #include "engines/engine.hpp"
 #include "engines/fault_engine.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/units.hpp"
-#include "runner/verdict.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/judge/verdict.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The text form of a fault plan (--inject-fault): every kind and key, and what bad text gets.
-#include "runner/fault_spec.hpp"
+#include "runner/measure/fault_spec.hpp"
 
 #include <gtest/gtest.h>
 
-#include "runner/units.hpp"
+#include "runner/base/units.hpp"
 
 namespace storqual::runner {
 namespace {

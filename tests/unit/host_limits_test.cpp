@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host limits: PCIe link bandwidth from a sysfs tree, the CPU and engine-ceiling rules, the
 // ceiling measured once per depth, and a claim failing while host-limited judged as an error.
-#include "runner/host_limits.hpp"
+#include "runner/methods/host_limits.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "runner/job_runner.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/verdict.hpp"
+#include "runner/judge/verdict.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -19,7 +19,7 @@
 #include <fstream>
 
 #include "engines/fault_engine.hpp"
-#include "runner/job_runner.hpp"
+#include "runner/measure/job_runner.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The job runner on the null engine (deterministic, no device): counts, regions, timelines,
 // numjobs, size-based coverage, stop requests, the per-I/O log.
-#include "runner/job_runner.hpp"
+#include "runner/measure/job_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "runner/units.hpp"
+#include "runner/base/units.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The histogram keeps its stated bound: bucket round trip, merge = union, percentiles against
 // exact percentiles of sorted random samples.
-#include "runner/latency_histogram.hpp"
+#include "runner/measure/latency_histogram.hpp"
 
 #include <gtest/gtest.h>
 

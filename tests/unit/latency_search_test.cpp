@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The latency-bounded search finds the known answer on a device whose latency grows with the
 // queue depth by a known law (Little's law with a fixed service rate).
-#include "runner/latency_search.hpp"
+#include "runner/methods/latency_search.hpp"
 
 #include <gtest/gtest.h>
 

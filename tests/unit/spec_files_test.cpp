@@ -15,10 +15,10 @@
 #include <set>
 #include <string>
 
-#include "runner/cross_check.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/specs/cross_check.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Spec sheets: claim values and units, metrics, match patterns, tolerances, positions in messages.
-#include "runner/spec_sheet.hpp"
+#include "runner/specs/spec_sheet.hpp"
 
 #include <gtest/gtest.h>
 
-#include "runner/units.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
 
 namespace storqual::runner {
 namespace {

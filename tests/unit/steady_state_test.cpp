@@ -2,17 +2,17 @@
 // The SNIA PTS steady-state detector on synthetic series (flat, slow drift, step, noisy, cliff),
 // rounds driven by a fake measurement, the suite attributes that ask for rounds, and the verdict
 // of a claim that requires steady state.
-#include "runner/steady_state.hpp"
+#include "runner/methods/steady_state.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/verdict.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/judge/verdict.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 
 namespace storqual::runner {
 namespace {

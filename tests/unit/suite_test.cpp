@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Suites: defaults and overrides through the workload option table, latency searches, lookup of
 // standard suites by name.
-#include "runner/suite.hpp"
+#include "runner/specs/suite.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "runner/xml_file.hpp"
+#include "runner/base/xml_file.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

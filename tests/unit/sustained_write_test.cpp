@@ -2,7 +2,7 @@
 // Sustained writes: the cache-size analysis on synthetic timelines, the passes a volume asks
 // for, the suite element, the sustained.bw claim, and the cache found within 5% on the fault
 // engine's throughput cliff after N bytes.
-#include "runner/sustained_write.hpp"
+#include "runner/methods/sustained_write.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <memory>
 
 #include "engines/fault_engine.hpp"
-#include "runner/job_runner.hpp"
-#include "runner/spec_sheet.hpp"
-#include "runner/suite.hpp"
-#include "runner/verdict.hpp"
-#include "runner/xml_file.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/judge/verdict.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // fio-style sizes, durations and percentages.
-#include "runner/units.hpp"
+#include "runner/base/units.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Verdicts: pass/fail on the right side of the tolerance, aggregates, latency, error, skipped,
 // measured-only, messages with both numbers, exit codes.
-#include "runner/verdict.hpp"
+#include "runner/judge/verdict.hpp"
 
 #include <gtest/gtest.h>
 
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Verified blocks: header round trip under both checksums, every classification rule, the
 // ledger's bounds and sequences, tallies, messages, verdicts and the workload options.
-#include "runner/verify.hpp"
+#include "runner/measure/verify.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "reporting/result_json.hpp"
-#include "runner/units.hpp"
-#include "runner/workload.hpp"
+#include "runner/base/units.hpp"
+#include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
 namespace {

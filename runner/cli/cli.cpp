@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Command dispatch: one table of commands, exceptions caught once and turned into exit codes.
+#include "runner/cli/cli.hpp"
+
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include "devices/safety_guard.hpp"
+#include "devices/sysfs.hpp"
+#include "engines/engine.hpp"
+#include "reporting/result_json.hpp"
+#include "runner/base/invocation.hpp"
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+
+namespace storqual::runner {
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"run", "qualify a device: identify, measure the suite, judge the spec sheet's claims",
+     cmd_run},
+    {"bench", "run one ad-hoc workload and print fio-like numbers", cmd_bench},
+    {"identify", "show who a device is (or list every block device)", cmd_identify},
+    {"check", "validate spec sheets and suites", cmd_check},
+    {"suites", "list the standard suites", cmd_suites},
+    {"report", "re-render or merge result files", cmd_report},
+};
+
+void print_usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: storqual COMMAND [options]   (storqual COMMAND --help for its options)\n\n");
+  for (const auto& c : kCommands)
+    std::fprintf(to, "  %-9.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+  std::fprintf(to, "\n  --version   print the version and git revision\n");
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  set_invocation(argc, argv);
+  if (argc < 2) {
+    print_usage(stderr);
+    return kExitUsage;
+  }
+  std::string_view first = argv[1];
+  if (first == "--version" || first == "-V") {
+    std::printf("%s\n", version_string().c_str());
+    return kExitPass;
+  }
+  if (first == "--help" || first == "-h" || first == "help") {
+    print_usage(stdout);
+    return kExitPass;
+  }
+  for (const auto& c : kCommands) {
+    if (c.name != first) continue;
+    Args args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const devices::SafetyRefusal& e) {
+      std::fprintf(stderr, "storqual %s: refused: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const devices::ResolveError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const reporting::ResultJsonError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const UnitError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const boost::program_options::error& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitUsage;
+    } catch (const engines::EngineError& e) {
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
+      return kExitRuntime;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "storqual %s: error: %s\n", argv[1], e.what());
+      return kExitRuntime;
+    }
+  }
+  std::fprintf(stderr, "storqual: unknown command '%s'\n\n", argv[1]);
+  print_usage(stderr);
+  return kExitUsage;
+}
+
+}  // namespace storqual::runner

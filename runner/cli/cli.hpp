@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command line: `storqual COMMAND [options]`. Each command lives in runner/cmd_<name>.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/base/errors.hpp"
+#include "runner/base/invocation.hpp"
+
+namespace storqual::runner {
+
+using Args = std::vector<std::string>;  // the command's own arguments (after the command name)
+
+int cmd_bench(const Args& args);
+int cmd_run(const Args& args);
+int cmd_identify(const Args& args);
+int cmd_check(const Args& args);
+int cmd_suites(const Args& args);
+int cmd_report(const Args& args);
+
+int cli_main(int argc, char** argv);
+
+}  // namespace storqual::runner

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual bench`: one ad-hoc workload, fio-like numbers, optional JSON and per-I/O log.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "reporting/atomic_file.hpp"
+#include "reporting/fio_summary.hpp"
+#include "reporting/result_json.hpp"
+#include "runner/base/units.hpp"
+#include "runner/cli/cli.hpp"
+#include "runner/measure/fault_spec.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/measure/verify.hpp"
+#include "runner/measure/workload.hpp"
+#include "runner/qualification/environment.hpp"
+#include "runner/qualification/signals.hpp"
+#include "runner/qualification/target_preparation.hpp"
+
+namespace po = boost::program_options;
+
+namespace storqual::runner {
+namespace {
+
+po::options_description bench_options() {
+  po::options_description opts("storqual bench --target PATH --rw MODE --bs SIZE [options]");
+  opts.add_options()("help,h", "this help")("target", po::value<std::string>(),
+                                            "file or block device (any name for ioengine=null)");
+  // The workload options come from the one declarative table (runner/measure/workload.cpp).
+  for (const auto& o : workload_options()) {
+    std::string help(o.help);
+    if (!o.default_value.empty()) help += " [" + std::string(o.default_value) + "]";
+    opts.add_options()(std::string(o.name).c_str(), po::value<std::string>(), help.c_str());
+  }
+  opts.add_options()("json", po::value<std::string>(), "write the result as JSON to this file")(
+      "lat-log", po::value<std::string>(),
+      "write one CSV line per completed I/O: time ms, clat ns, direction, size, offset")(
+      "allow-destructive", po::bool_switch(), "allow writes to a block device or an existing file")(
+      "force", po::bool_switch(),
+      "with --allow-destructive: ignore a filesystem or partition signature");
+  return opts;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args) {
+  auto opts = bench_options();
+  po::options_description hidden;
+  hidden.add_options()("inject-fault", po::value<std::string>());  // runner/measure/fault_spec.hpp
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitPass;
+  }
+  WorkloadSpec spec;
+  spec.id = "bench";
+  spec.params.runtime_s = 0;
+  for (const auto& o : workload_options()) {
+    if (vm.count(std::string(o.name)))
+      set_workload_option(spec, o.name, vm[std::string(o.name)].as<std::string>());
+  }
+  if (!vm.count("target")) throw UsageError("--target is required (a file or block device)");
+  spec.params.target = vm["target"].as<std::string>();
+  validate(spec);
+  // The guard holds its claim (O_EXCL descriptor, scratch file) until the run is over.
+  std::optional<devices::AdmittedTarget> admitted;
+  if (spec.params.ioengine != "null") {
+    struct stat st {};
+    if (stat(spec.params.target.c_str(), &st) != 0)
+      throw UsageError("target " + spec.params.target + " does not exist");
+    if (S_ISDIR(st.st_mode) && spec.params.size == 0)
+      throw UsageError("target " + spec.params.target +
+                       " is a directory: give --size to measure a scratch file in it, or name a "
+                       "file or block device");
+    TargetFlags flags;
+    flags.allow_destructive = vm["allow-destructive"].as<bool>();
+    flags.force = vm["force"].as<bool>();
+    try {
+      admitted = admit_target(spec, flags);
+    } catch (const devices::SafetyRefusal& e) {
+      throw UsageError(e.what());
+    } catch (const devices::ScratchFileError& e) {
+      throw UsageError(e.what());
+    }
+    for (const auto& note : admitted->notes)
+      std::fprintf(stderr, "storqual bench: %s\n", note.c_str());
+  }
+
+  RunOptions run;
+  run.stop = &install_stop_handlers();
+  if (vm.count("lat-log")) run.lat_log_path = vm["lat-log"].as<std::string>();
+  if (vm.count("inject-fault"))
+    run.wrap_engine = fault_injector(parse_fault_plan(vm["inject-fault"].as<std::string>()));
+  reporting::Environment env = capture_environment();
+  reporting::WorkloadResult r = run_workload(spec, run);
+
+  std::fputs(reporting::format_fio_summary(r).c_str(), stdout);
+  std::printf("  fio equivalent: %s\n", r.fio_command.c_str());
+  if (vm.count("json")) {
+    reporting::RunResult result;
+    result.environment = env;
+    result.environment.end_utc = utc_now();
+    result.device.path = spec.params.target;
+    result.device.name = spec.params.target;
+    result.workloads.push_back(r);
+    result.exit_code = r.interrupted      ? kExitInterrupted
+                       : r.errors.empty() ? kExitPass
+                                          : kExitRuntime;
+    reporting::write_file_atomically(vm["json"].as<std::string>(), reporting::to_json_text(result));
+  }
+  for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
+  if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;
+  if (!r.errors.empty()) return kExitRuntime;
+  if (r.integrity) {
+    std::printf("  %s\n", integrity_summary(*r.integrity).c_str());
+    const auto& v = *r.integrity;
+    if (v.corrupted + v.misplaced + v.stale + v.foreign > 0) return kExitClaimFailed;
+  }
+  return kExitPass;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual check FILE...`: validate spec sheets and suites, warn about claims the suite cannot
+// judge, exit 2 on the first bad file.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "runner/base/xml_file.hpp"
+#include "runner/cli/cli.hpp"
+#include "runner/specs/cross_check.hpp"
+#include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/suite.hpp"
+
+namespace storqual::runner {
+
+namespace po = boost::program_options;
+
+int cmd_check(const Args& args) {
+  po::options_description visible("storqual check FILE... [options]");
+  std::vector<std::string> suite_dirs;
+  visible.add_options()("help,h", "show this help")(
+      "suites-dir", po::value<std::vector<std::string>>(&suite_dirs),
+      "look for the suites that spec sheets name here (repeatable; default: the installed "
+      "share directory, then the source tree's suites/)");
+  po::options_description all;
+  std::vector<std::string> files;
+  all.add(visible).add_options()("file", po::value<std::vector<std::string>>(&files));
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible
+              << "\nValidates spec sheets and suites (see docs/formats.md); exits 2 on "
+                 "the first bad file.\n";
+    return kExitPass;
+  }
+  if (files.empty()) throw UsageError("expected one or more spec sheet or suite files");
+
+  std::vector<std::filesystem::path> dirs(suite_dirs.begin(), suite_dirs.end());
+  if (dirs.empty()) dirs = default_suite_dirs();
+
+  for (const std::string& file : files) {
+    try {
+      if (detect_file_kind(file) == FileKind::Suite) {
+        Suite suite = Suite::load(file);
+        std::printf("ok: %s (suite '%s', %zu workloads)\n", file.c_str(), suite.name.c_str(),
+                    suite.workloads.size());
+        continue;
+      }
+      SpecSheet sheet = SpecSheet::load(file);
+      std::printf("ok: %s (spec sheet '%s', %zu claims)\n", file.c_str(), sheet.name.c_str(),
+                  sheet.claims.size());
+      std::filesystem::path suite_path;
+      try {
+        suite_path = resolve_suite_for_sheet(sheet.suite, file, dirs);
+      } catch (const FileError& e) {
+        std::fprintf(stderr, "warning: %s: %s\n", file.c_str(), e.what());
+        continue;
+      }
+      Suite suite = Suite::load(suite_path);
+      for (const std::string& w : cross_check(sheet, suite))
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "storqual check: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
+  return kExitPass;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual report RESULT.json... [--junit F] [--html F] [--json F] [--lot-tolerance P]`: re-render
+// saved results, or merge several into one fleet report (docs/fleet.md).
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <system_error>
+
+#include "reporting/atomic_file.hpp"
+#include "reporting/console_report.hpp"
+#include "reporting/fleet_report.hpp"
+#include "reporting/html_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "reporting/result_json.hpp"
+#include "runner/base/units.hpp"
+#include "runner/cli/cli.hpp"
+
+namespace storqual::runner {
+
+namespace po = boost::program_options;
+
+int cmd_report(const Args& args) {
+  po::options_description visible(
+      "usage: storqual report RESULT.json... [--junit F] [--html F] [--json F]\n\n"
+      "Re-renders saved result files (written by `storqual run --json`) without measuring again.\n"
+      "Several results (or fleet files) are merged into one fleet report: one JUnit <testsuite>\n"
+      "per device, an HTML page with the fleet table, per-claim charts and every device, and a\n"
+      "fleet JSON. Units of one model are compared with each other (lot acceptance): a unit more\n"
+      "than --lot-tolerance worse than the lot median is flagged (testcase \"lot: <workload>\n"
+      "<metric>\"). Without an output option, prints the verdict table of each result.\n\noptions");
+  std::string junit, html, json, lot_tolerance = "10%";
+  visible.add_options()("help,h", "show this help")("junit", po::value(&junit)->value_name("F"),
+                                                    "write JUnit XML to F")(
+      "html", po::value(&html)->value_name("F"), "write the HTML report (or fleet page) to F")(
+      "json", po::value(&json)->value_name("F"),
+      "write the result JSON (normalised), or the fleet JSON, to F")(
+      "lot-tolerance", po::value(&lot_tolerance)->value_name("P")->default_value("10%"),
+      "flag a unit more than P worse than its lot's median (same model)");
+  po::options_description hidden;
+  std::vector<std::string> inputs;
+  hidden.add_options()("result", po::value(&inputs), "result files");
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("result", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return kExitPass;
+  }
+  po::notify(vm);
+  if (inputs.empty()) throw UsageError("give at least one RESULT.json (see --help)");
+  double lot_tolerance_pct = 0;
+  try {
+    lot_tolerance_pct = parse_percent(lot_tolerance);
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--lot-tolerance: ") + e.what());
+  }
+  if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
+    throw UsageError("--lot-tolerance must be at least 0% and below 100%, got " + lot_tolerance);
+
+  std::vector<reporting::RunResult> results;
+  std::vector<std::string> origins;  // the input file of each result, for the console
+  for (const auto& path : inputs) {
+    try {
+      for (auto& r : reporting::load_run_results(path)) {
+        results.push_back(std::move(r));
+        origins.push_back(path);
+      }
+    } catch (const reporting::ResultJsonError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  if (results.empty()) throw UsageError("the inputs hold no result");
+  const bool merged = results.size() > 1;
+  reporting::FleetReport fleet;
+  if (merged) {
+    fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
+    results = fleet.runs;
+  }
+  try {
+    if (!junit.empty()) reporting::write_junit(junit, results);
+    if (!html.empty())
+      merged ? reporting::write_file_atomically(html, reporting::render_fleet_html(fleet))
+             : reporting::write_html(html, results.front());
+    if (!json.empty())
+      reporting::write_file_atomically(json, merged ? reporting::fleet_to_json_text(fleet)
+                                                    : reporting::to_json_text(results.front()));
+  } catch (const std::system_error& e) {
+    throw UsageError(std::string("cannot write the report: ") + e.what());
+  }
+  if (merged)
+    std::fprintf(stderr, "merged %zu results from %zu files; lot: %zu comparisons, %zu flagged\n",
+                 results.size(), inputs.size(), fleet.lot.size(), fleet.flagged_count());
+  if (junit.empty() && html.empty() && json.empty()) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results.size() > 1) std::printf("%s:\n", origins[i].c_str());
+      std::fputs(reporting::format_verdict_table(results[i]).c_str(), stdout);
+    }
+  } else {
+    for (const auto* f : {&junit, &html, &json})
+      if (!f->empty()) std::fprintf(stderr, "wrote %s\n", f->c_str());
+  }
+  return kExitPass;
+}
+
+}  // namespace storqual::runner

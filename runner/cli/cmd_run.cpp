@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual run`: the qualification of one device (or several: runner/qualification/fleet_run.hpp)
+// against its spec sheet, optionally compared with an earlier result (runner/judge/baseline.hpp).
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "runner/base/units.hpp"
+#include "runner/cli/cli.hpp"
+#include "runner/judge/baseline.hpp"
+#include "runner/measure/fault_spec.hpp"
+#include "runner/qualification/fleet_run.hpp"
+#include "runner/qualification/qualification.hpp"
+
+namespace po = boost::program_options;
+
+namespace storqual::runner {
+
+int cmd_run(const Args& args) {
+  po::options_description visible(
+      "storqual run --target PATH [--target PATH...] [--spec FILE | --specs DIR] [options]");
+  visible.add_options()("help,h", "this help")(
+      "target", po::value<std::vector<std::string>>(),
+      "block device, or a directory (a scratch file is made in it) or file; repeat for several "
+      "devices (reports get the device's name inserted, plus merged fleet reports)")(
+      "parallel", po::bool_switch(), "with several targets: qualify them at the same time")(
+      "lot-tolerance", po::value<std::string>()->default_value("10%"),
+      "with several targets: flag a unit this much worse than its model's median")(
+      "baseline", po::value<std::string>(),
+      "an earlier result (JSON) of this device or model: adds a 'baseline: <id> iops' test per "
+      "workload")(
+      "regression", po::value<std::string>()->default_value("5%"),
+      "with --baseline: the allowed drop of IOPS or bandwidth (or rise of mean latency)")(
+      "baseline-any-model", po::bool_switch(),
+      "with --baseline: compare even when the baseline is of another model")(
+      "spec", po::value<std::string>(), "the spec sheet to judge against")(
+      "specs", po::value<std::string>(), "a directory of spec sheets: the one matching the device")(
+      "suite", po::value<std::string>(),
+      "standard suite name or suite file (default: the sheet's)")(
+      "out", po::value<std::string>()->default_value("."), "directory for the reports")(
+      "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
+      "html", po::value<std::string>(), "HTML report [OUT/storqual-report.html]")(
+      "json", po::value<std::string>(), "JSON result [OUT/storqual-result.json]")(
+      "ioengine", po::value<std::string>(), "override every workload's engine")(
+      "runtime-scale", po::value<double>()->default_value(1.0),
+      "multiply every runtime and ramp_time (e.g. 0.01 for a CI smoke run)")(
+      "size", po::value<std::string>(),
+      "override every workload's size (e.g. a small scratch file)")(
+      "allow-destructive", po::bool_switch(), "allow write workloads on a block device or file")(
+      "force", po::bool_switch(),
+      "with --allow-destructive: ignore a filesystem/partition signature")(
+      "allow-nvme-purge", po::bool_switch(),
+      "let a suite's purge=\"format\" or \"sanitize\" erase the whole NVMe namespace or subsystem");
+  po::options_description hidden;
+  hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
+      "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(
+      "suite-dir", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return kExitPass;
+  }
+  QualificationOptions o;
+  if (!vm.count("target")) throw UsageError("--target is required");
+  const auto targets = vm["target"].as<std::vector<std::string>>();
+  o.target = targets.front();
+  if (vm.count("spec") && vm.count("specs")) throw UsageError("give --spec or --specs, not both");
+  if (vm.count("spec")) o.spec_file = vm["spec"].as<std::string>();
+  if (vm.count("specs")) o.specs_dir = vm["specs"].as<std::string>();
+  if (vm.count("suite")) o.suite = vm["suite"].as<std::string>();
+  o.out_dir = vm["out"].as<std::string>();
+  if (vm.count("junit")) o.junit_path = vm["junit"].as<std::string>();
+  if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
+  if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
+  if (vm.count("ioengine")) o.ioengine = vm["ioengine"].as<std::string>();
+  o.runtime_scale = vm["runtime-scale"].as<double>();
+  if (!(o.runtime_scale > 0 && o.runtime_scale <= 1000))
+    throw UsageError("--runtime-scale must be greater than 0 and at most 1000");
+  if (vm.count("size")) o.size = parse_size(vm["size"].as<std::string>());
+  o.allow_destructive = vm["allow-destructive"].as<bool>();
+  o.force = vm["force"].as<bool>();
+  o.allow_nvme_purge = vm["allow-nvme-purge"].as<bool>();
+  if (o.allow_nvme_purge && !o.allow_destructive)
+    throw UsageError("--allow-nvme-purge needs --allow-destructive");
+  o.sysfs_root = vm["sysfs-root"].as<std::string>();
+  if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
+  if (vm.count("inject-fault"))
+    o.fault_plan = parse_fault_plan(vm["inject-fault"].as<std::string>());
+  if (vm.count("suite-dir")) o.suite_dirs = vm["suite-dir"].as<std::vector<std::string>>();
+  const bool any_model = vm["baseline-any-model"].as<bool>();
+  if (vm.count("baseline")) {
+    o.baseline = load_baseline(vm["baseline"].as<std::string>());
+    o.regression_pct = parse_percent(vm["regression"].as<std::string>());
+    if (!(o.regression_pct >= 0 && o.regression_pct < 100))
+      throw UsageError("--regression must be at least 0% and below 100%");
+  }
+  const double lot_tolerance = parse_percent(vm["lot-tolerance"].as<std::string>());
+  if (!(lot_tolerance >= 0 && lot_tolerance < 100))
+    throw UsageError("--lot-tolerance must be at least 0% and below 100%");
+  if (targets.size() > 1)
+    return run_several_targets(o, targets, vm["parallel"].as<bool>(), any_model, lot_tolerance);
+  if (o.baseline)
+    std::fprintf(o.console, "  baseline: %s\n", check_baseline_for_target(o, any_model).c_str());
+  return run_qualification(o).exit_code;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual suites [NAME|FILE...]`: list the standard suites, or show suites in full with the
+// equivalent fio command of every workload.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/cli/cli.hpp"
+#include "runner/specs/suite.hpp"
+
+namespace storqual::runner {
+namespace {
+
+namespace po = boost::program_options;
+
+void print_suite(const Suite& suite, bool with_fio) {
+  std::printf("%-14s %s (%zu workloads)\n", suite.name.c_str(), suite.description.c_str(),
+              suite.workloads.size());
+  for (const SuiteWorkload& w : suite.workloads) {
+    if (with_fio) {
+      std::printf("  %s\n    %s\n", w.id().c_str(), w.fio_equivalent().c_str());
+      continue;
+    }
+    if (w.capacity) {
+      const auto& c = *w.capacity;
+      std::string density = c.interval ? "every " + format_size_fio(c.interval)
+                                       : std::to_string(c.samples) + " samples";
+      std::printf("  %-22s %-9s %-5s QD%u, %s\n", w.id().c_str(), "capacity",
+                  format_size_fio(c.bs).c_str(), c.iodepth, density.c_str());
+      continue;
+    }
+    const auto& p = w.spec.params;
+    std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
+                                               " " + w.latency_search->stat +
+                                               "<=" + format_ns(w.latency_search->limit_ns)
+                                         : "QD" + std::to_string(p.iodepth);
+    std::printf("  %-22s %-9s %-5s %s x%u, %s\n", w.id().c_str(), p.rw.c_str(),
+                format_size_fio(p.bs).c_str(), depth.c_str(), p.numjobs,
+                p.runtime_s > 0 ? format_duration_fio(p.runtime_s).c_str() : "size once");
+  }
+}
+
+}  // namespace
+
+int cmd_suites(const Args& args) {
+  po::options_description visible("storqual suites [NAME|FILE...] [options]");
+  std::vector<std::string> suite_dirs;
+  visible.add_options()("help,h", "show this help")("verbose,v",
+                                                    "print each workload's equivalent fio command")(
+      "suites-dir", po::value<std::vector<std::string>>(&suite_dirs),
+      "where standard suites are (repeatable; default: the installed share directory, then the "
+      "source tree's suites/)");
+  po::options_description all;
+  std::vector<std::string> names;
+  all.add(visible).add_options()("name", po::value<std::vector<std::string>>(&names));
+  po::positional_options_description positional;
+  positional.add("name", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible
+              << "\nWithout names: one line per standard suite and its workloads. With names or "
+                 "files: those suites, with the equivalent fio command of every workload.\n";
+    return kExitPass;
+  }
+  std::vector<std::filesystem::path> dirs(suite_dirs.begin(), suite_dirs.end());
+  if (dirs.empty()) dirs = default_suite_dirs();
+  const bool with_fio = vm.count("verbose") > 0 || !names.empty();
+  try {
+    std::vector<std::filesystem::path> files;
+    if (names.empty()) {
+      files = list_suite_files(dirs);
+      if (files.empty()) throw UsageError("no standard suites found (use --suites-dir DIR)");
+    } else {
+      for (const auto& n : names) files.push_back(resolve_suite(n, dirs));
+    }
+    bool first = true;
+    for (const auto& f : files) {
+      if (!first) std::printf("\n");
+      first = false;
+      print_suite(Suite::load(f), with_fio);
+    }
+  } catch (const FileError& e) {
+    std::fprintf(stderr, "storqual suites: %s\n", e.what());
+    return kExitUsage;
+  }
+  return kExitPass;
+}
+
+}  // namespace storqual::runner

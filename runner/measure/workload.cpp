@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: Apache-2.0
+// The workload option table and fio command lines.
+#include "runner/measure/workload.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "runner/base/units.hpp"
+
+namespace storqual::runner {
+namespace {
+
+unsigned parse_uint(std::string_view name, std::string_view v, unsigned lo, unsigned hi) {
+  std::uint64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p != v.data() + v.size())
+    throw UnitError(std::string(name) + ": expected a whole number, got '" + std::string(v) + "'");
+  if (n < lo || n > hi)
+    throw UnitError(std::string(name) + " " + std::string(v) + " is out of range (" +
+                    std::to_string(lo) + ".." + std::to_string(hi) + ")");
+  return static_cast<unsigned>(n);
+}
+
+bool parse_bool(std::string_view name, std::string_view v) {
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  throw UnitError(std::string(name) + ": expected 0 or 1, got '" + std::string(v) + "'");
+}
+
+double bounded_duration(std::string_view name, std::string_view v) {
+  double s = parse_duration(v);
+  if (s > kMaxRuntimeSeconds)
+    throw UnitError(std::string(name) + " " + std::string(v) +
+                    " is longer than the limit of one year");
+  return s;
+}
+
+constexpr std::array<std::string_view, 4> kEngines = {"io_uring", "libaio", "psync", "null"};
+
+const WorkloadOption kOptions[] = {
+    {"rw", "I/O pattern: read, write, randread, randwrite, rw (sequential mix), randrw", "randread",
+     "enum",
+     [](WorkloadSpec& w, std::string_view v) {
+       (void)parse_rw(v);
+       w.params.rw = std::string(v);
+     }},
+    {"bs", "block size of each I/O (k/m = 1024s)", "4k", "size",
+     [](WorkloadSpec& w, std::string_view v) {
+       std::uint64_t bs = parse_size(v);
+       if (bs == 0) throw UnitError("bs must be greater than 0");
+       if (bs > kMaxBlockSize)
+         throw UnitError("bs " + std::string(v) + " is above the limit of 256m");
+       w.params.bs = bs;
+     }},
+    {"iodepth", "I/Os kept in flight per job", "1", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.params.iodepth = parse_uint("iodepth", v, 1, kMaxIodepth);
+     }},
+    {"numjobs", "parallel jobs (threads), each with its own descriptor and engine", "1", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.params.numjobs = parse_uint("numjobs", v, 1, kMaxNumjobs);
+     }},
+    {"runtime", "run for this long (time based); 0 or absent: cover size once", "", "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.params.runtime_s = bounded_duration("runtime", v);
+     }},
+    {"ramp_time", "run this long before counting", "0", "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.params.ramp_time_s = bounded_duration("ramp_time", v);
+     }},
+    {"size", "bytes of the target used from offset (default: to its end)", "", "size",
+     [](WorkloadSpec& w, std::string_view v) { w.params.size = parse_size(v); }},
+    {"offset", "start of the region used", "0", "size",
+     [](WorkloadSpec& w, std::string_view v) { w.params.offset = parse_size(v); }},
+    {"rwmixread", "percentage of reads in a mixed workload", "50", "percent",
+     [](WorkloadSpec& w, std::string_view v) {
+       double p = parse_percent(v);
+       if (p > 100 || p != std::floor(p))
+         throw UnitError("rwmixread must be a whole percentage 0..100");
+       w.params.rwmixread = static_cast<unsigned>(p);
+     }},
+    {"rwmixwrite", "percentage of writes in a mixed workload (100 - rwmixread)", "50", "percent",
+     [](WorkloadSpec& w, std::string_view v) {
+       double p = parse_percent(v);
+       if (p > 100 || p != std::floor(p))
+         throw UnitError("rwmixwrite must be a whole percentage 0..100");
+       w.params.rwmixread = 100 - static_cast<unsigned>(p);
+     }},
+    {"ioengine", "io_uring, libaio, psync or null", "io_uring", "enum",
+     [](WorkloadSpec& w, std::string_view v) {
+       for (auto e : kEngines)
+         if (e == v) {
+           w.params.ioengine = std::string(v);
+           return;
+         }
+       throw UnitError("ioengine: expected io_uring, libaio, psync or null, got '" +
+                       std::string(v) + "'");
+     }},
+    {"direct", "1: O_DIRECT (bypass the page cache)", "1", "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.params.direct = parse_bool("direct", v); }},
+    {"fixedbufs", "io_uring: registered buffers", "1", "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.fixedbufs = parse_bool("fixedbufs", v); }},
+    {"registerfiles", "io_uring: registered file", "1", "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.registerfiles = parse_bool("registerfiles", v); }},
+    {"sqpoll", "io_uring: kernel submission polling thread", "0", "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.sqpoll = parse_bool("sqpoll", v); }},
+    {"hipri", "io_uring: polled completions (iopoll; needs a poll queue)", "0", "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.iopoll = parse_bool("hipri", v); }},
+    {"iodepth_batch_submit", "requests per submit (0: all ready)", "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.iodepth_batch = parse_uint("iodepth_batch_submit", v, 0, kMaxIodepth);
+     }},
+    {"spin_wait",
+     "io_uring: poll for completions this long before sleeping (auto: 20us while the jobs leave "
+     "a CPU free, else 0)",
+     "auto", "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       if (v == "auto") {
+         w.spin_wait_s = -1;
+         return;
+       }
+       w.spin_wait_s = bounded_duration("spin_wait", v);
+       if (w.spin_wait_s > 0.01)
+         throw UnitError("spin_wait: at most 10ms (a longer poll only burns CPU), got '" +
+                         std::string(v) + "'");
+     }},
+    {"log_avg_msec", "timeline interval", "1000", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.interval_s = parse_uint("log_avg_msec", v, 10, 3600000) / 1000.0;
+     }},
+    {"io_timeout", "a request outstanding longer than this ends the workload with an error", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.io_timeout_s = bounded_duration("io_timeout", v);
+     }},
+    {"rate_iops",
+     "open-loop rate per job in I/Os per second (latency counts from each I/O's due time)", "0",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_iops = parse_uint("rate_iops", v, 0, 100000000);
+     }},
+    {"rate", "open-loop rate per job in bytes per second (k/m/g = 1024s), as fio's rate", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.rate_bytes = parse_size(v); }},
+    {"continue_on_error", "1: count I/O errors and keep going (fio's continue_on_error=io)", "0",
+     "bool",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.continue_on_error = parse_bool("continue_on_error", v);
+     }},
+    {"verify",
+     "crc32c or xxh3: write blocks with a checksummed header and read them back (corrupted, "
+     "misplaced, stale, foreign); 0 = off",
+     "0", "enum",
+     [](WorkloadSpec& w, std::string_view v) { w.verify = parse_verify_algorithm(v); }},
+    {"verify_backlog",
+     "verify inline: after every N blocks written, read recent ones back (0: off)", "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.verify_backlog = parse_uint("verify_backlog", v, 0, 1u << 24);
+     }},
+    {"verify_backlog_batch",
+     "blocks read back per backlog check, the most recent ones (0: all verify_backlog of them)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.verify_backlog_batch = parse_uint("verify_backlog_batch", v, 0, 1u << 24);
+     }},
+    {"do_verify", "with verify: read every written block back at the end of the workload", "1",
+     "bool", [](WorkloadSpec& w, std::string_view v) { w.do_verify = parse_bool("do_verify", v); }},
+};
+
+}  // namespace
+
+std::span<const WorkloadOption> workload_options() noexcept {
+  return kOptions;
+}
+
+const WorkloadOption* find_workload_option(std::string_view name) noexcept {
+  for (const auto& o : kOptions)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+void set_workload_option(WorkloadSpec& spec, std::string_view name, std::string_view value) {
+  const WorkloadOption* o = find_workload_option(name);
+  if (!o) throw UnitError("unknown workload option '" + std::string(name) + "'");
+  o->apply(spec, value);
+}
+
+RwMode parse_rw(std::string_view rw) {
+  if (rw == "read") return RwMode::Read;
+  if (rw == "write") return RwMode::Write;
+  if (rw == "randread") return RwMode::RandRead;
+  if (rw == "randwrite") return RwMode::RandWrite;
+  if (rw == "rw" || rw == "readwrite") return RwMode::ReadWrite;
+  if (rw == "randrw") return RwMode::RandRW;
+  throw UnitError("rw: expected read, write, randread, randwrite, rw or randrw, got '" +
+                  std::string(rw) + "'");
+}
+
+bool rw_reads(RwMode m) noexcept {
+  return m != RwMode::Write && m != RwMode::RandWrite;
+}
+bool rw_writes(RwMode m) noexcept {
+  return m != RwMode::Read && m != RwMode::RandRead;
+}
+bool rw_random(RwMode m) noexcept {
+  return m == RwMode::RandRead || m == RwMode::RandWrite || m == RwMode::RandRW;
+}
+
+void validate(const WorkloadSpec& spec) {
+  const auto& p = spec.params;
+  (void)parse_rw(p.rw);
+  if (p.bs == 0) throw UnitError("bs must be greater than 0");
+  if (p.bs > kMaxBlockSize) throw UnitError("bs is above the limit of 256m");
+  if (p.iodepth == 0 || p.iodepth > kMaxIodepth)
+    throw UnitError("iodepth must be 1.." + std::to_string(kMaxIodepth));
+  if (p.numjobs == 0 || p.numjobs > kMaxNumjobs)
+    throw UnitError("numjobs must be 1.." + std::to_string(kMaxNumjobs));
+  if (p.rwmixread > 100) throw UnitError("rwmixread must be 0..100");
+  if (p.runtime_s > kMaxRuntimeSeconds || p.ramp_time_s > kMaxRuntimeSeconds)
+    throw UnitError("runtime and ramp_time are limited to one year");
+  if (p.size != 0 && p.size < p.bs)
+    throw UnitError("size " + format_size_fio(p.size) + " is smaller than bs " +
+                    format_size_fio(p.bs));
+  if (spec.verify != VerifyAlgorithm::None) {
+    if (!rw_writes(parse_rw(p.rw)))
+      throw UnitError("verify needs a workload that writes (rw=" + p.rw + " does not)");
+    if (p.ioengine == "null")
+      throw UnitError("verify needs a real target: the null engine stores nothing");
+    if (p.bs < kMinVerifiedBlock)
+      throw UnitError("verify needs bs of at least " + std::to_string(kMinVerifiedBlock));
+  }
+  if (p.offset % p.bs != 0 && p.direct)
+    throw UnitError("offset " + std::to_string(p.offset) +
+                    " is not a multiple of bs under direct=1");
+}
+
+std::string fio_command(const WorkloadSpec& spec) {
+  const auto& p = spec.params;
+  std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
+  std::string cmd = "fio --name=" + (spec.id.empty() ? std::string("storqual") : spec.id);
+  if (!p.target.empty() && engine != "null") cmd += " --filename=" + p.target;
+  cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
+         " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
+  if (p.numjobs > 1) cmd += " --numjobs=" + std::to_string(p.numjobs) + " --group_reporting";
+  if (p.rw == "rw" || p.rw == "randrw") cmd += " --rwmixread=" + std::to_string(p.rwmixread);
+  if (p.size) cmd += " --size=" + format_size_fio(p.size);
+  if (p.offset) cmd += " --offset=" + format_size_fio(p.offset);
+  if (p.runtime_s > 0) cmd += " --time_based --runtime=" + format_duration_fio(p.runtime_s);
+  if (p.ramp_time_s > 0) cmd += " --ramp_time=" + format_duration_fio(p.ramp_time_s);
+  if (p.ioengine == "io_uring") {
+    if (spec.fixedbufs) cmd += " --fixedbufs";
+    if (spec.registerfiles) cmd += " --registerfiles";
+    if (spec.sqpoll) cmd += " --sqthread_poll";
+    if (spec.iopoll) cmd += " --hipri";
+  }
+  if (spec.rate_iops > 0)
+    cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
+  if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
+  if (spec.iodepth_batch) cmd += " --iodepth_batch_submit=" + std::to_string(spec.iodepth_batch);
+  if (spec.verify != VerifyAlgorithm::None) {
+    // fio has crc32c; its nearest to xxh3 is xxhash.
+    cmd +=
+        std::string(" --verify=") + (spec.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxhash");
+    if (spec.verify_backlog) cmd += " --verify_backlog=" + std::to_string(spec.verify_backlog);
+    if (spec.verify_backlog_batch)
+      cmd += " --verify_backlog_batch=" + std::to_string(spec.verify_backlog_batch);
+    if (!spec.do_verify) cmd += " --do_verify=0";
+  }
+  cmd += " --randrepeat=0 --norandommap";
+  return cmd;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// A workload in fio's terms, and the one declarative table of its options (as fio's options.c):
+// name, help, default and how to apply a textual value. The bench command line, the suite XML
+// attributes, validation messages and the docs all come from this table.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "reporting/result.hpp"
+#include "runner/measure/verify.hpp"
+
+namespace storqual::runner {
+
+enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
+
+struct WorkloadSpec {
+  std::string id;                    // unique within a suite, e.g. "randread-4k-qd32"
+  reporting::WorkloadParams params;  // rw, bs, iodepth, numjobs, runtime, ramp, size, offset, ...
+  // Engine tuning (io_uring): registered buffers and file are on by default.
+  bool fixedbufs = true;
+  bool registerfiles = true;
+  bool sqpoll = false;
+  bool iopoll = false;
+  unsigned iodepth_batch = 0;  // requests per submit; 0 = all that are ready
+  double spin_wait_s = -1;     // io_uring: poll this long before sleeping; < 0 = auto
+  double interval_s = 1.0;     // timeline interval
+  double io_timeout_s = 0;     // a request outstanding longer than this is an error (0 = off)
+  bool continue_on_error = false;
+  // Open-loop load at a fixed rate per job (fio's rate_iops / rate): I/O k is due at
+  // start + k / rate and its latency counts from that due time, so a device that stalls cannot
+  // hide the queueing it caused (coordinated omission). 0 = as fast as iodepth allows.
+  double rate_iops = 0;
+  std::uint64_t rate_bytes = 0;  // bytes per second; converted to I/Os per second with bs
+  // Data verification (runner/measure/verify.hpp, docs/integrity.md): every block written carries a
+  // checksummed header; blocks are read back and classified at the end (do_verify) and inline
+  // (every verify_backlog writes, the last verify_backlog_batch of them; 0 = all of them).
+  VerifyAlgorithm verify = VerifyAlgorithm::None;
+  unsigned verify_backlog = 0;
+  unsigned verify_backlog_batch = 0;
+  bool do_verify = true;
+  [[nodiscard]] double effective_rate_iops() const {
+    if (rate_iops > 0) return rate_iops;
+    return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;
+  }
+};
+
+struct WorkloadOption {
+  std::string_view name;           // fio's name, e.g. "iodepth"
+  std::string_view help;           // one line
+  std::string_view default_value;  // as text, "" when none
+  std::string_view kind;           // "size", "duration", "int", "percent", "bool", "enum", "text"
+  void (*apply)(WorkloadSpec&, std::string_view value);  // throws UnitError on a bad value
+};
+
+// Every workload option, in the order they are documented.
+[[nodiscard]] std::span<const WorkloadOption> workload_options() noexcept;
+// Applies `name=value`; throws UnitError naming the option and what was expected, or for an
+// unknown option name.
+void set_workload_option(WorkloadSpec& spec, std::string_view name, std::string_view value);
+[[nodiscard]] const WorkloadOption* find_workload_option(std::string_view name) noexcept;
+
+// Limits that keep absurd values from allocating: iodepth <= 65536, numjobs <= 1024,
+// bs <= 256 MiB, runtime and ramp <= 1 year.
+inline constexpr unsigned kMaxIodepth = 65536;
+inline constexpr unsigned kMaxNumjobs = 1024;
+inline constexpr std::uint64_t kMaxBlockSize = 256ull << 20;
+inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
+
+[[nodiscard]] RwMode parse_rw(std::string_view rw);  // throws UnitError for an unknown mode
+[[nodiscard]] bool rw_reads(RwMode m) noexcept;
+[[nodiscard]] bool rw_writes(RwMode m) noexcept;
+[[nodiscard]] bool rw_random(RwMode m) noexcept;
+[[nodiscard]] inline bool writes(const WorkloadSpec& w) {
+  return rw_writes(parse_rw(w.params.rw));
+}
+
+// Checks the combination (rw known, bs > 0, limits, rwmixread <= 100, psync iodepth...); throws
+// UnitError with what was expected. Alignment against the device is checked when it is opened.
+void validate(const WorkloadSpec& spec);
+
+// The equivalent fio command line for an auditor, e.g.
+// "fio --name=randread-4k-qd32 --filename=/dev/sdb --rw=randread --bs=4k --iodepth=32 ...".
+[[nodiscard]] std::string fio_command(const WorkloadSpec& spec);
+
+}  // namespace storqual::runner

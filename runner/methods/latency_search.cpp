@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Latency-bounded IOPS search (see latency_search.hpp).
+#include "runner/methods/latency_search.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace storqual::runner {
+namespace {
+
+double side_statistic(const reporting::DirectionResult& d, const LatencySearch& s) {
+  if (d.lat.samples == 0) return -1;
+  if (!s.percentile) return d.lat.mean_ns;
+  for (const auto& [p, v] : d.lat.percentiles)
+    if (p == *s.percentile) return static_cast<double>(v);
+  return -1;
+}
+
+double total_iops(const reporting::WorkloadResult& r) {
+  return (r.read ? r.read->iops : 0) + (r.write ? r.write->iops : 0);
+}
+
+}  // namespace
+
+double latency_statistic(const reporting::WorkloadResult& r, const LatencySearch& s) {
+  double worst = -1;
+  if (r.read) worst = std::max(worst, side_statistic(*r.read, s));
+  if (r.write) worst = std::max(worst, side_statistic(*r.write, s));
+  return worst;
+}
+
+LatencySearchOutcome search_latency_bound(const WorkloadSpec& base, const LatencySearch& search,
+                                          const MeasureFunction& measure) {
+  LatencySearchOutcome out;
+  std::map<unsigned, reporting::WorkloadResult> runs;
+  bool stopped = false;
+  auto step = [&](unsigned depth) -> bool {  // true when within the limit
+    WorkloadSpec w = base;
+    w.params.iodepth = depth;
+    reporting::WorkloadResult r = measure(w);
+    double stat = latency_statistic(r, search);
+    bool ok = stat >= 0 && stat <= search.limit_ns && r.errors.empty();
+    out.curve.push_back({depth, total_iops(r), stat, ok});
+    if (!r.errors.empty() || r.interrupted) stopped = true;
+    runs.emplace(depth, std::move(r));
+    return ok;
+  };
+
+  unsigned last_good = 0, first_bad = 0;
+  for (unsigned depth = 1;; depth = std::min(depth * 2, search.max_iodepth)) {
+    if (step(depth)) {
+      last_good = depth;
+    } else {
+      first_bad = depth;
+      break;
+    }
+    if (stopped || depth == search.max_iodepth) break;
+  }
+  // Bisect between the last good and the first bad depth, to within an eighth of the depth.
+  while (!stopped && last_good && first_bad &&
+         first_bad - last_good > std::max(1u, last_good / 8)) {
+    unsigned mid = last_good + (first_bad - last_good) / 2;
+    if (step(mid))
+      last_good = mid;
+    else
+      first_bad = mid;
+  }
+  std::sort(out.curve.begin(), out.curve.end(),
+            [](const auto& a, const auto& b) { return a.iodepth < b.iodepth; });
+  // The answer: the highest IOPS among the depths within the limit.
+  unsigned best = 0;
+  double best_iops = -1;
+  for (const auto& p : out.curve) {
+    if (p.within_limit && p.iops > best_iops) {
+      best = p.iodepth;
+      best_iops = p.iops;
+    }
+  }
+  out.limit_met = best != 0;
+  if (!out.limit_met) best = out.curve.empty() ? 1 : out.curve.front().iodepth;
+  out.best = runs.at(best);
+  out.best.kind = "latency-search";
+  out.best.latency_curve = out.curve;
+  out.best.latency_limit_ns = search.limit_ns;
+  out.best.latency_stat = search.stat;
+  if (!out.limit_met && out.best.errors.empty()) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "latency limit %.0f ns (%s) not met even at iodepth 1",
+                  search.limit_ns, search.stat.c_str());
+    out.best.errors.push_back(msg);
+  }
+  return out;
+}
+
+}  // namespace storqual::runner

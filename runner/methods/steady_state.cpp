@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// Steady-state detection and rounds (see steady_state.hpp).
+#include "runner/methods/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "reporting/metric.hpp"
+
+namespace storqual::runner {
+
+reporting::SteadyStateReport evaluate_window(std::span<const double> series,
+                                             const SteadyStateConfig& config) {
+  reporting::SteadyStateReport r;
+  r.metric = config.metric;
+  r.max_rounds = config.max_rounds;
+  r.window = config.window;
+  r.round_time_s = config.round_time_s;
+  r.range_limit_pct = config.range_limit_pct;
+  r.slope_limit_pct = config.slope_limit_pct;
+  if (series.empty()) return r;
+  const std::size_t n = std::min<std::size_t>(series.size(), std::max(1u, config.window));
+  r.window_last = series.size() - 1;
+  r.window_first = series.size() - n;
+  auto w = series.subspan(r.window_first, n);
+  double sum = 0;
+  for (double v : w) sum += v;
+  r.mean = sum / static_cast<double>(n);
+  auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+  r.range = *hi - *lo;
+  // Least squares of value against round index (0..n-1).
+  if (n > 1) {
+    const double xm = static_cast<double>(n - 1) / 2;
+    double sxy = 0, sxx = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double dx = static_cast<double>(i) - xm;
+      sxy += dx * (w[i] - r.mean);
+      sxx += dx * dx;
+    }
+    r.slope = sxy / sxx;
+  }
+  if (r.mean > 0) {
+    r.range_pct = r.range / r.mean * 100;
+    r.slope_pct = std::fabs(r.slope) * static_cast<double>(n - 1) / r.mean * 100;
+  } else {  // nothing measured: never steady
+    r.range_pct = r.slope_pct = r.range > 0 || r.slope != 0 ? 100 : 0;
+  }
+  r.steady = n >= config.window && r.mean > 0 && r.range_pct <= config.range_limit_pct &&
+             r.slope_pct <= config.slope_limit_pct;
+  return r;
+}
+
+double tracked_value(const reporting::WorkloadResult& r, const std::string& metric) {
+  double total = 0;
+  if (metric == "bw") {
+    if (r.read) total += r.read->bw_bytes;
+    if (r.write) total += r.write->bw_bytes;
+    return total;
+  }
+  if (metric == "lat.mean") {
+    double n = 0;
+    for (const auto* d : {r.read ? &*r.read : nullptr, r.write ? &*r.write : nullptr}) {
+      if (!d || d->lat.samples == 0) continue;
+      total += d->lat.mean_ns * static_cast<double>(d->lat.samples);
+      n += static_cast<double>(d->lat.samples);
+    }
+    return n > 0 ? total / n : 0;
+  }
+  if (r.read) total += r.read->iops;
+  if (r.write) total += r.write->iops;
+  return total;
+}
+
+reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyStateConfig& config,
+                                     const RoundFunction& measure) {
+  WorkloadSpec round_spec = spec;
+  if (config.round_time_s > 0) round_spec.params.runtime_s = config.round_time_s;
+  std::vector<double> series;
+  std::vector<reporting::SteadyStateRound> rounds;
+  std::vector<reporting::TimelinePoint> timeline;
+  double elapsed = 0;
+  reporting::WorkloadResult last;
+  reporting::SteadyStateReport report;
+  const unsigned bound = std::max(1u, config.max_rounds);
+  for (unsigned round = 1; round <= bound; ++round) {
+    last = measure(round_spec, round);
+    for (auto p : last.timeline) {
+      p.t_s += elapsed;
+      timeline.push_back(p);
+    }
+    elapsed += last.elapsed_s;
+    if (!last.errors.empty() || last.interrupted) break;  // a broken round says nothing
+    series.push_back(tracked_value(last, config.metric));
+    report = evaluate_window(series, config);
+    rounds.push_back({series.back(), last.elapsed_s, report.steady});
+    if (report.steady) break;
+  }
+  if (series.empty()) report = evaluate_window(series, config);
+  report.rounds = std::move(rounds);
+  report.round_time_s = round_spec.params.runtime_s;
+  last.id = spec.id;
+  last.timeline = std::move(timeline);
+  last.elapsed_s = elapsed;
+  last.steady = report.steady;
+  last.steady_state = std::move(report);
+  return last;
+}
+
+std::string describe(const reporting::SteadyStateReport& r) {
+  using reporting::MetricKind;
+  MetricKind kind = r.metric == "bw"         ? MetricKind::Bandwidth
+                    : r.metric == "lat.mean" ? MetricKind::Latency
+                                             : MetricKind::Iops;
+  std::string mean =
+      reporting::format_metric_value(kind, r.mean) + (kind == MetricKind::Iops ? " IOPS" : "");
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%s after %zu round%s (window mean %s, range %.1f%% of mean, slope %.1f%% of "
+                "mean)",
+                r.steady ? "steady" : "not steady", r.rounds.size(),
+                r.rounds.size() == 1 ? "" : "s", mean.c_str(), r.range_pct, r.slope_pct);
+  return buf;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Steady state as SNIA SSS PTS defines it: a workload runs in rounds; it is steady when, over the
+// last `window` (5) rounds, the range of the tracked variable is at most 20% of the window's mean
+// and the excursion of the least-squares line across the window (|slope| * (window - 1)) is at
+// most 10% of the mean. After `max_rounds` (25) rounds without that, it is reported "not steady".
+//
+// The detector (evaluate_window) is a pure function over a series; run_rounds drives a
+// MeasureFunction (run_workload in production, a fake in tests) round by round.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "reporting/result.hpp"
+#include "runner/measure/workload.hpp"
+
+namespace storqual::runner {
+
+// What a workload's rounds look like (suite attributes rounds, round_time, steady_metric).
+struct SteadyStateConfig {
+  unsigned max_rounds = 25;
+  unsigned window = 5;
+  double round_time_s = 0;      // 0: the workload's own runtime
+  std::string metric = "iops";  // iops | bw | lat.mean
+  double range_limit_pct = 20;
+  double slope_limit_pct = 10;
+};
+
+// The criteria over the last config.window values of `series` (a report with rounds empty).
+// With fewer values than the window, the window is what there is and steady is false.
+[[nodiscard]] reporting::SteadyStateReport evaluate_window(std::span<const double> series,
+                                                           const SteadyStateConfig& config);
+
+// The tracked value of one result: total IOPS, total bytes/s, or the samples-weighted mean lat
+// (ns) of both directions; 0 when the result has none.
+[[nodiscard]] double tracked_value(const reporting::WorkloadResult& r, const std::string& metric);
+
+using RoundFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&, unsigned round)>;
+
+// Runs `spec` (its runtime replaced by round_time when given) round after round until steady or
+// config.max_rounds; stops early, keeping what it has, when a round has errors or was interrupted.
+// Returns the last round's result with steady_state filled, `steady` set, `elapsed_s` the sum of
+// every round and the rounds' timelines concatenated (t_s continuing across rounds).
+[[nodiscard]] reporting::WorkloadResult run_rounds(const WorkloadSpec& spec,
+                                                   const SteadyStateConfig& config,
+                                                   const RoundFunction& measure);
+
+// "not steady after 25 rounds (window mean 41.2k IOPS, range 35.1% of mean, slope 12.0% of mean)"
+// or "steady after 7 rounds (...)".
+[[nodiscard]] std::string describe(const reporting::SteadyStateReport& report);
+
+}  // namespace storqual::runner

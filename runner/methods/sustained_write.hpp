@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sustained writes: sequential writes until a volume (a multiple of the tested range) or a time,
+// then, from the timeline, the write-cache size (bytes written before throughput first drops below
+// a fraction of its initial level) and the post-cache rate (the mean after the drop). A claim
+// "sustained sequential write 400 MB/s" is the metric `sustained.bw`.
+//
+// Cache size, exactly: the initial level F is the median write bandwidth of the first
+// `initial_intervals` (5) timeline intervals (a median, so that a slow first interval while the
+// queue fills does not lower it); the drop interval is the first whose bandwidth is below
+// F * drop_fraction and stays there (the median of it and the next two is below too: a one-
+// interval hiccup that recovers is not the end of the cache); the post-cache rate S is the
+// time-weighted mean of the intervals after it (the drop interval itself when it is the last). A
+// last interval shorter than half the usual one counts for bytes only. Inside the drop interval
+// (bytes B, length dt) the device is taken to have written at F for x seconds and at S for the
+// rest, so x = (B - S*dt) / (F - S), clamped to [0, dt], and cache = bytes before the interval +
+// F*x. This makes the answer independent of where the cliff falls inside an interval (the error is
+// then the rate's noise, not the interval length).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+
+#include "reporting/result.hpp"
+#include "runner/measure/workload.hpp"
+
+namespace storqual::runner {
+
+// <sustained-write volume="2x" | runtime="30m" drop="50%" .../>
+struct SustainedWrite {
+  double volume_factor = 0;  // > 0: write this many times the range (size); else time based
+  double drop_fraction = 0.5;
+  unsigned initial_intervals = 5;
+};
+
+// The analysis above over a timeline (write_bw and t_s used).
+[[nodiscard]] reporting::SustainedWriteReport analyze_sustained_write(
+    std::span<const reporting::TimelinePoint> timeline, double drop_fraction,
+    unsigned initial_intervals);
+
+using PassFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
+
+// Runs the sustained write with `measure` (run_workload in production): with a volume, passes of
+// sequential writes over the range (a last partial pass for a fractional factor, rounded down to
+// bs); else one time-based run. Returns kind "sustained-write": write totals summed over the passes
+// (IOPS and bandwidth over the whole time; latency summaries of the longest pass), the passes'
+// timelines one after the other and `sustained` filled. Stops at the first pass with errors.
+[[nodiscard]] reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec,
+                                                            const SustainedWrite& how,
+                                                            const PassFunction& measure);
+
+}  // namespace storqual::runner

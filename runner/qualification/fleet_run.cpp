@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Several targets in one run, and the merged summary (see fleet_run.hpp).
+#include "runner/qualification/fleet_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "devices/device_identity.hpp"
+#include "devices/safety_guard.hpp"
+#include "devices/scratch_file.hpp"
+#include "devices/sysfs.hpp"
+#include "reporting/atomic_file.hpp"
+#include "reporting/console_report.hpp"
+#include "reporting/fleet_report.hpp"
+#include "reporting/junit_report.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/judge/baseline.hpp"
+#include "runner/qualification/signals.hpp"
+
+namespace storqual::runner {
+namespace fs = std::filesystem;
+namespace {
+
+struct TargetRun {
+  std::string target, label;
+  std::optional<QualificationOutcome> outcome;
+  std::string error;  // why it did not run
+  int exit_code = 0;
+};
+
+std::string default_path(const std::optional<std::string>& given, const std::string& dir,
+                         const char* file) {
+  return given ? *given : (fs::path(dir) / file).string();
+}
+
+// One target, every exception turned into an exit code and a message (as cli_main would).
+void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
+  try {
+    if (o.baseline)
+      std::fprintf(o.console, "  baseline: %s\n", check_baseline_for_target(o, any_model).c_str());
+    t.outcome = run_qualification(o);
+    t.exit_code = t.outcome->exit_code;
+  } catch (const UsageError& e) {
+    t.error = e.what();
+    t.exit_code = kExitUsage;
+  } catch (const FileError& e) {
+    t.error = e.what();
+    t.exit_code = kExitUsage;
+  } catch (const devices::SafetyRefusal& e) {
+    t.error = std::string("refused: ") + e.what();
+    t.exit_code = kExitUsage;
+  } catch (const devices::ResolveError& e) {
+    t.error = e.what();
+    t.exit_code = kExitUsage;
+  } catch (const UnitError& e) {
+    t.error = e.what();
+    t.exit_code = kExitUsage;
+  } catch (const std::exception& e) {
+    t.error = std::string("error: ") + e.what();
+    t.exit_code = kExitRuntime;
+  }
+  if (!t.error.empty())
+    std::fprintf(o.console, "storqual run: %s: %s\n", t.target.c_str(), t.error.c_str());
+}
+
+QualificationOptions options_for(const QualificationOptions& base, const TargetRun& t) {
+  QualificationOptions o = base;
+  o.target = t.target;
+  o.json_path =
+      path_with_label(default_path(base.json_path, base.out_dir, "storqual-result.json"), t.label);
+  o.junit_path =
+      path_with_label(default_path(base.junit_path, base.out_dir, "storqual-junit.xml"), t.label);
+  o.html_path =
+      path_with_label(default_path(base.html_path, base.out_dir, "storqual-report.html"), t.label);
+  return o;
+}
+
+int severity(int code) {
+  switch (code) {
+    case kExitPass:
+      return 0;
+    case kExitClaimFailed:
+      return 1;
+    case kExitUsage:
+      return 2;
+    case kExitRuntime:
+      return 3;
+    default:
+      return 4;  // interrupted
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> target_labels(const std::vector<std::string>& targets) {
+  std::vector<std::string> out;
+  std::map<std::string, int> seen;
+  for (const auto& t : targets) {
+    fs::path p(t);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();  // "dir/" -> "dir"
+    std::string label = p.filename().string();
+    if (label.empty() || label == "/" || label == "." || label == "..") label = "target";
+    for (auto& c : label)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+        c = '_';
+    const int n = ++seen[label];
+    out.push_back(n == 1 ? label : label + "-" + std::to_string(n));
+  }
+  return out;
+}
+
+std::string path_with_label(const std::string& path, const std::string& label) {
+  fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + "-" + label + p.extension().string())).string();
+}
+
+std::string check_baseline_for_target(const QualificationOptions& o, bool any_model) {
+  if (!o.baseline) return {};
+  std::string model, serial;
+  try {
+    devices::Sysfs sysfs{o.sysfs_root};
+    const auto resolved = sysfs.resolve(o.target);
+    const auto id = devices::read_identity(sysfs, resolved.device);
+    model = id.model.value.empty() ? std::string(devices::to_string(id.transport)) + " (no model)"
+                                   : id.model.value;
+    serial = id.serial.value;
+  } catch (const devices::ResolveError& e) {
+    throw UsageError(e.what());
+  }
+  return check_baseline_identity(*o.baseline, model, serial, any_model);
+}
+
+int run_several_targets(const QualificationOptions& base, const std::vector<std::string>& targets,
+                        bool parallel, bool baseline_any_model, double lot_tolerance_pct) {
+  const auto labels = target_labels(targets);
+  std::vector<TargetRun> runs(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    runs[i].target = targets[i];
+    runs[i].label = labels[i];
+  }
+  std::FILE* con = base.console;
+  std::error_code ec;
+  fs::create_directories(base.out_dir, ec);
+  if (parallel) {
+    std::mutex print;
+    std::vector<std::thread> threads;
+    std::fprintf(con, "storqual run: %zu targets in parallel (output of each when it ends)\n",
+                 targets.size());
+    std::fflush(con);
+    for (auto& t : runs)
+      threads.emplace_back([&t, &base, &print, con, baseline_any_model] {
+        char* text = nullptr;
+        std::size_t size = 0;
+        std::FILE* buffer = open_memstream(&text, &size);
+        QualificationOptions o = options_for(base, t);
+        o.console = buffer ? buffer : con;
+        qualify_one(t, o, baseline_any_model);
+        if (buffer) {
+          std::fclose(buffer);
+          std::lock_guard lock(print);
+          std::fprintf(con, "==== %s (%s) ====\n%s", t.target.c_str(), t.label.c_str(), text);
+          std::fflush(con);
+          std::free(text);
+        }
+      });
+    for (auto& th : threads) th.join();
+  } else {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (interrupted_exit_code()) {
+        runs[i].error = "not started: the run was interrupted";
+        runs[i].exit_code = interrupted_exit_code();
+        continue;
+      }
+      std::fprintf(con, "==== [%zu/%zu] %s (%s) ====\n", i + 1, runs.size(), runs[i].target.c_str(),
+                   runs[i].label.c_str());
+      qualify_one(runs[i], options_for(base, runs[i]), baseline_any_model);
+    }
+  }
+
+  // The merged summary.
+  std::vector<reporting::RunResult> results;
+  int worst = kExitPass;
+  std::fprintf(con, "\n%-3s %-22s %-24s %-20s %-9s %-5s %s\n", "#", "target", "model", "serial",
+               "verdict", "exit", "counts or error");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& t = runs[i];
+    if (severity(t.exit_code) > severity(worst)) worst = t.exit_code;
+    if (t.outcome) {
+      const auto& r = t.outcome->result;
+      const auto c = reporting::count_verdicts(r);
+      char counts[128];
+      std::snprintf(counts, sizeof counts, "%d pass, %d fail, %d error, %d skipped -> %s", c.pass,
+                    c.fail, c.error, c.skipped, t.outcome->json_path.c_str());
+      std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(),
+                   reporting::unit_model(r).c_str(), reporting::identity_field(r, "serial").c_str(),
+                   c.overall(), t.exit_code, counts);
+      results.push_back(r);
+    } else {
+      std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(), "-", "-",
+                   "NOT RUN", t.exit_code, t.error.c_str());
+    }
+  }
+  if (!results.empty()) {
+    // The merged reports take the paths a single run would have used.
+    const auto fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
+    const std::string json = default_path(base.json_path, base.out_dir, "storqual-result.json");
+    const std::string junit = default_path(base.junit_path, base.out_dir, "storqual-junit.xml");
+    const std::string html = default_path(base.html_path, base.out_dir, "storqual-report.html");
+    reporting::write_file_atomically(json, reporting::fleet_to_json_text(fleet));
+    reporting::write_junit(junit, fleet.runs);
+    reporting::write_file_atomically(html, reporting::render_fleet_html(fleet));
+    std::fprintf(con, "merged reports (%zu devices, %zu lot outliers): %s %s %s\n",
+                 fleet.runs.size(), fleet.flagged_count(), junit.c_str(), json.c_str(),
+                 html.c_str());
+  }
+  std::fprintf(con, "RESULT: exit %d\n", worst);
+  return worst;
+}
+
+}  // namespace storqual::runner

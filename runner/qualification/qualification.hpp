@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The qualification run (`storqual run`): identify the device -> choose its spec sheet and suite ->
+// safety guard -> health before -> each workload with live progress -> health after -> verdicts ->
+// reports (JSON, JUnit, HTML, console table). Every report is written atomically, also after an
+// interruption (with what finished).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engines/fault_engine.hpp"
+#include "reporting/result.hpp"
+
+namespace storqual::runner {
+
+struct QualificationOptions {
+  std::string target;
+  std::optional<std::string> spec_file;  // --spec FILE
+  std::optional<std::string> specs_dir;  // --specs DIR: the sheet whose <match> fits the device
+  std::optional<std::string> suite;      // --suite NAME|FILE (overrides the sheet's)
+  std::string out_dir = ".";             // default home of the three reports
+  std::optional<std::string> junit_path, html_path, json_path;
+  std::optional<std::string> ioengine;  // overrides every workload's
+  double runtime_scale = 1.0;           // multiplies every runtime and ramp_time
+  std::optional<std::uint64_t> size;    // overrides every workload's size (e.g. a small scratch)
+  bool allow_destructive = false;
+  bool force = false;
+  bool allow_nvme_purge = false;    // a suite's purge="format|sanitize" may erase the namespace
+  std::string sysfs_root = "/sys";  // hidden: a captured tree
+  std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
+  // hidden --inject-fault: every engine of the run wrapped in a FaultEngine
+  // (runner/measure/fault_spec.hpp)
+  std::optional<engines::FaultPlan> fault_plan;
+  std::vector<std::string> suite_dirs;  // where standard suites are looked for (empty: default)
+  std::FILE* console = stdout;
+  // --baseline OLD.json: each workload is also compared with the same workload of this earlier
+  // result ("baseline: <id> iops" verdicts, runner/judge/baseline.hpp); --regression: the allowed
+  // drop.
+  std::optional<reporting::RunResult> baseline;
+  double regression_pct = 5;
+};
+
+struct QualificationOutcome {
+  reporting::RunResult result;
+  std::string junit_path, html_path, json_path;  // where the reports went
+  int exit_code = 0;
+};
+
+// Runs the whole qualification. Throws UsageError (exit 2) for bad files, a refused target or two
+// matching sheets; I/O errors become error verdicts (exit 3) and the run goes on with the next
+// workload, unless the device went away (ENXIO/ENODEV, or its path vanished): then the remaining
+// workloads are reported as skipped with that reason. An interruption exits 128+signal.
+[[nodiscard]] QualificationOutcome run_qualification(const QualificationOptions& options);
+
+}  // namespace storqual::runner

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stop handlers (see signals.hpp). The handler only touches lock-free atomics and calls
+// async-signal-safe cleanup (unlink) before _exit.
+#include "runner/qualification/signals.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "devices/scratch_file.hpp"
+#include "reporting/atomic_file.hpp"
+
+namespace storqual::runner {
+namespace {
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+void on_signal(int sig) {
+  int expected = 0;
+  if (g_signal.compare_exchange_strong(expected, sig)) {
+    g_stop.store(true);
+    return;
+  }
+  // Second signal: leave nothing behind and go.
+  devices::remove_scratch_files_now();
+  reporting::remove_pending_temp_file();
+  _exit(128 + sig);
+}
+
+}  // namespace
+
+std::atomic<bool>& install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and notice the stop
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  return g_stop;
+}
+
+int stop_signal() noexcept {
+  return g_signal.load();
+}
+
+int interrupted_exit_code() noexcept {
+  int s = g_signal.load();
+  return s ? 128 + s : 0;
+}
+
+}  // namespace storqual::runner

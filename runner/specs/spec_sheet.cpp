@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: Apache-2.0
+// Spec sheet loading: metrics, claim values with units, match patterns, tolerances.
+#include "runner/specs/spec_sheet.hpp"
+
+#include <fnmatch.h>
+#include <openssl/evp.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+
+namespace storqual::runner {
+namespace {
+
+constexpr double kMaxIops = 1e9;
+constexpr double kMaxBandwidth = 1e12;  // bytes/s
+constexpr double kMaxLatencyNs = 3600e9;
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string percentile_text(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+std::string available_percentiles() {
+  std::string out;
+  for (double p : kReportedPercentiles) {
+    if (!out.empty()) out += ", ";
+    out += "p" + percentile_text(p);
+  }
+  return out;
+}
+
+// "p99.9" -> 99.9 when it is one of the reported percentiles.
+std::optional<double> parse_stat(std::string_view stat, std::string_view context) {
+  if (stat == "mean") return std::nullopt;
+  if (stat.size() < 2 || stat.front() != 'p')
+    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
+                    "' (expected mean or pNN such as p99 or p99.9)");
+  double p = 0;
+  std::string_view digits = stat.substr(1);
+  auto [ptr, ec] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), p, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != digits.data() + digits.size())
+    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
+                    "' (expected mean or pNN such as p99 or p99.9)");
+  for (double known : kReportedPercentiles)
+    if (std::fabs(known - p) < 1e-9) return known;
+  throw UnitError("percentile " + std::string(stat) +
+                  " is not reported (available: " + available_percentiles() + ")");
+}
+
+struct NumberAndUnit {
+  double number = 0;
+  std::string unit;  // trimmed suffix
+};
+
+NumberAndUnit split_value(std::string_view text) {
+  std::string_view s = trim(text);
+  if (s.empty()) throw UnitError("empty claim value");
+  if (s.front() == '-')
+    throw UnitError("claim value '" + std::string(s) +
+                    "' is negative (expected a positive number)");
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr == s.data() || !std::isfinite(v))
+    throw UnitError("claim value '" + std::string(s) + "' does not start with a number");
+  return {v, std::string(
+                 trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))))};
+}
+
+enum class UnitFamily { Rate, Bandwidth, Latency, Capacity, Unknown };
+
+struct UnitDef {
+  std::string_view lower_name;
+  UnitFamily family;
+  double factor;
+};
+
+constexpr UnitDef kUnits[] = {
+    {"", UnitFamily::Rate, 1},
+    {"iops", UnitFamily::Rate, 1},
+    {"k", UnitFamily::Rate, 1e3},
+    {"kiops", UnitFamily::Rate, 1e3},
+    {"m", UnitFamily::Rate, 1e6},
+    {"miops", UnitFamily::Rate, 1e6},
+    {"b", UnitFamily::Capacity, 1},
+    {"kb", UnitFamily::Capacity, 1e3},
+    {"mb", UnitFamily::Capacity, 1e6},
+    {"gb", UnitFamily::Capacity, 1e9},
+    {"tb", UnitFamily::Capacity, 1e12},
+    {"kib", UnitFamily::Capacity, 1024.0},
+    {"mib", UnitFamily::Capacity, 1024.0 * 1024},
+    {"gib", UnitFamily::Capacity, 1024.0 * 1024 * 1024},
+    {"tib", UnitFamily::Capacity, 1024.0 * 1024 * 1024 * 1024},
+    {"b/s", UnitFamily::Bandwidth, 1},
+    {"kb/s", UnitFamily::Bandwidth, 1e3},
+    {"mb/s", UnitFamily::Bandwidth, 1e6},
+    {"gb/s", UnitFamily::Bandwidth, 1e9},
+    {"kib/s", UnitFamily::Bandwidth, 1024.0},
+    {"mib/s", UnitFamily::Bandwidth, 1024.0 * 1024},
+    {"gib/s", UnitFamily::Bandwidth, 1024.0 * 1024 * 1024},
+    {"ns", UnitFamily::Latency, 1},
+    {"us", UnitFamily::Latency, 1e3},
+    {"\xc2\xb5s", UnitFamily::Latency, 1e3},  // µs
+    {"ms", UnitFamily::Latency, 1e6},
+    {"s", UnitFamily::Latency, 1e9},
+};
+
+const char* family_example(MetricKind k) {
+  switch (k) {
+    case MetricKind::Iops:
+      return "an I/O rate such as 97000, 97k or 1.2M";
+    case MetricKind::Bandwidth:
+      return "a bandwidth such as 540MB/s, 3.5GB/s or 515MiB/s";
+    case MetricKind::Latency:
+      return "a latency such as 250us, 1.5ms or 800ns";
+    case MetricKind::Capacity:
+      return "a size such as 64GB, 500 GB or 2TiB";
+  }
+  return "";
+}
+
+const char* family_name(UnitFamily f) {
+  switch (f) {
+    case UnitFamily::Rate:
+      return "an I/O rate";
+    case UnitFamily::Bandwidth:
+      return "a bandwidth";
+    case UnitFamily::Latency:
+      return "a latency";
+    case UnitFamily::Capacity:
+      return "a size";
+    case UnitFamily::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
+UnitFamily family_of(MetricKind k) {
+  switch (k) {
+    case MetricKind::Iops:
+      return UnitFamily::Rate;
+    case MetricKind::Bandwidth:
+      return UnitFamily::Bandwidth;
+    case MetricKind::Latency:
+      return UnitFamily::Latency;
+    case MetricKind::Capacity:
+      return UnitFamily::Capacity;
+  }
+  return UnitFamily::Unknown;
+}
+
+bool is_valid_id(std::string_view id) {
+  if (id.empty()) return false;
+  for (char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+bool parse_flag(std::string_view v, bool& out) {
+  if (v == "1" || v == "true" || v == "yes") {
+    out = true;
+    return true;
+  }
+  if (v == "0" || v == "false" || v == "no") {
+    out = false;
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> split_ids(std::string_view list) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && std::isspace(static_cast<unsigned char>(list[i]))) ++i;
+    std::size_t j = i;
+    while (j < list.size() && !std::isspace(static_cast<unsigned char>(list[j]))) ++j;
+    if (j > i) out.emplace_back(list.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+double parse_tolerance(const XmlFile& file, pugi::xml_attribute a) {
+  double t = 0;
+  try {
+    t = parse_percent(a.value());
+  } catch (const UnitError& e) {
+    throw file.error_value(a, std::string("tolerance: ") + e.what());
+  }
+  if (t >= 100)
+    throw file.error_value(a, "tolerance '" + std::string(a.value()) +
+                                  "' must be below 100% (it would accept anything)");
+  return t;
+}
+
+void check_id(const XmlFile& file, pugi::xml_attribute a, std::string_view id) {
+  if (id.empty()) throw file.error_value(a, "empty workload id");
+  if (!is_valid_id(id))
+    throw file.error_value(a, "workload id '" + std::string(id) +
+                                  "' may contain only letters, digits, '.', '_' and '-'");
+}
+
+Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_tolerance) {
+  expect_only(file, node, "workload workloads aggregate metric value tolerance steady", "");
+  Claim c;
+  c.location = file.where(node);
+  c.tolerance_pct = sheet_tolerance;
+  pugi::xml_attribute one = node.attribute("workload");
+  pugi::xml_attribute many = node.attribute("workloads");
+  pugi::xml_attribute agg = node.attribute("aggregate");
+  if (one && many)
+    throw file.error(many, "a <claim> takes workload=\"ID\" or workloads=\"ID ID...\", not both");
+  if (!one && !many)
+    throw file.error(node, "<claim> needs attribute 'workload' (or 'workloads' with aggregate)");
+  if (one) {
+    check_id(file, one, one.value());
+    c.workloads.emplace_back(one.value());
+    if (agg) throw file.error(agg, "aggregate needs workloads=\"ID ID...\" (several workloads)");
+  } else {
+    c.workloads = split_ids(many.value());
+    if (c.workloads.empty()) throw file.error_value(many, "empty workloads list");
+    for (std::size_t i = 0; i < c.workloads.size(); ++i) {
+      check_id(file, many, c.workloads[i]);
+      for (std::size_t j = 0; j < i; ++j)
+        if (c.workloads[j] == c.workloads[i])
+          throw file.error_value(many, "workload '" + c.workloads[i] + "' is listed twice");
+    }
+    c.aggregate = Aggregate::Mean;
+    if (agg) {
+      std::string_view a = agg.value();
+      if (a == "mean")
+        c.aggregate = Aggregate::Mean;
+      else if (a == "min")
+        c.aggregate = Aggregate::Min;
+      else if (a == "max")
+        c.aggregate = Aggregate::Max;
+      else
+        throw file.error_value(
+            agg, "unknown aggregate '" + std::string(a) + "' (expected mean, min or max)");
+    }
+  }
+  pugi::xml_attribute metric = required_attribute(file, node, "metric");
+  try {
+    c.metric = parse_metric(metric.value());
+  } catch (const UnitError& e) {
+    throw file.error_value(metric, e.what());
+  }
+  pugi::xml_attribute value = required_attribute(file, node, "value");
+  c.value_text = value.value();
+  try {
+    c.value = parse_claim_value(c.metric, c.value_text);
+  } catch (const UnitError& e) {
+    throw file.error_value(value, e.what());
+  }
+  if (pugi::xml_attribute t = node.attribute("tolerance"))
+    c.tolerance_pct = parse_tolerance(file, t);
+  if (pugi::xml_attribute s = node.attribute("steady")) {
+    if (std::string_view(s.value()) == "required")
+      c.steady = c.steady_required = true;
+    else if (!parse_flag(s.value(), c.steady))
+      throw file.error_value(
+          s, "steady: expected 0, 1 or required, got '" + std::string(s.value()) + "'");
+  }
+  return c;
+}
+
+MatchRule load_match(const XmlFile& file, pugi::xml_node node) {
+  expect_only(file, node, "model firmware vendor serial transport", "");
+  MatchRule rule;
+  for (pugi::xml_attribute a : node.attributes()) {
+    if (trim(a.value()).empty())
+      throw file.error_value(
+          a, "empty pattern for '" + std::string(a.name()) + "' (use \"*\" to match anything)");
+    rule.patterns[a.name()] = std::string(trim(a.value()));
+  }
+  if (rule.patterns.empty())
+    throw file.error(node,
+                     "<match> needs at least one of model, firmware, vendor, serial or "
+                     "transport");
+  return rule;
+}
+
+SpecSheet load_sheet(const XmlFile& file) {
+  pugi::xml_node root = file.root();
+  if (std::string_view(root.name()) != "spec-sheet")
+    throw file.error(
+        root, "unknown root element <" + std::string(root.name()) + "> (expected <spec-sheet>)");
+  expect_only(file, root, "name vendor suite source", "match claims");
+  SpecSheet sheet;
+  pugi::xml_attribute name = required_attribute(file, root, "name");
+  if (trim(name.value()).empty()) throw file.error_value(name, "empty spec sheet name");
+  sheet.name = name.value();
+  sheet.vendor = root.attribute("vendor").value();
+  sheet.source = root.attribute("source").value();
+  pugi::xml_attribute suite = required_attribute(file, root, "suite");
+  if (trim(suite.value()).empty()) throw file.error_value(suite, "empty suite name");
+  sheet.suite = suite.value();
+
+  pugi::xml_node claims_node;
+  for (pugi::xml_node child : root.children()) {
+    if (child.type() != pugi::node_element) continue;
+    std::string_view n = child.name();
+    if (n == "match") {
+      sheet.match.push_back(load_match(file, child));
+    } else if (n == "claims") {
+      if (claims_node)
+        throw file.error(
+            child, "a second <claims> (expected one, first at " + file.position(claims_node) + ")");
+      claims_node = child;
+    }
+  }
+  if (sheet.match.empty())
+    throw file.error(root,
+                     "<spec-sheet> needs at least one <match> (use <match model=\"*\"/> "
+                     "to match any device)");
+  if (claims_node) {
+    expect_only(file, claims_node, "tolerance", "claim");
+    double tolerance = kDefaultTolerancePct;
+    if (pugi::xml_attribute t = claims_node.attribute("tolerance"))
+      tolerance = parse_tolerance(file, t);
+    for (pugi::xml_node node : claims_node.children("claim")) {
+      Claim c = load_claim(file, node, tolerance);
+      for (const Claim& earlier : sheet.claims)
+        if (earlier.workloads == c.workloads && earlier.metric.name == c.metric.name)
+          throw file.error(node, "duplicate claim on " + c.workload_label() + " " + c.metric.name +
+                                     " (first at " +
+                                     earlier.location.substr(file.display_name().size() + 1) + ")");
+      sheet.claims.push_back(std::move(c));
+    }
+  }
+  sheet.sha256 = sha256_hex(file.bytes());
+  return sheet;
+}
+
+}  // namespace
+
+Metric parse_metric(std::string_view name) {
+  Metric m;
+  m.name = std::string(name);
+  std::string_view rest = name;
+  if (rest == "capacity") {  // usable bytes of a <capacity> check
+    m.kind = MetricKind::Capacity;
+    return m;
+  }
+  if (rest == "sustained.bw") {
+    m.kind = MetricKind::Bandwidth;
+    m.direction = MetricDirection::Write;
+    m.sustained = true;
+    return m;
+  }
+  if (rest.starts_with("read.")) {
+    m.direction = MetricDirection::Read;
+    rest.remove_prefix(5);
+  } else if (rest.starts_with("write.")) {
+    m.direction = MetricDirection::Write;
+    rest.remove_prefix(6);
+  }
+  if (rest == "iops") {
+    m.kind = MetricKind::Iops;
+    return m;
+  }
+  if (rest == "bw") {
+    m.kind = MetricKind::Bandwidth;
+    return m;
+  }
+  std::string_view stat;
+  if (rest.starts_with("lat.")) {
+    m.latency = LatencyKind::Lat;
+    stat = rest.substr(4);
+  } else if (rest.starts_with("clat.")) {
+    m.latency = LatencyKind::Clat;
+    stat = rest.substr(5);
+  } else {
+    throw UnitError("unknown metric '" + std::string(name) +
+                    "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
+                    "prefixed with read. or write.; or sustained.bw or capacity)");
+  }
+  m.kind = MetricKind::Latency;
+  m.percentile = parse_stat(stat, name);
+  return m;
+}
+
+double parse_claim_value(const Metric& metric, std::string_view text) {
+  NumberAndUnit nu = split_value(text);
+  std::string shown(trim(text));
+  const std::string unit = lower(nu.unit);
+  const UnitDef* def = nullptr;
+  for (const UnitDef& u : kUnits)
+    if (u.lower_name == unit) def = &u;
+  // "m" is a million for a rate ("1.2M"); as a latency it would be minutes - refuse it there.
+  if (!def)
+    throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
+                    "' takes " + family_example(metric.kind) + ")");
+  const UnitFamily want = family_of(metric.kind);
+  if (def->family != want) {
+    if (unit.empty())
+      throw UnitError("claim value '" + shown + "' needs a unit: metric '" + metric.name +
+                      "' takes " + family_example(metric.kind));
+    throw UnitError("claim value '" + shown + "' is " + family_name(def->family) +
+                    ", but metric '" + metric.name + "' takes " + family_example(metric.kind));
+  }
+  double v = nu.number * def->factor;
+  if (!(v > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
+  const double limit = want == UnitFamily::Rate        ? kMaxIops
+                       : want == UnitFamily::Bandwidth ? kMaxBandwidth
+                       : want == UnitFamily::Capacity  ? 1e18
+                                                       : kMaxLatencyNs;
+  const char* limit_text = want == UnitFamily::Rate        ? "1G IOPS"
+                           : want == UnitFamily::Bandwidth ? "1 TB/s"
+                           : want == UnitFamily::Capacity  ? "1 EB"
+                                                           : "1 hour";
+  if (v > limit)
+    throw UnitError("claim value '" + shown + "' is absurd (more than " + limit_text + ")");
+  return v;
+}
+
+std::string Claim::workload_label() const {
+  std::string out;
+  for (const auto& w : workloads) {
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+bool SpecSheet::matches(const std::map<std::string, std::string>& identity) const {
+  for (const MatchRule& rule : match) {
+    bool all = true;
+    for (const auto& [field, pattern] : rule.patterns) {
+      auto it = identity.find(field);
+      std::string value = it == identity.end() ? std::string() : std::string(trim(it->second));
+      if (fnmatch(pattern.c_str(), value.c_str(), FNM_CASEFOLD) != 0) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+SpecSheet SpecSheet::load(const std::filesystem::path& path) {
+  XmlFile file(path);
+  SpecSheet sheet = load_sheet(file);
+  sheet.path = path;
+  return sheet;
+}
+
+SpecSheet SpecSheet::parse(std::string text, std::string display_name) {
+  XmlFile file(std::move(text), std::move(display_name));
+  return load_sheet(file);
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(length * 2);
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xF];
+  }
+  return out;
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// A suite (DESIGN.md section 4): named workloads in fio's terms, with shared <defaults>, and
+// latency searches (seed 002). Attributes are applied through the one workload option table
+// (runner/measure/workload.hpp), so names, validation and messages are the bench command line's.
+// Loading throws FileError "file:line:column: what was expected" on the first mistake.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runner/measure/workload.hpp"
+#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/latency_search.hpp"
+#include "runner/methods/preconditioning.hpp"
+#include "runner/methods/steady_state.hpp"
+#include "runner/methods/sustained_write.hpp"
+
+namespace storqual::runner {
+
+// One entry of a suite in file order. For a latency search, `spec` holds everything but the
+// iodepth, which the search chooses (spec.params.iodepth is 1).
+struct SuiteWorkload {
+  WorkloadSpec spec;
+  std::optional<LatencySearch> latency_search;
+  // <workload rounds="25" round_time="60s" steady_metric="iops">: run in rounds to steady state.
+  std::optional<SteadyStateConfig> steady_state;
+  // <precondition> inside the element: done before this workload, over its range.
+  std::optional<Precondition> precondition;
+  // <sustained-write>: writes until a volume or a time; spec.params.rw is "write".
+  std::optional<SustainedWrite> sustained_write;
+  // <capacity>: the real-capacity check (runner/methods/capacity_check.hpp) instead of a workload;
+  // spec says rw=write over the whole target so that the safety guard treats it as the write it is.
+  std::optional<CapacityCheck> capacity;
+  std::string location;  // "file:line:column" of the element
+  [[nodiscard]] const std::string& id() const noexcept { return spec.id; }
+  // The equivalent fio command; a latency search gives its deepest step and a comment.
+  [[nodiscard]] std::string fio_equivalent() const;
+};
+
+class Suite {
+ public:
+  std::string name;
+  std::string description;
+  std::filesystem::path path;
+  std::vector<SuiteWorkload> workloads;  // file order; ids unique
+  // <precondition> directly in <suite>: done once before the first workload, over the whole
+  // region the suite touches.
+  std::optional<Precondition> precondition;
+
+  [[nodiscard]] const SuiteWorkload* find(std::string_view id) const noexcept;
+
+  [[nodiscard]] static Suite load(const std::filesystem::path& path);
+  [[nodiscard]] static Suite parse(std::string text, std::string display_name);
+};
+
+// Where standard suites are looked for: the installed share directory (kDataDir/suites), then the
+// source tree's suites/ (kSourceDir/suites); only those that exist.
+[[nodiscard]] std::vector<std::filesystem::path> default_suite_dirs();
+
+// Resolves `--suite NAME|FILE`: an existing file as given; otherwise NAME.xml in the first of
+// `dirs` that has it. Throws FileError naming where it looked and the suites it saw.
+[[nodiscard]] std::filesystem::path resolve_suite(std::string_view name_or_file,
+                                                  const std::vector<std::filesystem::path>& dirs);
+
+// The suite a spec sheet names: a name from `dirs`, or a path ending in .xml or containing '/'
+// taken relative to the sheet's own directory.
+[[nodiscard]] std::filesystem::path resolve_suite_for_sheet(
+    const std::string& suite, const std::filesystem::path& sheet_path,
+    const std::vector<std::filesystem::path>& dirs);
+
+// Every *.xml in `dirs`, by name, the first directory winning (as resolve_suite).
+[[nodiscard]] std::vector<std::filesystem::path> list_suite_files(
+    const std::vector<std::filesystem::path>& dirs);
+
+}  // namespace storqual::runner
