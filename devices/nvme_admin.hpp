@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::devices {
 
-class NvmeError : public std::runtime_error {
+class NvmeError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NvmeError(const std::string& what) : Error(what, kExitRuntime) {}
 };
 
 using IdentifyPage = std::array<std::uint8_t, 4096>;

@@ -12,15 +12,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "runner/base/errors.hpp"
 #include "devices/nvme_admin.hpp"
 
 namespace storqual::devices {
 
 enum class NvmePurgeKind { Format, Sanitize };
 
-class NvmePurgeError : public std::runtime_error {
+class NvmePurgeError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NvmePurgeError(const std::string& what) : Error(what, kExitRuntime) {}
 };
 
 struct NvmePurgeTiming {

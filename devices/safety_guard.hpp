@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/errors.hpp"
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
 
 namespace storqual::devices {
 
-class SafetyRefusal : public std::runtime_error {
+class SafetyRefusal : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SafetyRefusal(const std::string& what) : Error(what, kExitUsage, "refused") {}
 };
 
 struct GuardRequest {

@@ -9,11 +9,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::devices {
 
-class ScratchFileError : public std::runtime_error {
+class ScratchFileError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ScratchFileError(const std::string& what) : Error(what, kExitUsage) {}
 };
 
 class ScratchFile {

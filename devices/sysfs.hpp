@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::devices {
 
 // Thrown when a target cannot be resolved to a block device; the message names the target and why.
-class ResolveError : public std::runtime_error {
+class ResolveError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ResolveError(const std::string& what) : Error(what, kExitUsage) {}
 };
 
 // What a target turned out to be.

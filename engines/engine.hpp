@@ -33,6 +33,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::engines {
 
 enum class Direction : std::uint8_t { Read = 0, Write = 1 };
@@ -80,9 +82,9 @@ struct EngineConfig {
 };
 
 // Setup failures (open, ring creation, registration) with a message fit for the user and the errno.
-class EngineError : public std::runtime_error {
+class EngineError : public storqual::Error {
  public:
-  EngineError(const std::string& what, int err) : std::runtime_error(what), errno_(err) {}
+  EngineError(const std::string& what, int err) : Error(what, kExitRuntime), errno_(err) {}
   [[nodiscard]] int error() const noexcept { return errno_; }
 
  private:

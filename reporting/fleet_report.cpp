@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "runner/base/errors.hpp"
+
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
@@ -113,7 +115,7 @@ std::size_t FleetReport::flagged_count() const {
 
 FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
   if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
-    throw std::invalid_argument("the lot tolerance must be at least 0% and below 100%");
+    throw UsageError("the lot tolerance must be at least 0% and below 100%");
   FleetReport fleet;
   fleet.lot_tolerance_pct = lot_tolerance_pct;
   for (auto& r : runs)

@@ -54,7 +54,7 @@ struct FleetReport {
 };
 
 // Builds the fleet from `runs` (any earlier "lot" verdicts, e.g. from a merged file read back, are
-// dropped and computed again). Throws std::invalid_argument when the tolerance is not in [0, 100).
+// dropped and computed again). Throws storqual::UsageError when the tolerance is not in [0, 100).
 [[nodiscard]] FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct);
 
 [[nodiscard]] nlohmann::ordered_json fleet_to_json(const FleetReport& fleet);

@@ -22,15 +22,16 @@
 #include <string>
 #include <string_view>
 
+#include "runner/base/errors.hpp"
 #include "reporting/result.hpp"
 
 namespace storqual::reporting {
 
 // Bad result JSON: the message starts with the JSON path, e.g.
 // "workloads[1].read.clat_ns.min: expected a non-negative integer, got string".
-class ResultJsonError : public std::runtime_error {
+class ResultJsonError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ResultJsonError(const std::string& what) : Error(what, kExitUsage) {}
 };
 
 [[nodiscard]] nlohmann::ordered_json to_json(const RunResult& result);

@@ -9,11 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::runner {
 
-class UnitError : public std::invalid_argument {
+class UnitError : public storqual::Error {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit UnitError(const std::string& what) : Error(what, kExitUsage) {}
 };
 
 // "4k" -> 4096, "1m" -> 1048576, "5g", "512", "4KiB", "1MiB", "2GiB". Also "KB"/"MB" as 1024s,

@@ -12,13 +12,15 @@
 
 #include <pugixml.hpp>
 
+#include "runner/base/errors.hpp"
+
 namespace storqual::runner {
 
 // A mistake in a spec sheet or suite file. what() is "file:line:column: what was expected"
 // (or "file: what" when no position applies, e.g. an unreadable file). `storqual` exits 2 on it.
-class FileError : public std::runtime_error {
+class FileError : public storqual::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit FileError(const std::string& what) : Error(what, kExitUsage) {}
 };
 
 enum class FileKind { SpecSheet, Suite };

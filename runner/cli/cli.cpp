@@ -2,16 +2,11 @@
 // Command dispatch: one table of commands, exceptions caught once and turned into exit codes.
 #include "runner/cli/cli.hpp"
 
-#include <boost/program_options/errors.hpp>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string_view>
 
-#include "devices/safety_guard.hpp"
-#include "devices/sysfs.hpp"
-#include "engines/engine.hpp"
-#include "reporting/result_json.hpp"
 #include "runner/base/invocation.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -66,33 +61,10 @@ int cli_main(int argc, char** argv) {
     Args args(argv + 2, argv + argc);
     try {
       return c.run(args);
-    } catch (const UsageError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const FileError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const devices::SafetyRefusal& e) {
-      std::fprintf(stderr, "storqual %s: refused: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const devices::ResolveError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const reporting::ResultJsonError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const UnitError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const boost::program_options::error& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitUsage;
-    } catch (const engines::EngineError& e) {
-      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.what());
-      return kExitRuntime;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "storqual %s: error: %s\n", argv[1], e.what());
-      return kExitRuntime;
+    } catch (...) {
+      const ErrorReport e = describe_error(std::current_exception());
+      std::fprintf(stderr, "storqual %s: %s\n", argv[1], e.message.c_str());
+      return e.exit_code;
     }
   }
   std::fprintf(stderr, "storqual: unknown command '%s'\n\n", argv[1]);

@@ -83,13 +83,7 @@ int cmd_bench(const Args& args) {
     TargetFlags flags;
     flags.allow_destructive = vm["allow-destructive"].as<bool>();
     flags.force = vm["force"].as<bool>();
-    try {
-      admitted = admit_target(spec, flags);
-    } catch (const devices::SafetyRefusal& e) {
-      throw UsageError(e.what());
-    } catch (const devices::ScratchFileError& e) {
-      throw UsageError(e.what());
-    }
+    admitted = admit_target(spec, flags);
     for (const auto& note : admitted->notes)
       std::fprintf(stderr, "storqual bench: %s\n", note.c_str());
   }

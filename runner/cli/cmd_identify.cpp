@@ -201,11 +201,7 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
 
 int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   devices::ResolvedTarget resolved;
-  try {
-    resolved = sysfs.resolve(*opt.target);
-  } catch (const devices::ResolveError& e) {
-    throw UsageError(e.what());
-  }
+  resolved = sysfs.resolve(*opt.target);
   FullIdentity full = read_full_identity(opt, sysfs, resolved.device);
   auto rows = devices::identity_rows(full.identity);
   auto users = users_of(sysfs, resolved.device);

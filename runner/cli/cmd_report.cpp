@@ -63,13 +63,9 @@ int cmd_report(const Args& args) {
   std::vector<reporting::RunResult> results;
   std::vector<std::string> origins;  // the input file of each result, for the console
   for (const auto& path : inputs) {
-    try {
-      for (auto& r : reporting::load_run_results(path)) {
-        results.push_back(std::move(r));
-        origins.push_back(path);
-      }
-    } catch (const reporting::ResultJsonError& e) {
-      throw UsageError(e.what());
+    for (auto& r : reporting::load_run_results(path)) {
+      results.push_back(std::move(r));
+      origins.push_back(path);
     }
   }
   if (results.empty()) throw UsageError("the inputs hold no result");

@@ -47,24 +47,10 @@ void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
       std::fprintf(o.console, "  baseline: %s\n", check_baseline_for_target(o, any_model).c_str());
     t.outcome = run_qualification(o);
     t.exit_code = t.outcome->exit_code;
-  } catch (const UsageError& e) {
-    t.error = e.what();
-    t.exit_code = kExitUsage;
-  } catch (const FileError& e) {
-    t.error = e.what();
-    t.exit_code = kExitUsage;
-  } catch (const devices::SafetyRefusal& e) {
-    t.error = std::string("refused: ") + e.what();
-    t.exit_code = kExitUsage;
-  } catch (const devices::ResolveError& e) {
-    t.error = e.what();
-    t.exit_code = kExitUsage;
-  } catch (const UnitError& e) {
-    t.error = e.what();
-    t.exit_code = kExitUsage;
-  } catch (const std::exception& e) {
-    t.error = std::string("error: ") + e.what();
-    t.exit_code = kExitRuntime;
+  } catch (...) {
+    const ErrorReport e = describe_error(std::current_exception());
+    t.error = e.message;
+    t.exit_code = e.exit_code;
   }
   if (!t.error.empty())
     std::fprintf(o.console, "storqual run: %s: %s\n", t.target.c_str(), t.error.c_str());
@@ -124,16 +110,12 @@ std::string path_with_label(const std::string& path, const std::string& label) {
 std::string check_baseline_for_target(const QualificationOptions& o, bool any_model) {
   if (!o.baseline) return {};
   std::string model, serial;
-  try {
-    devices::Sysfs sysfs{o.sysfs_root};
-    const auto resolved = sysfs.resolve(o.target);
-    const auto id = devices::read_identity(sysfs, resolved.device);
-    model = id.model.value.empty() ? std::string(devices::to_string(id.transport)) + " (no model)"
-                                   : id.model.value;
-    serial = id.serial.value;
-  } catch (const devices::ResolveError& e) {
-    throw UsageError(e.what());
-  }
+  devices::Sysfs sysfs{o.sysfs_root};
+  const auto resolved = sysfs.resolve(o.target);
+  const auto id = devices::read_identity(sysfs, resolved.device);
+  model = id.model.value.empty() ? std::string(devices::to_string(id.transport)) + " (no model)"
+                                 : id.model.value;
+  serial = id.serial.value;
   return check_baseline_identity(*o.baseline, model, serial, any_model);
 }
 

@@ -340,6 +340,16 @@ std::string device_gone(const reporting::WorkloadResult& r, int open_errno,
   return "";
 }
 
+// A workload that threw instead of running: its result says so, and so does the console.
+void record_workload_error(reporting::WorkloadResult& r, const WorkloadSpec& w, const char* what,
+                           std::FILE* con) {
+  r.id = w.id;
+  r.params = w.params;
+  r.fio_command = fio_command(w);
+  r.errors.push_back(what);
+  std::fprintf(con, "  %s: error: %s\n", w.id.c_str(), what);
+}
+
 }  // namespace
 
 QualificationOutcome run_qualification(const QualificationOptions& o) {
@@ -353,12 +363,8 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   devices::Sysfs sysfs{o.sysfs_root};
   devices::ResolvedTarget resolved;
   devices::DeviceIdentity identity;
-  try {
-    resolved = sysfs.resolve(o.target);
-    identity = devices::read_identity(sysfs, resolved.device);
-  } catch (const devices::ResolveError& e) {
-    throw UsageError(e.what());
-  }
+  resolved = sysfs.resolve(o.target);
+  identity = devices::read_identity(sysfs, resolved.device);
   std::vector<std::string> notes;
   auto admin = nvme_admin_for(o, identity, notes);
   if (admin) {
@@ -428,13 +434,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   region.params.size = whole ? 0 : reach;
   TargetFlags flags{o.allow_destructive, o.force, o.sysfs_root};
   devices::AdmittedTarget admitted;
-  try {
-    admitted = admit_target(region, flags);
-  } catch (const devices::SafetyRefusal& e) {
-    throw UsageError(e.what());
-  } catch (const devices::ScratchFileError& e) {
-    throw UsageError(e.what());
-  }
+  admitted = admit_target(region, flags);
   for (const auto& n : admitted.notes) notes.push_back(n);
   for (auto& w : plan) {
     w.params.target = admitted.path;
@@ -466,22 +466,18 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
         r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                          read_pcie_link(o.sysfs_root, resolved.device));
       }
+    } catch (const engines::EngineError& e) {
+      // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
+      // needed it, at the start of the region, like an I/O error.
+      open_errno = e.error();
+      record_workload_error(r, plan[i], e.what(), con);
+      auto& side = writes(plan[i]) ? r.write : r.read;
+      side.emplace();
+      side->errors = 1;
+      side->first_errno = open_errno;
+      side->first_error_offset = plan[i].params.offset;
     } catch (const std::exception& e) {
-      r.id = plan[i].id;
-      r.params = plan[i].params;
-      r.fio_command = fio_command(plan[i]);
-      r.errors.push_back(e.what());
-      if (const auto* ee = dynamic_cast<const engines::EngineError*>(&e)) {
-        // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
-        // needed it, at the start of the region, like an I/O error.
-        open_errno = ee->error();
-        auto& side = writes(plan[i]) ? r.write : r.read;
-        side.emplace();
-        side->errors = 1;
-        side->first_errno = open_errno;
-        side->first_error_offset = plan[i].params.offset;
-      }
-      std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.what());
+      record_workload_error(r, plan[i], e.what(), con);
     }
     r.preconditioning = std::move(preconditioning);
     // The report names the target as the user gave it, not the scratch file's temporary name.

@@ -4,7 +4,7 @@
 //
 // Contract: each feed_* takes arbitrary bytes and returns Accepted or Refused. Refused means the
 // loader threw the error its header promises for bad input (FileError, UnitError, ResultJsonError;
-// all derive from std::runtime_error or std::invalid_argument). Any other exception escapes, and a
+// all derive from storqual::Error). Any other exception escapes, and a
 // property broken on accepted input (a report that is not well-formed XML, a result JSON that does
 // not read back) aborts: both are bugs the fuzzer must see as a crash. Header-only, so the fuzz
 // build and the test build compile the very same code.
