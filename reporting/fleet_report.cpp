@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet report: lot acceptance, the fleet JSON and the fleet HTML page (see fleet_report.hpp).
 #include "reporting/fleet_report.hpp"
+#include "reporting/metric.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -31,10 +32,6 @@ constexpr int kMaxDepth = 64;
 
 bool is_claim(const ClaimVerdict& v) {
   return v.kind.empty() || v.kind == "claim";
-}
-
-bool higher_is_better(const std::string& metric) {
-  return metric.find("iops") != std::string::npos || metric.find("bw") != std::string::npos;
 }
 
 double median_of(std::vector<double> values) {
@@ -144,7 +141,7 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
       c.model = model;
       c.workload = workload;
       c.metric = metric;
-      c.higher_is_better = higher_is_better(metric);
+      c.higher_is_better = reporting::higher_is_better(metric);
       std::vector<double> values;
       for (std::size_t i : members)
         for (const auto& v : fleet.runs[i].verdicts)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The HTML report page, assembled from escaped text, tables and our own SVG charts.
 #include "reporting/html_report.hpp"
+#include "reporting/metric.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -98,10 +99,6 @@ std::vector<std::string> split_ids(const std::string& ids) {
   return out;
 }
 
-bool higher_is_better(const std::string& metric) {
-  return metric.find("iops") != std::string::npos || metric.find("bw") != std::string::npos;
-}
-
 void rows_table(std::string& o, const std::vector<FieldRow>& rows) {
   o += "<table><thead><tr><th>field</th><th>value</th><th>source</th></tr></thead><tbody>";
   for (const auto& r : rows)
@@ -134,18 +131,19 @@ std::optional<ClaimLine> claim_line(const ClaimVerdict& v, double scale, const s
   const double value = *v.claimed / scale;
   const double tol = v.tolerance_pct / 100.0;
   c.value = value;
-  if (higher_is_better(v.metric)) {
+  if (reporting::higher_is_better(v.metric)) {
     c.band_low = value * (1 - tol);
     c.band_high = value;
   } else {
     c.band_low = value;
     c.band_high = value * (1 + tol);
   }
-  const bool aggregate = split_ids(v.workload).size() > 1;
+  const std::size_t workloads = split_ids(v.workload).size();
+  // A result written before verdicts named their aggregate: "mean", the only one there was then.
+  const std::string how = v.aggregate.empty() ? "mean" : v.aggregate;
   c.label = "claim " + v.metric + " " + text + " (tolerance " +
             format_percent_signed(v.tolerance_pct).substr(1) +
-            (aggregate ? ", mean of " + std::to_string(split_ids(v.workload).size()) + " workloads"
-                       : "") +
+            (workloads > 1 ? ", " + how + " of " + std::to_string(workloads) + " workloads" : "") +
             ")";
   return c;
 }
@@ -601,7 +599,7 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
 
   std::vector<std::string> flags;
   if (w.skipped) flags.push_back("skipped");
-  if (w.cpu.max_thread_pct >= 90) flags.push_back("CPU-bound");
+  if (w.cpu.max_thread_pct >= kCpuBoundThreadPct) flags.push_back("CPU-bound");
   if (w.host_limit && w.host_limit->limited) flags.push_back("host-limited");
   if (w.steady && !*w.steady) flags.push_back("not steady");
   if (w.interrupted) flags.push_back("interrupted");
@@ -609,7 +607,7 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   if (!flags.empty()) {
     o += "<p>";
     for (const auto& f : flags) o += "<span class=\"flag\">" + esc(f) + "</span>";
-    if (w.cpu.max_thread_pct >= 90) {
+    if (w.cpu.max_thread_pct >= kCpuBoundThreadPct) {
       std::snprintf(buf, sizeof buf,
                     "the busiest job thread used %.0f%% of a CPU: the numbers may "
                     "measure the host, not the device.",

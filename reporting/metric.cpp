@@ -52,6 +52,24 @@ const char* metric_unit(MetricKind kind) noexcept {
   return "";
 }
 
+std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept {
+  if (name == "capacity") return MetricKind::Capacity;
+  if (name == "sustained.bw") return MetricKind::Bandwidth;
+  if (name.starts_with("read."))
+    name.remove_prefix(5);
+  else if (name.starts_with("write."))
+    name.remove_prefix(6);
+  if (name == "iops") return MetricKind::Iops;
+  if (name == "bw") return MetricKind::Bandwidth;
+  if (name.starts_with("lat.") || name.starts_with("clat.")) return MetricKind::Latency;
+  return std::nullopt;
+}
+
+bool higher_is_better(std::string_view metric_name) noexcept {
+  const auto kind = metric_kind_of(metric_name);
+  return !kind || higher_is_better(*kind);
+}
+
 std::string format_metric_value(MetricKind kind, double value) {
   switch (kind) {
     case MetricKind::Iops: {

@@ -4,6 +4,7 @@
 // nothing re-derives a metric's meaning from its name. See docs/architecture.md ("add a metric").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,19 @@ enum class MetricKind { Iops, Bandwidth, Latency, Capacity };
 [[nodiscard]] constexpr bool higher_is_better(MetricKind kind) noexcept {
   return kind != MetricKind::Latency;
 }
+
+// The kind of a metric by the name spec sheets and verdicts give it: iops, bw, lat.mean, lat.pNN,
+// clat.*, each optionally prefixed read. or write.; sustained.bw; capacity. Empty for any other
+// name (runner/specs/spec_sheet.cpp parse_metric refuses those with the valid forms).
+[[nodiscard]] std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept;
+
+// Higher is better for the metric of that name; a name of no kind (a report loaded from elsewhere)
+// counts as higher-is-better, as throughput metrics do.
+[[nodiscard]] bool higher_is_better(std::string_view metric_name) noexcept;
+
+// A job thread busier than this (usr+sys, polling excluded, % of one CPU) measures the host, not
+// the device: runner/methods/host_limits.cpp marks the result host-limited, the HTML flags it.
+inline constexpr double kCpuBoundThreadPct = 90;
 
 // Human numbers as in verdict messages: 80500 IOPS -> "80.5k", 5.4e8 B/s -> "540 MB/s",
 // 310000 ns -> "310 us" (three significant digits, trailing zeros dropped).

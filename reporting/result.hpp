@@ -245,6 +245,7 @@ struct ClaimVerdict {
   std::optional<double> measured;  // in the metric's base unit: IOPS, bytes/s or ns
   std::optional<double> claimed;
   std::string unit;  // "IOPS", "B/s", "ns"
+  std::string aggregate;  // over several workloads: "mean", "min" or "max"; "" for one workload
   double tolerance_pct = 0;
   std::optional<double> diff_pct;  // (measured - claimed) / claimed * 100
   std::string message;             // carries both numbers, the difference and the tolerance

@@ -340,6 +340,7 @@ Json verdict_json(const ClaimVerdict& v) {
   put(j, "measured", v.measured);
   put(j, "claimed", v.claimed);
   put(j, "unit", v.unit);
+  if (!v.aggregate.empty()) put(j, "aggregate", v.aggregate);
   put(j, "tolerance_pct", v.tolerance_pct);
   put(j, "diff_pct", v.diff_pct);
   put(j, "message", v.message);
@@ -546,6 +547,7 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("measured", v.measured);
   n.get("claimed", v.claimed);
   n.get("unit", v.unit);
+  n.get("aggregate", v.aggregate);
   n.get("tolerance_pct", v.tolerance_pct);
   n.get("diff_pct", v.diff_pct);
   n.get("message", v.message);

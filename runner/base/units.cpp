@@ -149,12 +149,6 @@ std::string format_bytes_iec(double bytes) {
   return printf_string(i == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnit[i]);
 }
 
-std::string format_rate_mb(double bps) {
-  if (bps >= 1e9) return printf_string("%.2f %s", bps / 1e9, "GB/s");
-  if (bps >= 1e6) return printf_string("%.1f %s", bps / 1e6, "MB/s");
-  return printf_string("%.1f %s", bps / 1e3, "kB/s");
-}
-
 std::string format_rate_mib(double bps) {
   if (bps >= 1024.0 * 1024 * 1024)
     return printf_string("%.2f %s", bps / (1024.0 * 1024 * 1024), "GiB/s");

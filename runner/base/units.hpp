@@ -30,7 +30,6 @@ class UnitError : public storqual::Error {
 [[nodiscard]] std::string format_size_fio(std::uint64_t bytes);
 // 1.5e9 -> "1.50 GB/s"-style human strings.
 [[nodiscard]] std::string format_bytes_iec(double bytes);       // "4.00 GiB"
-[[nodiscard]] std::string format_rate_mb(double bytes_per_s);   // "540.1 MB/s"
 [[nodiscard]] std::string format_rate_mib(double bytes_per_s);  // "515.1 MiB/s"
 [[nodiscard]] std::string format_count(double n);               // 97000 -> "97.0k"
 [[nodiscard]] std::string format_ns(double ns);                 // 1234567 -> "1.23 ms"

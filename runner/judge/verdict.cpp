@@ -145,7 +145,7 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
 
 }  // namespace
 
-std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std::string& why) {
+std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r, std::string& why) {
   if (metric.kind == MetricKind::Capacity) {  // runner/methods/capacity_check.hpp
     if (!r.capacity) {
       why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
@@ -230,6 +230,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     v.workload = c.workload_label();
     v.metric = c.metric.name;
     v.unit = c.metric.unit();
+    if (c.workloads.size() > 1) v.aggregate = to_string(c.aggregate);
     v.claimed = c.value;
     v.tolerance_pct = c.tolerance_pct;
 
@@ -256,7 +257,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
       VerdictStatus st;
       std::string why = unusable(r, id, interrupted_run, st);
       if (why.empty()) {
-        std::optional<double> m = measure(c.metric, *r, why);
+        std::optional<double> m = metric_value(c.metric, *r, why);
         if (m) {
           values.push_back(*m);
           if (c.steady && !r->steady) steady_unknown = true;
@@ -324,10 +325,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                                                 : percent_text(diff, decimals) + " above";
     std::string agg;
     if (c.workloads.size() > 1) {
-      const char* how = c.aggregate == Aggregate::Min   ? "min"
-                        : c.aggregate == Aggregate::Max ? "max"
-                                                        : "mean";
-      agg = " (" + std::string(how) + " of " + std::to_string(c.workloads.size()) + " workloads)";
+      agg = " (" + v.aggregate + " of " + std::to_string(c.workloads.size()) + " workloads)";
     }
     v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
                 " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
@@ -391,7 +389,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     Metric iops = parse_metric("iops");
     Metric bw = parse_metric("bw");
     Metric lat = parse_metric("lat.mean");
-    std::optional<double> io = measure(iops, *r, ignored);
+    std::optional<double> io = metric_value(iops, *r, ignored);
     if (!io) {
       v.status = VerdictStatus::Error;
       v.message = ignored;

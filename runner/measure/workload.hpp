@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ struct WorkloadSpec {
     return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;
   }
 };
+
+// Runs a workload and gives its result: run_workload (runner/measure/job_runner.hpp) in production,
+// a fake in tests. Every method (runner/methods/) takes one; "measure" in this code means running
+// workloads, a figure taken from a result is "tracked" or a "value".
+using RunWorkload = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
 
 struct WorkloadOption {
   std::string_view name;           // fio's name, e.g. "iodepth"

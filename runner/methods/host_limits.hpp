@@ -14,12 +14,13 @@
 #include <string_view>
 #include <utility>
 
+#include "reporting/metric.hpp"
 #include "reporting/result.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
 
-inline constexpr double kHostCpuLimitPct = 90;         // one job thread's usr+sys
+inline constexpr double kHostCpuLimitPct = reporting::kCpuBoundThreadPct;         // one job thread's usr+sys
 inline constexpr double kEngineCeilingFraction = 0.8;  // of the null engine's IOPS
 
 struct PcieLink {
@@ -44,14 +45,13 @@ struct PcieLink {
 // remembered: the null engine's cost per I/O hardly depends on rw or bs (it moves no data).
 class EngineCeiling {
  public:
-  using Measure = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
-  explicit EngineCeiling(Measure measure, double probe_seconds = 0.2)
+  explicit EngineCeiling(RunWorkload measure, double probe_seconds = 0.2)
       : measure_(std::move(measure)), probe_seconds_(probe_seconds) {}
   // 0 when the probe failed.
   [[nodiscard]] double iops(const WorkloadSpec& workload);
 
  private:
-  Measure measure_;
+  RunWorkload measure_;
   double probe_seconds_;
   std::map<std::pair<unsigned, unsigned>, double> known_;
 };

@@ -31,7 +31,7 @@ double latency_statistic(const reporting::WorkloadResult& r, const LatencySearch
 }
 
 LatencySearchOutcome search_latency_bound(const WorkloadSpec& base, const LatencySearch& search,
-                                          const MeasureFunction& measure) {
+                                          const RunWorkload& measure) {
   LatencySearchOutcome out;
   std::map<unsigned, reporting::WorkloadResult> runs;
   bool stopped = false;

@@ -31,7 +31,6 @@ struct LatencySearchOutcome {
   bool limit_met = false;  // false: even iodepth 1 is over the limit (best is the iodepth-1 run)
 };
 
-using MeasureFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
 
 // The statistic the search compares with the limit, from a result: the worse of the read and
 // write sides. Returns a negative value when the result has no samples.
@@ -41,6 +40,6 @@ using MeasureFunction = std::function<reporting::WorkloadResult(const WorkloadSp
 // returns what it has when a step comes back with errors or interrupted.
 [[nodiscard]] LatencySearchOutcome search_latency_bound(const WorkloadSpec& base,
                                                         const LatencySearch& search,
-                                                        const MeasureFunction& measure);
+                                                        const RunWorkload& measure);
 
 }  // namespace storqual::runner

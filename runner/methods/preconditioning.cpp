@@ -138,7 +138,7 @@ std::string purge_range(const std::string& path, std::uint64_t offset, std::uint
 }
 
 std::string precondition_independent(const WorkloadSpec& workload,
-                                     const PreconditionPass& measure) {
+                                     const RunWorkload& measure) {
   WorkloadSpec w = workload;
   w.id = workload.id + " (preconditioning)";
   w.params.rw = "write";
@@ -172,7 +172,7 @@ std::string precondition_independent(const WorkloadSpec& workload,
 
 std::vector<std::string> run_preconditioning(const WorkloadSpec& workload, const Precondition& p,
                                              const NvmePurgeAccess& nvme,
-                                             const PreconditionPass& measure,
+                                             const RunWorkload& measure,
                                              const std::string& sysfs_root) {
   std::vector<std::string> lines;
   if (p.purge != PurgeMethod::None)

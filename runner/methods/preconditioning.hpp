@@ -61,19 +61,18 @@ struct NvmePurgeAccess {
                                       const NvmePurgeAccess& nvme = {},
                                       const std::string& sysfs_root = "/sys");
 
-using PreconditionPass = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
 
 // The workload-independent preconditioning of `workload`'s range: two passes of rw=write bs=128k
 // iodepth=32 over [offset, offset+size) with `measure`; returns the report line.
 [[nodiscard]] std::string precondition_independent(const WorkloadSpec& workload,
-                                                   const PreconditionPass& measure);
+                                                   const RunWorkload& measure);
 
 // Purge then independent preconditioning as `p` asks, over `workload`'s range; one line each,
 // plus a line for `dependent` (which the caller carries out with rounds).
 [[nodiscard]] std::vector<std::string> run_preconditioning(const WorkloadSpec& workload,
                                                            const Precondition& p,
                                                            const NvmePurgeAccess& nvme,
-                                                           const PreconditionPass& measure,
+                                                           const RunWorkload& measure,
                                                            const std::string& sysfs_root = "/sys");
 
 }  // namespace storqual::runner

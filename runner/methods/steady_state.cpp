@@ -73,7 +73,7 @@ double tracked_value(const reporting::WorkloadResult& r, const std::string& metr
 }
 
 reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyStateConfig& config,
-                                     const RoundFunction& measure) {
+                                     const RunWorkload& measure) {
   WorkloadSpec round_spec = spec;
   if (config.round_time_s > 0) round_spec.params.runtime_s = config.round_time_s;
   std::vector<double> series;
@@ -84,7 +84,9 @@ reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyState
   reporting::SteadyStateReport report;
   const unsigned bound = std::max(1u, config.max_rounds);
   for (unsigned round = 1; round <= bound; ++round) {
-    last = measure(round_spec, round);
+    WorkloadSpec named = round_spec;
+    named.id = spec.id + " (round " + std::to_string(round) + ")";
+    last = measure(named);
     for (auto p : last.timeline) {
       p.t_s += elapsed;
       timeline.push_back(p);

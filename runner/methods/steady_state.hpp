@@ -5,7 +5,7 @@
 // most 10% of the mean. After `max_rounds` (25) rounds without that, it is reported "not steady".
 //
 // The detector (evaluate_window) is a pure function over a series; run_rounds drives a
-// MeasureFunction (run_workload in production, a fake in tests) round by round.
+// RunWorkload (run_workload in production, a fake in tests) round by round.
 #pragma once
 
 #include <cstddef>
@@ -38,15 +38,14 @@ struct SteadyStateConfig {
 // (ns) of both directions; 0 when the result has none.
 [[nodiscard]] double tracked_value(const reporting::WorkloadResult& r, const std::string& metric);
 
-using RoundFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&, unsigned round)>;
 
-// Runs `spec` (its runtime replaced by round_time when given) round after round until steady or
+// Runs `spec` (its runtime replaced by round_time when given, its id "<id> (round N)") round after round until steady or
 // config.max_rounds; stops early, keeping what it has, when a round has errors or was interrupted.
 // Returns the last round's result with steady_state filled, `steady` set, `elapsed_s` the sum of
 // every round and the rounds' timelines concatenated (t_s continuing across rounds).
 [[nodiscard]] reporting::WorkloadResult run_rounds(const WorkloadSpec& spec,
                                                    const SteadyStateConfig& config,
-                                                   const RoundFunction& measure);
+                                                   const RunWorkload& measure);
 
 // "not steady after 25 rounds (window mean 41.2k IOPS, range 35.1% of mean, slope 12.0% of mean)"
 // or "steady after 7 rounds (...)".

@@ -69,7 +69,7 @@ reporting::SustainedWriteReport analyze_sustained_write(
 }
 
 reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const SustainedWrite& how,
-                                              const PassFunction& measure) {
+                                              const RunWorkload& measure) {
   std::vector<WorkloadSpec> passes;
   WorkloadSpec pass = spec;
   pass.params.rw = "write";

@@ -39,7 +39,6 @@ struct SustainedWrite {
     std::span<const reporting::TimelinePoint> timeline, double drop_fraction,
     unsigned initial_intervals);
 
-using PassFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;
 
 // Runs the sustained write with `measure` (run_workload in production): with a volume, passes of
 // sequential writes over the range (a last partial pass for a fractional factor, rounded down to
@@ -48,6 +47,6 @@ using PassFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&
 // timelines one after the other and `sustained` filled. Stops at the first pass with errors.
 [[nodiscard]] reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec,
                                                             const SustainedWrite& how,
-                                                            const PassFunction& measure);
+                                                            const RunWorkload& measure);
 
 }  // namespace storqual::runner

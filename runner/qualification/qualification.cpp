@@ -269,7 +269,7 @@ std::vector<std::string> precondition_suite(const Suite& suite,
                                             const std::vector<WorkloadSpec>& plan,
                                             const QualificationOptions& o,
                                             const NvmePurgeAccess& nvme,
-                                            const PassFunction& measure) {
+                                            const RunWorkload& measure) {
   WorkloadSpec region = plan.front();
   region.params.offset = 0;
   region.params.size = 0;
@@ -285,7 +285,7 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 // steady state, a sustained write or a plain run.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const NvmePurgeAccess& nvme,
-                                        const PassFunction& measure,
+                                        const RunWorkload& measure,
                                         std::vector<std::string>& preconditioning) {
   if (sw.capacity) {
     CapacityCheck check = *sw.capacity;
@@ -317,11 +317,7 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     if (rounds.interval_s > config.round_time_s / 4)
       rounds.interval_s = std::max(0.01, config.round_time_s / 10);
   }
-  return run_rounds(rounds, config, [&](const WorkloadSpec& r, unsigned round) {
-    WorkloadSpec named = r;
-    named.id = w.id + " (round " + std::to_string(round) + ")";
-    return measure(named);
-  });
+  return run_rounds(rounds, config, measure);
 }
 
 // Why the device is gone after workload `r`, or "" when it is still there: an I/O or the open

@@ -356,16 +356,19 @@ SpecSheet load_sheet(const XmlFile& file) {
 
 }  // namespace
 
+const char* to_string(Aggregate a) noexcept {
+  return a == Aggregate::Min ? "min" : a == Aggregate::Max ? "max" : "mean";
+}
+
 Metric parse_metric(std::string_view name) {
   Metric m;
   m.name = std::string(name);
+  if (const auto kind = reporting::metric_kind_of(name)) m.kind = *kind;
   std::string_view rest = name;
   if (rest == "capacity") {  // usable bytes of a <capacity> check
-    m.kind = MetricKind::Capacity;
     return m;
   }
   if (rest == "sustained.bw") {
-    m.kind = MetricKind::Bandwidth;
     m.direction = MetricDirection::Write;
     m.sustained = true;
     return m;
@@ -378,11 +381,9 @@ Metric parse_metric(std::string_view name) {
     rest.remove_prefix(6);
   }
   if (rest == "iops") {
-    m.kind = MetricKind::Iops;
     return m;
   }
   if (rest == "bw") {
-    m.kind = MetricKind::Bandwidth;
     return m;
   }
   std::string_view stat;
@@ -397,7 +398,6 @@ Metric parse_metric(std::string_view name) {
                     "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
                     "prefixed with read. or write.; or sustained.bw or capacity)");
   }
-  m.kind = MetricKind::Latency;
   m.percentile = parse_stat(stat, name);
   return m;
 }

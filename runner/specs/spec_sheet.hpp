@@ -54,6 +54,8 @@ struct Metric {
 [[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text);
 
 enum class Aggregate { None, Mean, Min, Max };
+// "mean", "min" or "max" (None, a claim on one workload, reads as "mean" of that one).
+[[nodiscard]] const char* to_string(Aggregate a) noexcept;
 
 struct Claim {
   std::vector<std::string> workloads;  // one id, or several for an aggregate claim

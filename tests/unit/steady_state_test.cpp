@@ -101,10 +101,10 @@ TEST(SteadyStateRounds, StopsAtTheFirstSteadyWindow) {
   SteadyStateConfig c;
   c.round_time_s = 2;
   unsigned calls = 0;
-  auto r = run_rounds(w, c, [&](const WorkloadSpec& s, unsigned round) {
-    EXPECT_EQ(round, ++calls);
+  auto r = run_rounds(w, c, [&](const WorkloadSpec& s) {
+    EXPECT_EQ(s.id, w.id + " (round " + std::to_string(++calls) + ")");
     EXPECT_DOUBLE_EQ(s.params.runtime_s, 2);
-    return fake_round(s, iops[round - 1]);
+    return fake_round(s, iops[calls - 1]);
   });
   ASSERT_TRUE(r.steady_state);
   const auto& ss = *r.steady_state;
@@ -132,7 +132,7 @@ TEST(SteadyStateRounds, GivesUpAfterTheBound) {
   SteadyStateConfig c;
   c.max_rounds = 8;
   unsigned calls = 0;
-  auto r = run_rounds(w, c, [&](const WorkloadSpec& s, unsigned) {
+  auto r = run_rounds(w, c, [&](const WorkloadSpec& s) {
     ++calls;
     return fake_round(s, calls % 2 ? 1000 : 500);  // never settles
   });
@@ -147,7 +147,7 @@ TEST(SteadyStateRounds, StopsAtARoundWithErrors) {
   WorkloadSpec w;
   w.params.runtime_s = 1;
   unsigned calls = 0;
-  auto r = run_rounds(w, SteadyStateConfig{}, [&](const WorkloadSpec& s, unsigned) {
+  auto r = run_rounds(w, SteadyStateConfig{}, [&](const WorkloadSpec& s) {
     auto res = fake_round(s, 1000);
     if (++calls == 3) res.errors.push_back("EIO at offset 0");
     return res;
@@ -200,7 +200,7 @@ TEST(SteadyStateVerdict, RequiredButNotSteadyIsInconclusive) {
   w.id = "rw";
   w.params.runtime_s = 1;
   unsigned calls = 0;
-  auto rw = run_rounds(w, SteadyStateConfig{}, [&](const WorkloadSpec& s, unsigned) {
+  auto rw = run_rounds(w, SteadyStateConfig{}, [&](const WorkloadSpec& s) {
     return fake_round(s, ++calls <= 3 ? 90000 : 30000);  // a cliff in round 4: never steady
   });
   reporting::WorkloadResult plain = fake_round(w, 50000);
@@ -235,7 +235,7 @@ TEST(SteadyStateVerdict, NeverSettlingGivesTheWindowsNumbers) {
   c.max_rounds = 6;
   const std::vector<double> iops = {90000, 80000, 70000, 60000, 50000, 40000};
   auto rw = run_rounds(
-      w, c, [&](const WorkloadSpec& s, unsigned round) { return fake_round(s, iops[round - 1]); });
+      w, c, [&, round = 0u](const WorkloadSpec& s) mutable { return fake_round(s, iops[round++]); });
   auto v = judge(sheet, suite, {rw});
   EXPECT_EQ(v[0].status, reporting::VerdictStatus::Error);
   // Window 80k..40k: mean 60k, range 40k = 66.7%, slope -10k/round x 4 = 66.7%.
