@@ -36,9 +36,9 @@ namespace storqual::runner {
 
 // The value of `metric` in one result, in the metric's base unit; empty with `why` set when the
 // result cannot give it (no such direction, no latency samples).
-[[nodiscard]] std::optional<double> measure(const Metric& metric,
-                                            const reporting::WorkloadResult& result,
-                                            std::string& why);
+[[nodiscard]] std::optional<double> metric_value(const Metric& metric,
+                                                 const reporting::WorkloadResult& result,
+                                                 std::string& why);
 
 // 0 when nothing failed or erred (skipped and measured-only do not count); 1 when a claim failed
 // and nothing erred; 3 when any verdict is an error (an incomplete qualification outranks a failed
