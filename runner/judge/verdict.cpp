@@ -402,9 +402,9 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->read && r->write)
       text += " (read " + format_metric_value(MetricKind::Iops, r->read->iops) + ", write " +
               format_metric_value(MetricKind::Iops, r->write->iops) + ")";
-    if (auto b = measure(bw, *r, ignored))
+    if (auto b = metric_value(bw, *r, ignored))
       text += ", " + format_metric_value(MetricKind::Bandwidth, *b);
-    if (auto l = measure(lat, *r, ignored))
+    if (auto l = metric_value(lat, *r, ignored))
       text += ", mean latency " + format_metric_value(MetricKind::Latency, *l);
     if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
     if (r->sustained) {
