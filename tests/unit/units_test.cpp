@@ -4,6 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <stdexcept>
+
+#include "devices/safety_guard.hpp"
+#include "engines/engine.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/xml_file.hpp"
+
 namespace storqual::runner {
 
 TEST(Units, SizesArePowersOf1024AsInFio) {
@@ -51,6 +59,24 @@ TEST(Units, Printing) {
   EXPECT_EQ(format_duration_fio(60), "60s");
   EXPECT_EQ(format_duration_fio(0.5), "500ms");
   EXPECT_EQ(format_count(97000), "97.0k");
+}
+
+
+// One error type carrying its exit code, one place that maps an exception (runner/base/errors.hpp).
+TEST(Errors, EachCarriesItsExitCodeAndDescribeErrorIsTheOneMapping) {
+  auto of = [](auto e) { return describe_error(std::make_exception_ptr(e)); };
+  EXPECT_EQ(of(UnitError("bad size")).exit_code, kExitUsage);
+  EXPECT_EQ(of(FileError("x.xml:1:2: what")).exit_code, kExitUsage);
+  EXPECT_EQ(of(UsageError("give --target")).message, "give --target");
+  const ErrorReport engine = of(engines::EngineError("cannot open", EIO));
+  EXPECT_EQ(engine.exit_code, kExitRuntime);
+  EXPECT_EQ(engine.message, "cannot open");
+  const ErrorReport refused = of(devices::SafetyRefusal("/dev/sdb is mounted"));
+  EXPECT_EQ(refused.exit_code, kExitUsage);
+  EXPECT_EQ(refused.message, "refused: /dev/sdb is mounted");
+  const ErrorReport other = of(std::runtime_error("surprise"));
+  EXPECT_EQ(other.exit_code, kExitRuntime);
+  EXPECT_EQ(other.message, "error: surprise");
 }
 
 }  // namespace storqual::runner
