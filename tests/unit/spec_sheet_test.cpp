@@ -73,6 +73,25 @@ TEST(ClaimValue, NegativeZeroAbsurdAndGarbageAreRefused) {
   EXPECT_DOUBLE_EQ(value("bw", "1000GB/s"), 1e12);  // the limit itself is accepted
 }
 
+// One definition of a metric (reporting/metric.hpp): the reports' reading of a name is the spec
+// sheet's, and capacity is higher-is-better (the old substring guess took it for lower).
+TEST(Metric, ReportsReadEveryNameAsTheSpecSheetDoes) {
+  for (const char* name : {"iops", "read.iops", "write.bw", "bw", "sustained.bw", "lat.mean",
+                           "lat.p99", "read.clat.p99.9", "write.lat.mean", "capacity"}) {
+    SCOPED_TRACE(name);
+    const Metric m = parse_metric(name);
+    ASSERT_TRUE(reporting::metric_kind_of(name).has_value());
+    EXPECT_EQ(*reporting::metric_kind_of(name), m.kind);
+    EXPECT_EQ(reporting::higher_is_better(name), m.higher_is_better());
+  }
+  EXPECT_TRUE(reporting::higher_is_better("capacity"));
+  EXPECT_FALSE(reporting::higher_is_better("read.lat.p99"));
+  EXPECT_FALSE(reporting::metric_kind_of("bogus").has_value());
+  EXPECT_EQ(to_string(Aggregate::Min), std::string("min"));
+  EXPECT_EQ(to_string(Aggregate::Max), std::string("max"));
+  EXPECT_EQ(to_string(Aggregate::Mean), std::string("mean"));
+}
+
 TEST(Metric, NamesParseIntoKindDirectionAndStatistic) {
   Metric m = parse_metric("read.clat.p99.9");
   EXPECT_EQ(m.kind, MetricKind::Latency);
