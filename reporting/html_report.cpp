@@ -583,8 +583,9 @@ void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& 
   o += ".</p>";
 }
 
-void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
-                      std::size_t index, const std::string& anchor_prefix) {
+// The workload's parameters as run, and how long it was measured.
+void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index,
+                      const std::string& anchor_prefix) {
   o += "<section class=\"workload\" id=\"" + anchor_prefix + "w" + std::to_string(index) + "\">";
   o += "<h3>" + esc(w.id) + "</h3>";
   const auto& p = w.params;
@@ -597,6 +598,12 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   o += buf;
   o += "</p>";
 
+}
+
+// Flags (skipped, CPU-bound, host-limited, not steady, ...), errors, the skip reason, the
+// preconditioning done before it and the host-limit block. Returns the flags (the charts show them).
+std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w) {
+  char buf[128];
   std::vector<std::string> flags;
   if (w.skipped) flags.push_back("skipped");
   if (w.cpu.max_thread_pct >= kCpuBoundThreadPct) flags.push_back("CPU-bound");
@@ -633,13 +640,24 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   }
   if (w.host_limit) host_limit_block(o, *w.host_limit);
 
-  // Claims that concern this workload.
+  return flags;
+}
+
+// The claim verdicts (kind "claim") that name this workload.
+std::vector<const ClaimVerdict*> claims_on(const RunResult& run, const WorkloadResult& w) {
   std::vector<const ClaimVerdict*> claims;
   for (const auto& v : run.verdicts)
     if (v.kind.empty() || v.kind == "claim")
       for (const auto& id : split_ids(v.workload))
         if (id == w.id) claims.push_back(&v);
 
+  return claims;
+}
+
+// IOPS and bandwidth over time, with the claim line, steady-state band and cache marker.
+void timeline_charts(std::string& o, const WorkloadResult& w,
+                     const std::vector<std::string>& flags,
+                     const std::vector<const ClaimVerdict*>& claims) {
   if (!w.timeline.empty()) {
     const bool both = w.read && w.write;
     for (const char* kind : {"iops", "bw"}) {
@@ -677,6 +695,12 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
     }
   }
 
+}
+
+// Completion latency percentiles on a log scale, with a latency claim's line.
+void percentile_chart(std::string& o, const WorkloadResult& w,
+                      const std::vector<const ClaimVerdict*>& claims) {
+  char buf[128];
   const bool has_percentiles = (w.read && !w.read->clat.percentiles.empty()) ||
                                (w.write && !w.write->clat.percentiles.empty());
   if (has_percentiles) {
@@ -706,7 +730,7 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
         c.x_ticks.emplace_back(nines(pct), buf);
       }
     for (const auto* v : claims) {
-      if (v->metric.rfind("lat", 0) != 0 && v->metric.rfind("clat", 0) != 0) continue;
+      if (metric_kind_of(v->metric) != MetricKind::Latency) continue;
       if (!v->claimed) continue;
       c.claim = claim_line(*v, 1.0, format_metric_value(*v->claimed, v->unit));
       break;
@@ -714,6 +738,10 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
     figure(o, "percentiles", render_line_chart(c));
   }
 
+}
+
+// A latency search: the IOPS/latency curve and its table.
+void latency_curve_block(std::string& o, const WorkloadResult& w) {
   if (!w.latency_curve.empty()) {
     LineChart c;
     c.title = w.id + ": latency-bounded IOPS search (" +
@@ -741,6 +769,12 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
     o += "</tbody></table>";
   }
 
+}
+
+// The method blocks (steady state, sustained write, integrity, capacity), fio's numbers and the
+// equivalent fio command.
+void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadResult& w) {
+  char buf[128];
   if (w.steady_state) steady_state_block(o, w);
   if (w.sustained) sustained_block(o, *w.sustained);
   if (w.integrity) integrity_block(o, *w.integrity);
@@ -756,6 +790,18 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   }
   if (!w.fio_command.empty())
     o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
+}
+
+// One workload's section: named steps, in the order a reader meets them.
+void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
+                      std::size_t index, const std::string& anchor_prefix) {
+  workload_heading(o, w, index, anchor_prefix);
+  const std::vector<std::string> flags = workload_flags(o, w);
+  const std::vector<const ClaimVerdict*> claims = claims_on(run, w);
+  timeline_charts(o, w, flags, claims);
+  percentile_chart(o, w, claims);
+  latency_curve_block(o, w);
+  method_and_fio_blocks(o, run, w);
   o += "</section>";
 }
 

@@ -221,139 +221,167 @@ std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r
   return worst;
 }
 
+namespace {
+
+// What the results of a claim's workloads say about it: the figures, or the first problem (an
+// error outranks a skip), and what qualifies them (steady state, host limits).
+struct ClaimFigures {
+  std::vector<double> values;
+  std::string problem;
+  VerdictStatus problem_status = VerdictStatus::Pass;
+  bool not_steady = false, steady_unknown = false;
+  std::string inconclusive, host_limited;
+};
+
+ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& results,
+                            bool interrupted_run, ClaimVerdict& v) {
+  ClaimFigures f;
+  for (const auto& id : c.workloads) {
+    const WorkloadResult* r = find_result(results, id);
+    if (r) v.time_s += r->elapsed_s;
+    VerdictStatus st;
+    std::string why = unusable(r, id, interrupted_run, st);
+    if (why.empty()) {
+      std::optional<double> m = metric_value(c.metric, *r, why);
+      if (m) {
+        f.values.push_back(*m);
+        if (c.steady && !r->steady) f.steady_unknown = true;
+        if (c.steady && r->steady && !*r->steady) f.not_steady = true;
+        if (c.steady_required && f.inconclusive.empty()) {
+          if (!r->steady_state)
+            f.inconclusive = "inconclusive: steady state was not measured (workload '" + id +
+                             "' does not run in rounds)";
+          else if (!r->steady_state->steady)
+            f.inconclusive = "inconclusive: " + describe(*r->steady_state);
+        }
+        if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
+          if (!f.host_limited.empty()) f.host_limited += ", ";
+          f.host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
+        }
+        continue;
+      }
+      st = VerdictStatus::Error;
+    }
+    // An error outranks a skip: keep the first error, else the first skip.
+    if (f.problem.empty() ||
+        (st == VerdictStatus::Error && f.problem_status != VerdictStatus::Error)) {
+      f.problem = why;
+      f.problem_status = st;
+    }
+  }
+  return f;
+}
+
+// The claim's figure over its workloads: min, max or mean (one workload: its value).
+double aggregate_value(const Claim& c, const std::vector<double>& values) {
+  if (c.aggregate == Aggregate::Min) return *std::min_element(values.begin(), values.end());
+  if (c.aggregate == Aggregate::Max) return *std::max_element(values.begin(), values.end());
+  double sum = 0;
+  for (double x : values) sum += x;
+  return values.size() > 1 ? sum / static_cast<double>(values.size()) : values.front();
+}
+
+// Pass or fail against the claim within its tolerance, and the message that says by how much.
+void compare_with_claim(const Claim& c, double measured, ClaimVerdict& v) {
+  const double tol = c.tolerance_pct / 100.0;
+  bool pass = c.metric.higher_is_better() ? measured >= c.value * (1 - tol) * (1 - kBoundSlack)
+                                          : measured <= c.value * (1 + tol) * (1 + kBoundSlack);
+  double diff = (measured - c.value) / c.value * 100.0;
+  v.measured = measured;
+  v.diff_pct = diff;
+  v.status = pass ? VerdictStatus::Pass : VerdictStatus::Fail;
+
+  // One decimal, more when one decimal would print the tolerance itself for a value beyond it
+  // (or the other way round), so the message never contradicts the status.
+  const double beyond = c.metric.higher_is_better() ? -diff : diff;  // > 0: on the bad side
+  int decimals = 1;
+  while (decimals < 4) {
+    double shown = std::round(std::fabs(diff) * std::pow(10, decimals)) / std::pow(10, decimals);
+    bool looks_outside = beyond > 0 && shown > c.tolerance_pct;
+    bool looks_inside = beyond <= 0 || shown <= c.tolerance_pct;
+    if ((pass && looks_inside) || (!pass && looks_outside)) break;
+    ++decimals;
+  }
+  std::string relation = measured == c.value  ? std::string("equal to")
+                         : measured < c.value ? percent_text(-diff, decimals) + " below"
+                                              : percent_text(diff, decimals) + " above";
+  std::string agg;
+  if (c.workloads.size() > 1) {
+    agg = " (" + v.aggregate + " of " + std::to_string(c.workloads.size()) + " workloads)";
+  }
+  v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation + " the claimed " +
+              format_metric_value(c.metric.kind, c.value) + " (tolerance " +
+              tolerance_text(c.tolerance_pct) + ")";
+}
+
+// What qualifies a pass or fail: steady state (an unsettled device makes a steady claim an error)
+// and host limits (a failure the host caused is an error, not the device's).
+void qualify_verdict(const ClaimFigures& f, ClaimVerdict& v) {
+  if (!f.inconclusive.empty()) {
+    // A claim on a steady-state figure cannot be judged on a device that did not settle.
+    v.status = VerdictStatus::Error;
+    v.message = f.inconclusive + "; " + v.message;
+  } else {
+    if (f.not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
+    if (f.steady_unknown) v.message += "; steady state was not measured";
+  }
+  if (!f.host_limited.empty()) {
+    if (v.status == VerdictStatus::Fail) {
+      // Not a device failure: the host could not drive the device to its claim.
+      v.status = VerdictStatus::Error;
+      v.message = "host-limited: " + f.host_limited + "; " + v.message;
+    } else {
+      v.message += "; host-limited: " + f.host_limited;
+    }
+  }
+}
+
+// One claim: skipped when the suite lacks a workload of it, the problem when a result is unusable,
+// else compared with the claim and qualified.
+ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
+                         const std::vector<WorkloadResult>& results, bool interrupted_run) {
+  ClaimVerdict v;
+  v.workload = c.workload_label();
+  v.metric = c.metric.name;
+  v.unit = c.metric.unit();
+  if (c.workloads.size() > 1) v.aggregate = to_string(c.aggregate);
+  v.claimed = c.value;
+  v.tolerance_pct = c.tolerance_pct;
+
+  std::vector<std::string> missing;
+  for (const auto& id : c.workloads)
+    if (!suite.find(id)) missing.push_back(id);
+  if (!missing.empty()) {
+    v.status = VerdictStatus::Skipped;
+    v.message = (missing.size() == 1 ? "workload '" + missing[0] + "' is"
+                                     : "workloads '" + join(missing, "', '") + "' are") +
+                " not in suite '" + suite.name + "'";
+    return v;
+  }
+  const ClaimFigures f = gather_figures(c, results, interrupted_run, v);
+  if (!f.problem.empty()) {
+    v.status = f.problem_status;
+    v.message = f.problem;
+    return v;
+  }
+  const double measured = aggregate_value(c, f.values);
+  compare_with_claim(c, measured, v);
+  if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
+    // What was found where: samples good, sample interval, where aliasing starts.
+    if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
+      v.message += "; " + capacity_summary(*r->capacity);
+  }
+  qualify_verdict(f, v);
+  return v;
+}
+
+}  // namespace
+
 std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                                 const std::vector<WorkloadResult>& results) {
   std::vector<ClaimVerdict> out;
   const bool interrupted_run = run_was_interrupted(results);
-  for (const Claim& c : sheet.claims) {
-    ClaimVerdict v;
-    v.workload = c.workload_label();
-    v.metric = c.metric.name;
-    v.unit = c.metric.unit();
-    if (c.workloads.size() > 1) v.aggregate = to_string(c.aggregate);
-    v.claimed = c.value;
-    v.tolerance_pct = c.tolerance_pct;
-
-    std::vector<std::string> missing;
-    for (const auto& id : c.workloads)
-      if (!suite.find(id)) missing.push_back(id);
-    if (!missing.empty()) {
-      v.status = VerdictStatus::Skipped;
-      v.message = (missing.size() == 1 ? "workload '" + missing[0] + "' is"
-                                       : "workloads '" + join(missing, "', '") + "' are") +
-                  " not in suite '" + suite.name + "'";
-      out.push_back(std::move(v));
-      continue;
-    }
-
-    std::vector<double> values;
-    std::string problem;
-    VerdictStatus problem_status = VerdictStatus::Pass;
-    bool not_steady = false, steady_unknown = false;
-    std::string inconclusive, host_limited;
-    for (const auto& id : c.workloads) {
-      const WorkloadResult* r = find_result(results, id);
-      if (r) v.time_s += r->elapsed_s;
-      VerdictStatus st;
-      std::string why = unusable(r, id, interrupted_run, st);
-      if (why.empty()) {
-        std::optional<double> m = metric_value(c.metric, *r, why);
-        if (m) {
-          values.push_back(*m);
-          if (c.steady && !r->steady) steady_unknown = true;
-          if (c.steady && r->steady && !*r->steady) not_steady = true;
-          if (c.steady_required && inconclusive.empty()) {
-            if (!r->steady_state)
-              inconclusive = "inconclusive: steady state was not measured (workload '" + id +
-                             "' does not run in rounds)";
-            else if (!r->steady_state->steady)
-              inconclusive = "inconclusive: " + describe(*r->steady_state);
-          }
-          if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
-            if (!host_limited.empty()) host_limited += ", ";
-            host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
-          }
-          continue;
-        }
-        st = VerdictStatus::Error;
-      }
-      // An error outranks a skip: keep the first error, else the first skip.
-      if (problem.empty() ||
-          (st == VerdictStatus::Error && problem_status != VerdictStatus::Error)) {
-        problem = why;
-        problem_status = st;
-      }
-    }
-    if (!problem.empty()) {
-      v.status = problem_status;
-      v.message = problem;
-      out.push_back(std::move(v));
-      continue;
-    }
-
-    double measured = values.front();
-    if (c.aggregate == Aggregate::Min)
-      measured = *std::min_element(values.begin(), values.end());
-    else if (c.aggregate == Aggregate::Max)
-      measured = *std::max_element(values.begin(), values.end());
-    else if (values.size() > 1) {
-      double sum = 0;
-      for (double x : values) sum += x;
-      measured = sum / static_cast<double>(values.size());
-    }
-    const double tol = c.tolerance_pct / 100.0;
-    bool pass = c.metric.higher_is_better() ? measured >= c.value * (1 - tol) * (1 - kBoundSlack)
-                                            : measured <= c.value * (1 + tol) * (1 + kBoundSlack);
-    double diff = (measured - c.value) / c.value * 100.0;
-    v.measured = measured;
-    v.diff_pct = diff;
-    v.status = pass ? VerdictStatus::Pass : VerdictStatus::Fail;
-
-    // One decimal, more when one decimal would print the tolerance itself for a value beyond it
-    // (or the other way round), so the message never contradicts the status.
-    const double beyond = c.metric.higher_is_better() ? -diff : diff;  // > 0: on the bad side
-    int decimals = 1;
-    while (decimals < 4) {
-      double shown = std::round(std::fabs(diff) * std::pow(10, decimals)) / std::pow(10, decimals);
-      bool looks_outside = beyond > 0 && shown > c.tolerance_pct;
-      bool looks_inside = beyond <= 0 || shown <= c.tolerance_pct;
-      if ((pass && looks_inside) || (!pass && looks_outside)) break;
-      ++decimals;
-    }
-    std::string relation = measured == c.value  ? std::string("equal to")
-                           : measured < c.value ? percent_text(-diff, decimals) + " below"
-                                                : percent_text(diff, decimals) + " above";
-    std::string agg;
-    if (c.workloads.size() > 1) {
-      agg = " (" + v.aggregate + " of " + std::to_string(c.workloads.size()) + " workloads)";
-    }
-    v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
-                " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
-                tolerance_text(c.tolerance_pct) + ")";
-    if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
-      // What was found where: samples good, sample interval, where aliasing starts.
-      if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
-        v.message += "; " + capacity_summary(*r->capacity);
-    }
-    if (!inconclusive.empty()) {
-      // A claim on a steady-state figure cannot be judged on a device that did not settle.
-      v.status = VerdictStatus::Error;
-      v.message = inconclusive + "; " + v.message;
-    } else {
-      if (not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
-      if (steady_unknown) v.message += "; steady state was not measured";
-    }
-    if (!host_limited.empty()) {
-      if (v.status == VerdictStatus::Fail) {
-        // Not a device failure: the host could not drive the device to its claim.
-        v.status = VerdictStatus::Error;
-        v.message = "host-limited: " + host_limited + "; " + v.message;
-      } else {
-        v.message += "; host-limited: " + host_limited;
-      }
-    }
-    out.push_back(std::move(v));
-  }
+  for (const Claim& c : sheet.claims) out.push_back(judge_claim(c, suite, results, interrupted_run));
 
   std::vector<ClaimVerdict> rest = judge_measured_only(suite, results);
   for (auto& v : rest) {

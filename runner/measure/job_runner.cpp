@@ -28,6 +28,8 @@
 
 #include "runner/base/units.hpp"
 #include "runner/measure/block_io_driver.hpp"
+#include "runner/measure/offset_generator.hpp"
+#include "runner/measure/random.hpp"
 #include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/verify.hpp"
 
@@ -51,39 +53,6 @@ std::uint32_t spin_wait_ns(const WorkloadSpec& spec) {
   int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   return spec.params.numjobs < static_cast<unsigned>(cpus) ? 20000u : 0u;
 }
-
-// xoshiro256** (Blackman and Vigna): fast, good enough for offsets and buffer contents.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) {
-    for (auto& s : state_) {  // splitmix64 to spread the seed
-      seed += 0x9E3779B97F4A7C15ull;
-      std::uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      s = z ^ (z >> 31);
-    }
-  }
-  std::uint64_t next() noexcept {
-    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-    const std::uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = rotl(state_[3], 45);
-    return result;
-  }
-  // Uniform in [0, n) by Lemire's multiply-shift (bias below 2^-64 * n, negligible).
-  std::uint64_t below(std::uint64_t n) noexcept {
-    return static_cast<std::uint64_t>((static_cast<Uint128>(next()) * n) >> 64);
-  }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t state_[4];
-};
 
 struct DirectionStats {
   LatencyHistogram slat, clat, lat;
@@ -240,6 +209,265 @@ struct JobOutcome {
   std::uint64_t verified_inline = 0;
 };
 
+// The requests of one job (one per iodepth slot) and what the loop knows of each.
+struct IoSlots {
+  std::vector<IoRequest> reqs;
+  std::vector<std::uint64_t> start_ns, issue_ns;  // due (or prepared) and handed to the kernel
+  std::vector<std::uint8_t> busy;                 // in flight
+  std::vector<unsigned> free;                     // slots with no request, last = next
+  unsigned in_flight = 0;
+  bool in_flight_at(std::uint64_t offset) const {
+    for (std::size_t s = 0; s < reqs.size(); ++s)
+      if (busy[s] && reqs[s].offset == offset) return true;
+    return false;
+  }
+};
+
+// EAGAIN and short transfers are not errors: the request, or the rest of it, goes again (as
+// liburing's examples do), keeping its start time. A requeued request goes before new ones.
+class RetryQueue {
+ public:
+  explicit RetryQueue(unsigned depth) : partial_(depth, 0) { slots_.reserve(depth); }
+  [[nodiscard]] bool empty() const noexcept { return slots_.empty(); }
+  [[nodiscard]] unsigned next() const noexcept { return slots_.back(); }
+  void pop() noexcept { slots_.pop_back(); }
+  // Requeues `r` (of `slot`) when it came back with EAGAIN, or short with `split_short` (a short
+  // transfer under verify is counted as it is: the ledger needs whole blocks); counts which.
+  __attribute__((noinline, cold)) bool requeue(IoRequest& r, unsigned slot, DirectionStats& s,
+                                               bool split_short) {
+    if (r.res == -EAGAIN) {
+      ++s.eagain_retries;
+    } else if (r.res > 0 && r.res < static_cast<std::int64_t>(r.length) && split_short) {
+      const auto n = static_cast<std::uint32_t>(r.res);
+      ++s.short_ios;
+      partial_[slot] += n;
+      r.buf = static_cast<unsigned char*>(r.buf) + n;
+      r.offset += n;
+      r.length -= n;
+    } else {
+      return false;
+    }
+    slots_.push_back(slot);
+    return true;
+  }
+  [[nodiscard]] bool in_parts(unsigned slot) const noexcept { return partial_[slot] != 0; }
+  // The last part of a request that went in parts: the whole request again, fully transferred.
+  __attribute__((noinline, cold)) void join_parts(IoRequest& r, unsigned slot) {
+    const std::uint32_t n = partial_[slot];
+    partial_[slot] = 0;
+    r.buf = static_cast<unsigned char*>(r.buf) - n;
+    r.offset -= n;
+    r.length += n;
+    if (r.res >= 0) r.res += n;
+  }
+
+ private:
+  std::vector<unsigned> slots_;           // slots whose request goes again
+  std::vector<std::uint32_t> partial_;    // bytes a short transfer already moved, per slot
+};
+
+// What an error does to the job: an I/O error is counted in its direction with the first errno
+// and offset, and ends the job unless continue_on_error; a failed submit or reap, a timeout or a
+// drain that does not end always ends it.
+class ErrorPolicy {
+ public:
+  ErrorPolicy(JobOutcome& out, bool continue_on_error)
+      : out_(out), continue_on_error_(continue_on_error) {}
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  [[nodiscard]] bool continue_on_error() const noexcept { return continue_on_error_; }
+  // `err` is a positive errno. Returns true when the job must stop issuing.
+  __attribute__((noinline, cold)) bool io_error(Direction dir, std::uint64_t offset, int err,
+                                                const std::string& what) {
+    DirectionStats& s = out_.dir[static_cast<int>(dir)];
+    if (s.errors++ == 0) {
+      s.first_errno = err;
+      s.first_error_offset = offset;
+    }
+    if (continue_on_error_ || failed_) return false;
+    failed_ = true;
+    out_.run_error = what;
+    return true;
+  }
+  // Ends the job; `what` is its error, unless `keep_first` and one is already said.
+  __attribute__((noinline, cold)) void end_job(const std::string& what, bool keep_first = false) {
+    failed_ = true;
+    if (!keep_first || out_.run_error.empty()) out_.run_error = what;
+  }
+  // continue_on_error went through errors: the workload still ends in error, with the counts.
+  void summarize() {
+    if (!out_.run_error.empty() || !continue_on_error_) return;
+    for (int d = 0; d < 2; ++d) {
+      const DirectionStats& s = out_.dir[d];
+      if (!s.errors) continue;
+      out_.run_error += std::string(out_.run_error.empty() ? "" : "; ") +
+                        std::to_string(s.errors) + (d ? " write" : " read") +
+                        (s.errors == 1 ? " error" : " errors") + ", the first at offset " +
+                        std::to_string(s.first_error_offset) + ": " +
+                        errno_with_name(s.first_errno);
+    }
+    if (!out_.run_error.empty()) out_.run_error += " (continue_on_error: the workload went on)";
+  }
+
+ private:
+  JobOutcome& out_;
+  bool continue_on_error_;
+  bool failed_ = false;
+};
+
+// Counts what completed inside the measured window: per-direction I/Os, bytes, slat/clat/lat
+// histograms, the timeline, the per-I/O log, and the job thread's CPU from the end of the ramp.
+class CompletionAccounting {
+ public:
+  CompletionAccounting(JobOutcome& out, SharedPlan& plan, bool is_async, Engine& engine)
+      : out_(out),
+        engine_(engine),
+        measure_start_(plan.measure_start),
+        end_(plan.end),
+        is_async_(is_async),
+        lat_log_(plan.lat_log, &plan.lat_log_mutex) {
+    out_.timeline.emplace(static_cast<std::uint64_t>(plan.spec->interval_s * 1e9));
+    start_cpu();
+  }
+  // The ramp ends with the first completion at or past measure_start: CPU counts from there.
+  void note_completion(std::uint64_t completed) {
+    if (!measuring_ && completed >= measure_start_) {
+      measuring_ = true;
+      start_cpu();
+    }
+  }
+  // One I/O that moved r.res > 0 bytes, prepared (or due) at `start`, handed over at `issue`.
+  void add(const IoRequest& r, std::uint64_t start, std::uint64_t issue, std::uint64_t completed) {
+    if (completed < measure_start_ || completed > end_) return;
+    const int d = static_cast<int>(r.dir);
+    DirectionStats& s = out_.dir[d];
+    const auto bytes = static_cast<std::uint64_t>(r.res);
+    ++s.ios;
+    s.bytes += bytes;
+    if (bytes < r.length) ++s.short_ios;
+    const std::uint64_t clat = completed - issue;
+    if (is_async_) s.slat.add(issue - start);
+    s.clat.add(clat);
+    s.lat.add(completed - start);
+    IntervalSample& iv = out_.timeline->at(completed - measure_start_);
+    ++iv.ios[d];
+    iv.bytes[d] += bytes;
+    iv.clat_sum[d] += clat;
+    out_.last_completion = completed;
+    if (lat_log_.enabled())
+      lat_log_.add((completed - measure_start_) / 1000000, clat, d, r.length, r.offset);
+  }
+  void finish() {
+    rusage ru_end{};
+    getrusage(RUSAGE_THREAD, &ru_end);
+    out_.cpu_usr = thread_cpu_seconds(ru_end, true) - thread_cpu_seconds(ru_start_, true);
+    out_.cpu_sys = thread_cpu_seconds(ru_end, false) - thread_cpu_seconds(ru_start_, false);
+    out_.cpu_spin = static_cast<double>(engine_.spin_ns() - spin_start_) / 1e9;
+    lat_log_.flush();
+  }
+
+ private:
+  void start_cpu() {
+    getrusage(RUSAGE_THREAD, &ru_start_);
+    spin_start_ = engine_.spin_ns();
+  }
+  JobOutcome& out_;
+  Engine& engine_;
+  std::uint64_t measure_start_, end_;
+  bool is_async_;
+  bool measuring_ = false;
+  rusage ru_start_{};
+  std::uint64_t spin_start_ = 0;
+  LatencyLogWriter lat_log_;
+};
+
+// Verify (a ledger given): per-slot state, the backlog of recent writes and the read-backs due
+// (verify_backlog). Job j alone writes blocks j, j + numjobs, ... so that each block's last write is
+// known (as fio, verify needs jobs that do not overlap).
+class VerifyTracker {
+ public:
+  VerifyTracker(VerifyLedger& ledger, const WorkloadSpec& spec, unsigned job, unsigned depth,
+                JobOutcome& out)
+      : ledger_(ledger),
+        out_(out),
+        job_(job),
+        backlog_every_(spec.verify_backlog),
+        backlog_batch_(std::min(backlog_every_, spec.verify_backlog_batch
+                                                    ? spec.verify_backlog_batch
+                                                    : backlog_every_)),
+        is_check_(depth, 0),
+        raced_(depth, 0),
+        sequence_(depth, 0),
+        backlog_(backlog_every_, 0) {
+    checks_due_.reserve(backlog_batch_);
+  }
+  // A backlog read-back that is due goes into `r` (true); false: the slot carries workload I/O.
+  bool take_due_check(unsigned slot, IoRequest& r, const IoSlots& slots) {
+    while (!checks_due_.empty()) {
+      const std::uint64_t off = checks_due_.back();
+      checks_due_.pop_back();
+      if (slots.in_flight_at(off)) continue;  // being rewritten: its check is moot
+      r.dir = Direction::Read;
+      r.offset = off;
+      is_check_[slot] = 1;
+      sequence_[slot] = ledger_.expected(ledger_.block_of(off));
+      return true;
+    }
+    is_check_[slot] = 0;
+    return false;
+  }
+  // A write of the workload: away from a block in flight when `redraw` finds one within eight
+  // tries (two writes of one block in flight leave its content to the device's order), then a
+  // header with the job's next sequence.
+  template <class Redraw>
+  void prepare_write(unsigned slot, IoRequest& r, const IoSlots& slots, Redraw&& redraw) {
+    for (int tries = 0; tries < 8 && slots.in_flight_at(r.offset); ++tries) r.offset = redraw();
+    raced_[slot] = slots.in_flight_at(r.offset);
+    sequence_[slot] = ledger_.next_sequence(job_);
+    fill_verified_block(r.buf, r.length, r.offset, ledger_.run_id(), sequence_[slot],
+                        static_cast<std::uint16_t>(job_), ledger_.algorithm(), ledger_.payload());
+  }
+  // A read-back that could not be queued: due again next turn.
+  void check_again(std::uint64_t offset) { checks_due_.push_back(offset); }
+  // Completion; true when the I/O was a read-back (not workload I/O).
+  bool complete(unsigned slot, const IoRequest& r) {
+    if (is_check_[slot]) {
+      is_check_[slot] = 0;
+      ++out_.verified_inline;
+      if (r.res != static_cast<std::int64_t>(r.length)) {
+        out_.inline_tally.read_error();
+      } else {
+        const auto expected = static_cast<std::uint32_t>(sequence_[slot]);
+        BlockCheck c = check_block(r.buf, r.length, r.offset, ledger_.run_id(), expected,
+                                   ledger_.algorithm());
+        out_.inline_tally.add(c.state, r.offset, c, expected);
+      }
+      return true;
+    }
+    if (r.dir != Direction::Write) return false;
+    const bool whole = r.res == static_cast<std::int64_t>(r.length) && !raced_[slot];
+    ledger_.record(ledger_.block_of(r.offset),
+                   whole ? static_cast<std::uint32_t>(sequence_[slot]) : kAnySequence);
+    if (backlog_every_ && whole) {
+      backlog_[backlog_written_ % backlog_every_] = r.offset;
+      if (++backlog_written_ % backlog_every_ == 0)
+        for (unsigned i = 0; i < backlog_batch_; ++i)
+          checks_due_.push_back(backlog_[(backlog_written_ - 1 - i) % backlog_every_]);
+    }
+    return false;
+  }
+
+ private:
+  VerifyLedger& ledger_;
+  JobOutcome& out_;
+  unsigned job_;
+  unsigned backlog_every_, backlog_batch_;
+  std::vector<std::uint8_t> is_check_, raced_;
+  std::vector<std::uint64_t> sequence_, backlog_, checks_due_;
+  std::uint64_t backlog_written_ = 0;
+};
+
+// One job thread: opens its engine, then the submit/reap loop. The loop is its named steps (run);
+// the parts above own their state.
 class Job {
  public:
   Job(unsigned index, SharedPlan& plan, JobOutcome& out) : index_(index), plan_(plan), out_(out) {}
@@ -279,458 +507,29 @@ class Job {
     }
   }
 
-  // Phase 2: the measured loop.
+  // Phase 2: the measured loop: decide whether to issue, submit a batch, wait for completions.
   void run() {
-    const auto& p = plan_.spec->params;
-    const NowFunction now_fn = plan_.options->now;
-    LiveCounters* live = plan_.options->live;
-    const std::atomic<bool>* stop = plan_.options->stop;
-    const bool is_async = engine_->caps().async;
-    // Requests per submit: iodepth_batch_submit, or everything that is ready.
-    const unsigned batch = plan_.spec->iodepth_batch ? plan_.spec->iodepth_batch : UINT_MAX;
-    const bool random = rw_random(plan_.mode);
-    const bool time_based = p.runtime_s > 0;
-    VerifyLedger* const ledger = plan_.ledger;
-    const std::uint64_t region_blocks = plan_.region_size / p.bs;
-    // With verify, job j alone writes blocks j, j + numjobs, ... so that each block's last write
-    // is known (as fio, verify needs jobs that do not overlap).
-    const std::uint64_t blocks =
-        !ledger
-            ? region_blocks
-            : (region_blocks > index_ ? (region_blocks - index_ + p.numjobs - 1) / p.numjobs : 0);
-    const std::uint64_t total_ios = time_based ? UINT64_MAX : blocks;
-    const std::uint64_t io_timeout_ns = static_cast<std::uint64_t>(plan_.spec->io_timeout_s * 1e9);
-    LatencyLogWriter lat_log(plan_.lat_log, &plan_.lat_log_mutex);
-
-    out_.timeline.emplace(static_cast<std::uint64_t>(plan_.spec->interval_s * 1e9));
-    std::vector<IoRequest> reqs(depth_);
-    std::vector<std::uint64_t> start_ns(depth_), issue_ns(depth_);
-    std::vector<unsigned> free_slots(depth_), staged(depth_);
-    std::vector<std::uint8_t> busy(depth_, 0);  // slot is in flight
-    std::vector<unsigned> retry;                // slots whose request goes again
-    retry.reserve(depth_);
-    std::vector<std::uint32_t> partial(depth_, 0);  // bytes a short transfer already moved
-    std::vector<IoRequest*> reaped(depth_);
-    std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
-    for (unsigned i = 0; i < depth_; ++i) {
-      reqs[i].buf = buffer(i);
-      reqs[i].buf_index = static_cast<int>(i);
-      reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
-    }
-
-    Random rng(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
-    // Size-based random: visit every block once in a scrambled order (i * step mod blocks with
-    // step coprime to blocks).
-    std::uint64_t perm_step = 1, perm_start = 0;
-    if (random && !time_based && blocks > 1) {
-      perm_step = blocks / 2 + 1 + rng.below(blocks / 3 + 1);
-      while (std::gcd(perm_step, blocks) != 1) ++perm_step;
-      perm_start = rng.below(blocks);
-    }
-    // Open-loop rate: I/O k is due at t0 + k / rate; its latency counts from then.
-    const double rate = plan_.spec->effective_rate_iops();
-    std::uint64_t next_due = plan_.t0, rated = 0;
-    std::uint64_t seq_next = 0, issued = 0, write_stamp = 0;
-    unsigned in_flight = 0;
-    bool issuing = blocks > 0, measuring = false, failed = false;
-    rusage ru_start{};
-    getrusage(RUSAGE_THREAD, &ru_start);
-    std::uint64_t spin_start = engine_->spin_ns();
-    const std::uint64_t drain_limit_ns = 30ull * 1000000000ull;
-    // How long a request may keep coming back with EAGAIN or short before it is an error.
-    const std::uint64_t retry_limit_ns = io_timeout_ns ? io_timeout_ns : drain_limit_ns;
-    std::uint64_t drain_deadline = UINT64_MAX;
-
-    auto next_offset = [&]() -> std::uint64_t {
-      std::uint64_t block;
-      if (random) {
-        block = time_based ? rng.below(blocks) : (perm_start + issued * perm_step) % blocks;
-      } else {
-        block = seq_next;
-        if (++seq_next == blocks) seq_next = 0;
-      }
-      if (ledger) block = block * p.numjobs + index_;
-      return plan_.region_offset + block * p.bs;
-    };
-    auto next_direction = [&]() -> Direction {
-      switch (plan_.mode) {
-        case RwMode::Read:
-        case RwMode::RandRead:
-          return Direction::Read;
-        case RwMode::Write:
-        case RwMode::RandWrite:
-          return Direction::Write;
-        default:
-          return rng.below(100) < p.rwmixread ? Direction::Read : Direction::Write;
-      }
-    };
-    // Defeat deduplicating devices: every 512 bytes of a write buffer start with a fresh stamp,
-    // as fio's scramble_buffers does (arrays that deduplicate do it down to 512-byte sectors; a
-    // stamp per 4 KiB left 7 of 8 sectors as the buffer's previous write had them).
-    auto stamp_write = [&](IoRequest& r) {
-      auto* bytes = static_cast<unsigned char*>(r.buf);
-      const std::uint64_t base = (++write_stamp << 20) ^ rng.next();
-      for (std::uint32_t off = 0; off + 8 <= r.length; off += 512) {
-        const std::uint64_t v = base ^ (r.offset + off);
-        std::memcpy(bytes + off, &v, 8);
-      }
-    };
-    // Verify (ledger set): per-slot state, the backlog of recent writes and the read-backs due.
-    std::vector<std::uint8_t> slot_is_check, slot_raced;
-    std::vector<std::uint64_t> slot_sequence, backlog, checks_due;
-    std::uint64_t backlog_written = 0;
-    const unsigned backlog_every = ledger ? plan_.spec->verify_backlog : 0;
-    const unsigned backlog_batch =
-        std::min(backlog_every, plan_.spec->verify_backlog_batch ? plan_.spec->verify_backlog_batch
-                                                                 : backlog_every);
-    if (ledger) {
-      slot_is_check.assign(depth_, 0);
-      slot_raced.assign(depth_, 0);
-      slot_sequence.assign(depth_, 0);
-      backlog.assign(backlog_every, 0);
-      checks_due.reserve(backlog_batch);
-    }
-    auto in_flight_at = [&](std::uint64_t off) {
-      for (unsigned s = 0; s < depth_; ++s)
-        if (busy[s] && reqs[s].offset == off) return true;
-      return false;
-    };
-    // Prepares the I/O of `slot` with verify on: a backlog read-back when one is due, else the
-    // workload's next I/O, a write carrying a header; says which in `is_check`.
-    auto prepare_verified = [&](unsigned slot, bool& is_check) __attribute__((noinline, cold)) {
-      IoRequest& r = reqs[slot];
-      r.length = static_cast<std::uint32_t>(p.bs);
-      r.res = 0;
-      while (!checks_due.empty()) {
-        const std::uint64_t off = checks_due.back();
-        checks_due.pop_back();
-        if (in_flight_at(off)) continue;  // being rewritten: its check is moot
-        r.dir = Direction::Read;
-        r.offset = off;
-        slot_is_check[slot] = 1;
-        slot_sequence[slot] = ledger->expected(ledger->block_of(off));
-        is_check = true;
-        return;
-      }
-      is_check = false;
-      slot_is_check[slot] = 0;
-      r.dir = next_direction();
-      r.offset = next_offset();
-      if (r.dir != Direction::Write) return;
-      // Two writes of one block in flight at once leave its content to the device's order.
-      for (int tries = 0; tries < 8 && in_flight_at(r.offset); ++tries) r.offset = next_offset();
-      slot_raced[slot] = in_flight_at(r.offset);
-      slot_sequence[slot] = ledger->next_sequence(index_);
-      fill_verified_block(r.buf, r.length, r.offset, ledger->run_id(), slot_sequence[slot],
-                          static_cast<std::uint16_t>(index_), ledger->algorithm(),
-                          ledger->payload());
-    };
-    // Completion with verify on; true when the I/O was a read-back (not workload I/O).
-    auto complete_verified = [&](unsigned slot) __attribute__((noinline, cold)) {
-      IoRequest& r = reqs[slot];
-      if (slot_is_check[slot]) {
-        slot_is_check[slot] = 0;
-        ++out_.verified_inline;
-        if (r.res != static_cast<std::int64_t>(r.length)) {
-          out_.inline_tally.read_error();
-        } else {
-          const auto expected = static_cast<std::uint32_t>(slot_sequence[slot]);
-          BlockCheck c = check_block(r.buf, r.length, r.offset, ledger->run_id(), expected,
-                                     ledger->algorithm());
-          out_.inline_tally.add(c.state, r.offset, c, expected);
-        }
-        return true;
-      }
-      if (r.dir != Direction::Write) return false;
-      const bool whole = r.res == static_cast<std::int64_t>(r.length) && !slot_raced[slot];
-      ledger->record(ledger->block_of(r.offset),
-                     whole ? static_cast<std::uint32_t>(slot_sequence[slot]) : kAnySequence);
-      if (backlog_every && whole) {
-        backlog[backlog_written % backlog_every] = r.offset;
-        if (++backlog_written % backlog_every == 0)
-          for (unsigned i = 0; i < backlog_batch; ++i)
-            checks_due.push_back(backlog[(backlog_written - 1 - i) % backlog_every]);
-      }
-      return false;
-    };
-    // EAGAIN and short transfers are not errors: the request, or the rest of it, goes again (as
-    // liburing's examples do), keeping its start time. A short transfer under verify is counted
-    // as it is (the ledger needs whole blocks). Returns true when the slot was requeued.
-    auto requeue = [&](unsigned slot) __attribute__((noinline, cold)) {
-      IoRequest& r = reqs[slot];
-      if (r.res == -EAGAIN) {
-        ++out_.dir[static_cast<int>(r.dir)].eagain_retries;
-        retry.push_back(slot);
-      } else if (r.res > 0 && r.res < static_cast<std::int64_t>(r.length) && !ledger) {
-        const auto n = static_cast<std::uint32_t>(r.res);
-        ++out_.dir[static_cast<int>(r.dir)].short_ios;
-        partial[slot] += n;
-        r.buf = static_cast<unsigned char*>(r.buf) + n;
-        r.offset += n;
-        r.length -= n;
-        retry.push_back(slot);
-      } else {
-        return false;
-      }
-      return true;
-    };
-    // The last part of a request that went in parts: the whole request again, fully transferred.
-    auto join_parts = [&](unsigned slot) __attribute__((noinline, cold)) {
-      IoRequest& r = reqs[slot];
-      const std::uint32_t n = partial[slot];
-      partial[slot] = 0;
-      r.buf = static_cast<unsigned char*>(r.buf) - n;
-      r.offset -= n;
-      r.length += n;
-      if (r.res >= 0) r.res += n;
-    };
-    // Ends the job on an I/O error (unless continue_on_error), counting it in its direction with
-    // the first errno and offset. `err` is a positive errno.
-    auto io_error = [&](Direction dir, std::uint64_t offset, int err, const std::string& what)
-        __attribute__((noinline, cold)) {
-      DirectionStats& s = out_.dir[static_cast<int>(dir)];
-      if (s.errors++ == 0) {
-        s.first_errno = err;
-        s.first_error_offset = offset;
-      }
-      if (!plan_.spec->continue_on_error && !failed) {
-        failed = true;
-        issuing = false;
-        out_.run_error = what;
-      }
-    };
-    // Returns false when the request was requeued (its slot stays taken).
-    auto account = [&](unsigned slot, std::uint64_t completed) -> bool {
-      IoRequest& r = reqs[slot];
-      if (r.res < static_cast<std::int64_t>(r.length)) [[unlikely]] {
-        if (requeue(slot)) return false;
-      }
-      if (partial[slot]) [[unlikely]]
-        join_parts(slot);
-      if (ledger) [[unlikely]] {
-        if (complete_verified(slot)) return true;
-      }
-      const int d = static_cast<int>(r.dir);
-      if (!measuring && completed >= plan_.measure_start) {
-        measuring = true;
-        getrusage(RUSAGE_THREAD, &ru_start);
-        spin_start = engine_->spin_ns();
-      }
-      if (r.res <= 0 && r.length > 0) [[unlikely]] {
-        // Nothing transferred and no errno: the device ended before the offset (a block device
-        // that shrank or went away reads as end of file); counted as EIO.
-        const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
-        const std::string why =
-            r.res < 0 ? errno_with_name(err)
-                      : "transferred 0 of " + std::to_string(r.length) + " bytes (end of device)";
-        io_error(r.dir, r.offset, err,
-                 std::string(d ? "write" : "read") + " error at offset " +
-                     std::to_string(r.offset) + ": " + why);
-        return true;
-      }
-      if (completed < plan_.measure_start || completed > plan_.end) return true;
-      DirectionStats& s = out_.dir[d];
-      const auto bytes = static_cast<std::uint64_t>(r.res);
-      ++s.ios;
-      s.bytes += bytes;
-      if (bytes < r.length) ++s.short_ios;
-      const std::uint64_t clat = completed - issue_ns[slot];
-      if (is_async) s.slat.add(issue_ns[slot] - start_ns[slot]);
-      s.clat.add(clat);
-      s.lat.add(completed - start_ns[slot]);
-      IntervalSample& iv = out_.timeline->at(completed - plan_.measure_start);
-      ++iv.ios[d];
-      iv.bytes[d] += bytes;
-      iv.clat_sum[d] += clat;
-      out_.last_completion = completed;
-      if (lat_log.enabled())
-        lat_log.add((completed - plan_.measure_start) / 1000000, clat, d, r.length, r.offset);
-      return true;
-    };
-
-    std::uint64_t now = now_fn();
+    prepare_loop();
+    std::uint64_t now = now_fn_();
     while (true) {
-      if (issuing && ((stop && stop->load(std::memory_order_relaxed)) ||
-                      (time_based && now >= plan_.end) || issued >= total_ios)) {
-        issuing = false;
-        if (stop && stop->load(std::memory_order_relaxed)) out_.interrupted = true;
-      }
-      if (!issuing && drain_deadline == UINT64_MAX) drain_deadline = now + drain_limit_ns;
+      update_issuing(now);
       // Requeued requests go on after the end too (as I/Os in flight are drained), until they
       // finish or run out of retry time: an EAGAIN storm is not hidden by the end of the run.
-      const bool retrying =
-          !retry.empty() && !failed && !(stop && stop->load(std::memory_order_relaxed));
-      if (issuing || retrying) {
-        unsigned n_staged = 0;
-        while (n_staged < batch) {
-          // A requeued request (EAGAIN, the rest of a short transfer) goes before new ones.
-          const bool again = !retry.empty();
-          if (!again) {
-            if (!issuing || free_slots.empty() || issued >= total_ios) break;
-            if (rate > 0 && next_due > now) break;  // not due yet
-          }
-          unsigned slot = again ? retry.back() : free_slots.back();
-          IoRequest& r = reqs[slot];
-          bool is_check = false;
-          if (again) [[unlikely]] {
-            if (now - start_ns[slot] > retry_limit_ns) {
-              const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
-              io_error(r.dir, r.offset, err,
-                       "I/O at offset " + std::to_string(r.offset) + " still not done after " +
-                           format_duration_fio(static_cast<double>(retry_limit_ns) / 1e9) +
-                           " of retries (" + errno_with_name(err) + ")");
-              retry.pop_back();
-              if (plan_.spec->continue_on_error) {
-                if (partial[slot]) {
-                  r.res = -err;
-                  join_parts(slot);
-                }
-                free_slots.push_back(slot);
-                continue;
-              }
-              break;
-            }
-          } else if (!ledger) [[likely]] {
-            r.dir = next_direction();
-            r.offset = next_offset();
-            r.length = static_cast<std::uint32_t>(p.bs);
-            r.res = 0;
-            if (r.dir == Direction::Write) stamp_write(r);
-          } else {
-            prepare_verified(slot, is_check);
-          }
-          if (!again) start_ns[slot] = rate > 0 ? next_due : now;
-          QueueStatus st = engine_->queue(r);
-          if (st == QueueStatus::Busy) {
-            if (is_check) checks_due.push_back(r.offset);  // try again next turn
-            break;
-          }
-          if (again) {
-            retry.pop_back();
-          } else {
-            free_slots.pop_back();
-          }
-          if (!again && !is_check) {
-            if (rate > 0)
-              next_due =
-                  plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated) * 1e9 / rate);
-            ++issued;
-          }
-          if (st == QueueStatus::Completed) {
-            std::uint64_t t = now_fn();
-            issue_ns[slot] = now;
-            if (account(slot, t)) free_slots.push_back(slot);
-            now = t;
-            if (!issuing || (time_based && now >= plan_.end) ||
-                (stop && stop->load(std::memory_order_relaxed)))
-              break;
-            if (live && (issued & 255) == 0) {
-              live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
-              live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
-            }
-          } else {
-            staged[n_staged++] = slot;
-            busy[slot] = 1;
-            ++in_flight;
-          }
-        }
-        if (n_staged) {
-          // Issue is the start of the submit call: the kernel has the I/Os from there (a
-          // block device's own service-time clock starts inside the call), so clat brackets it.
-          const std::uint64_t handed = now_fn();
-          for (unsigned i = 0; i < n_staged; ++i) issue_ns[staged[i]] = handed;
-          int rc = engine_->commit();
-          if (rc < 0) {
-            out_.run_error = std::string("submit failed: ") + std::strerror(-rc);
-            issuing = false;
-            failed = true;
-            break;  // the engine's close() cancels what it holds
-          }
-          // No clock read after the call: the wait below reads it, and a read (~12 ns on a VM)
-          // is a fifth of the null engine's whole loop per I/O at QD1.
-          now = handed;
-          // A full batch went out and there is room for more: fill and submit again before
-          // waiting, as fio does with iodepth_batch_submit.
-          if (n_staged == batch && !free_slots.empty()) {
-            now = now_fn();
-            continue;
-          }
-        }
+      const bool retrying = !retries_->empty() && !errors_->failed() && !stop_requested();
+      if (issuing_ || retrying) {
+        const Step step = submit_batch(now);
+        if (step == Step::End) break;
+        if (step == Step::Again) continue;
       }
-      if (in_flight == 0) {
-        if (!issuing && !retrying) break;
-        if (rate > 0 && next_due > now && retry.empty()) {
-          sleep_until(now_fn, std::min(next_due, now + 100000000));  // notice a stop promptly
-          now = now_fn();
-        }
+      if (slots_.in_flight == 0) {
+        if (!issuing_ && !retrying) break;
+        pace(now);
         continue;
       }
-      // Wait for at least one completion; wake up in time for the end of the run and for the next
-      // due I/O of a rated workload.
-      std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
-      if (issuing && time_based && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
-      if (issuing && rate > 0 && !free_slots.empty())
-        wait_ns = std::min(wait_ns, next_due > now ? next_due - now : 0);
-      int n = engine_->reap(1, depth_, reaped.data(), std::chrono::nanoseconds(wait_ns));
-      std::uint64_t t = now_fn();
-      now = t;  // the next batch is prepared right after this reap
-      if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
-        out_.run_error = std::string("reap failed: ") + std::strerror(-n);
-        failed = true;
-        break;
-      }
-      for (int i = 0; i < n; ++i) {
-        auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped[i]->cookie));
-        if (account(slot, t)) free_slots.push_back(slot);
-        busy[slot] = 0;
-        --in_flight;
-      }
-      if (live && n > 0) {
-        live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
-        live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
-      }
-      if (io_timeout_ns && in_flight > 0) {
-        for (unsigned s = 0; s < depth_; ++s) {
-          if (busy[s] && t - issue_ns[s] > io_timeout_ns) {
-            // The engine cannot take a request back, so a timeout ends the job even with
-            // continue_on_error; it is counted as ETIMEDOUT in its direction.
-            const std::string what = "I/O at offset " + std::to_string(reqs[s].offset) +
-                                     " did not complete within io_timeout " +
-                                     format_duration_fio(plan_.spec->io_timeout_s) + " (" +
-                                     errno_with_name(ETIMEDOUT) + ")";
-            io_error(reqs[s].dir, reqs[s].offset, ETIMEDOUT, what);
-            if (out_.run_error.empty()) out_.run_error = what;
-            failed = true;
-            break;
-          }
-        }
-        if (failed) break;
-      }
-      if (!issuing && t > drain_deadline) {
-        out_.run_error = std::to_string(in_flight) + " I/Os still in flight 30s after the end";
-        failed = true;
-        break;
-      }
+      if (!reap_completions(now)) break;
     }
-    // continue_on_error went through errors: the workload still ends in error, with the counts.
-    if (out_.run_error.empty() && plan_.spec->continue_on_error) [[unlikely]] {
-      for (int d = 0; d < 2; ++d) {
-        const DirectionStats& s = out_.dir[d];
-        if (!s.errors) continue;
-        out_.run_error += std::string(out_.run_error.empty() ? "" : "; ") +
-                          std::to_string(s.errors) + (d ? " write" : " read") +
-                          (s.errors == 1 ? " error" : " errors") + ", the first at offset " +
-                          std::to_string(s.first_error_offset) + ": " +
-                          errno_with_name(s.first_errno);
-      }
-      if (!out_.run_error.empty()) out_.run_error += " (continue_on_error: the workload went on)";
-    }
-    rusage ru_end{};
-    getrusage(RUSAGE_THREAD, &ru_end);
-    out_.cpu_usr = thread_cpu_seconds(ru_end, true) - thread_cpu_seconds(ru_start, true);
-    out_.cpu_sys = thread_cpu_seconds(ru_end, false) - thread_cpu_seconds(ru_start, false);
-    out_.cpu_spin = static_cast<double>(engine_->spin_ns() - spin_start) / 1e9;
-    lat_log.flush();
+    errors_->summarize();
+    accounting_->finish();
     engine_->close();
   }
 
@@ -740,6 +539,316 @@ class Job {
   }
 
  private:
+  enum class Step { Wait, Again, End };  // after a batch: wait for completions, fill again, stop
+  static constexpr std::uint64_t kDrainLimitNs = 30ull * 1000000000ull;
+
+  void prepare_loop() {
+    const auto& spec = *plan_.spec;
+    const auto& p = spec.params;
+    now_fn_ = plan_.options->now;
+    live_ = plan_.options->live;
+    stop_ = plan_.options->stop;
+    bs_ = static_cast<std::uint32_t>(p.bs);
+    // Requests per submit: iodepth_batch_submit, or everything that is ready.
+    batch_ = spec.iodepth_batch ? spec.iodepth_batch : UINT_MAX;
+    time_based_ = p.runtime_s > 0;
+    io_timeout_ns_ = static_cast<std::uint64_t>(spec.io_timeout_s * 1e9);
+    // How long a request may keep coming back with EAGAIN or short before it is an error.
+    retry_limit_ns_ = io_timeout_ns_ ? io_timeout_ns_ : kDrainLimitNs;
+    rate_ = spec.effective_rate_iops();
+    next_due_ = plan_.t0;
+    rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
+    offsets_.emplace(OffsetGenerator::Layout{.mode = plan_.mode,
+                                             .time_based = time_based_,
+                                             .region_offset = plan_.region_offset,
+                                             .region_blocks = plan_.region_size / p.bs,
+                                             .block_size = p.bs,
+                                             .jobs = plan_.ledger ? p.numjobs : 1u,
+                                             .job = plan_.ledger ? index_ : 0u},
+                     *rng_);
+    total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
+    issuing_ = offsets_->blocks() > 0;
+
+    slots_.reqs.resize(depth_);
+    slots_.start_ns.assign(depth_, 0);
+    slots_.issue_ns.assign(depth_, 0);
+    slots_.busy.assign(depth_, 0);
+    slots_.free.resize(depth_);
+    std::iota(slots_.free.rbegin(), slots_.free.rend(), 0u);
+    for (unsigned i = 0; i < depth_; ++i) {
+      slots_.reqs[i].buf = buffer(i);
+      slots_.reqs[i].buf_index = static_cast<int>(i);
+      slots_.reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+    }
+    staged_.resize(depth_);
+    reaped_.resize(depth_);
+    retries_.emplace(depth_);
+    errors_.emplace(out_, spec.continue_on_error);
+    accounting_.emplace(out_, plan_, engine_->caps().async, *engine_);
+    if (plan_.ledger) verify_.emplace(*plan_.ledger, spec, index_, depth_, out_);
+  }
+
+  [[nodiscard]] bool stop_requested() const noexcept {
+    return stop_ && stop_->load(std::memory_order_relaxed);
+  }
+
+  // Issuing ends at a stop request, at the end of a time-based run or when every I/O of a
+  // size-based one went out; from then on, what is in flight drains for at most kDrainLimitNs.
+  void update_issuing(std::uint64_t now) {
+    if (issuing_ && (stop_requested() || (time_based_ && now >= plan_.end) ||
+                     issued_ >= total_ios_)) {
+      issuing_ = false;
+      if (stop_requested()) out_.interrupted = true;
+    }
+    if (!issuing_ && drain_deadline_ == UINT64_MAX) drain_deadline_ = now + kDrainLimitNs;
+  }
+
+  // Fills free slots up to the batch (requeued requests first) and commits them. An engine that
+  // completes at queue time (psync) is accounted at once.
+  Step submit_batch(std::uint64_t& now) {
+    unsigned n_staged = 0;
+    while (n_staged < batch_) {
+      const bool again = !retries_->empty();
+      if (!again) {
+        if (!issuing_ || slots_.free.empty() || issued_ >= total_ios_) break;
+        if (rate_ > 0 && next_due_ > now) break;  // not due yet
+      }
+      const unsigned slot = again ? retries_->next() : slots_.free.back();
+      IoRequest& r = slots_.reqs[slot];
+      bool is_check = false;
+      if (again) [[unlikely]] {
+        if (now - slots_.start_ns[slot] > retry_limit_ns_) {
+          if (give_up_retry(slot)) continue;
+          break;
+        }
+      } else {
+        is_check = prepare_request(slot);
+        slots_.start_ns[slot] = rate_ > 0 ? next_due_ : now;
+      }
+      const QueueStatus st = engine_->queue(r);
+      if (st == QueueStatus::Busy) {
+        if (is_check) verify_->check_again(r.offset);  // try again next turn
+        break;
+      }
+      if (again) {
+        retries_->pop();
+      } else {
+        slots_.free.pop_back();
+        if (!is_check) count_issued();
+      }
+      if (st == QueueStatus::Completed) {
+        const std::uint64_t t = now_fn_();
+        slots_.issue_ns[slot] = now;
+        complete(slot, t);
+        now = t;
+        if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
+        if (live_ && (issued_ & 255) == 0) publish_live();
+      } else {
+        staged_[n_staged++] = slot;
+        slots_.busy[slot] = 1;
+        ++slots_.in_flight;
+      }
+    }
+    if (n_staged == 0) return Step::Wait;
+    // Issue is the start of the submit call: the kernel has the I/Os from there (a block device's
+    // own service-time clock starts inside the call), so clat brackets it.
+    const std::uint64_t handed = now_fn_();
+    for (unsigned i = 0; i < n_staged; ++i) slots_.issue_ns[staged_[i]] = handed;
+    const int rc = engine_->commit();
+    if (rc < 0) {
+      errors_->end_job(std::string("submit failed: ") + std::strerror(-rc));
+      issuing_ = false;
+      return Step::End;  // the engine's close() cancels what it holds
+    }
+    // No clock read after the call: the wait reads it, and a read (~12 ns on a VM) is a fifth of
+    // the null engine's whole loop per I/O at QD1.
+    now = handed;
+    // A full batch went out and there is room for more: fill and submit again before waiting, as
+    // fio does with iodepth_batch_submit.
+    if (n_staged == batch_ && !slots_.free.empty()) {
+      now = now_fn_();
+      return Step::Again;
+    }
+    return Step::Wait;
+  }
+
+  // The next I/O of the workload into `slot` (offset, direction, contents); with verify, a
+  // read-back that is due instead. Returns true for a read-back.
+  bool prepare_request(unsigned slot) {
+    IoRequest& r = slots_.reqs[slot];
+    if (verify_) [[unlikely]]
+      return prepare_verified(slot);
+    r.dir = next_direction();
+    r.offset = offsets_->next(issued_);
+    r.length = bs_;
+    r.res = 0;
+    if (r.dir == Direction::Write) stamp_write(r);
+    return false;
+  }
+
+  __attribute__((noinline, cold)) bool prepare_verified(unsigned slot) {
+    IoRequest& r = slots_.reqs[slot];
+    r.length = bs_;
+    r.res = 0;
+    if (verify_->take_due_check(slot, r, slots_)) return true;
+    r.dir = next_direction();
+    r.offset = offsets_->next(issued_);
+    if (r.dir == Direction::Write)
+      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(issued_); });
+    return false;
+  }
+
+  Direction next_direction() {
+    switch (plan_.mode) {
+      case RwMode::Read:
+      case RwMode::RandRead:
+        return Direction::Read;
+      case RwMode::Write:
+      case RwMode::RandWrite:
+        return Direction::Write;
+      default:
+        return rng_->below(100) < plan_.spec->params.rwmixread ? Direction::Read
+                                                                : Direction::Write;
+    }
+  }
+
+  // Defeat deduplicating devices: every 512 bytes of a write buffer start with a fresh stamp, as
+  // fio's scramble_buffers does (arrays that deduplicate do it down to 512-byte sectors; a stamp
+  // per 4 KiB left 7 of 8 sectors as the buffer's previous write had them).
+  void stamp_write(IoRequest& r) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    const std::uint64_t base = (++write_stamp_ << 20) ^ rng_->next();
+    for (std::uint32_t off = 0; off + 8 <= r.length; off += 512) {
+      const std::uint64_t v = base ^ (r.offset + off);
+      std::memcpy(bytes + off, &v, 8);
+    }
+  }
+
+  // One more workload I/O went out; open loop: I/O k is due at t0 + k / rate.
+  void count_issued() {
+    if (rate_ > 0)
+      next_due_ =
+          plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated_) * 1e9 / rate_);
+    ++issued_;
+  }
+
+  // A requeued request out of retry time: an I/O error. With continue_on_error its slot is free
+  // again (true: go on filling); else the job ends (false).
+  __attribute__((noinline, cold)) bool give_up_retry(unsigned slot) {
+    IoRequest& r = slots_.reqs[slot];
+    const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+    on_io_error(r.dir, r.offset, err,
+                "I/O at offset " + std::to_string(r.offset) + " still not done after " +
+                    format_duration_fio(static_cast<double>(retry_limit_ns_) / 1e9) +
+                    " of retries (" + errno_with_name(err) + ")");
+    retries_->pop();
+    if (!errors_->continue_on_error()) return false;
+    if (retries_->in_parts(slot)) {
+      r.res = -err;
+      retries_->join_parts(r, slot);
+    }
+    slots_.free.push_back(slot);
+    return true;
+  }
+
+  void on_io_error(Direction dir, std::uint64_t offset, int err, const std::string& what) {
+    if (errors_->io_error(dir, offset, err, what)) issuing_ = false;
+  }
+
+  // A completion: requeued (EAGAIN, short), a verify read-back, an error or a counted I/O. The
+  // slot is free again unless its request was requeued.
+  void complete(unsigned slot, std::uint64_t completed) {
+    IoRequest& r = slots_.reqs[slot];
+    if (r.res < static_cast<std::int64_t>(r.length)) [[unlikely]] {
+      if (retries_->requeue(r, slot, out_.dir[static_cast<int>(r.dir)], !verify_)) return;
+    }
+    if (retries_->in_parts(slot)) [[unlikely]]
+      retries_->join_parts(r, slot);
+    slots_.free.push_back(slot);
+    if (verify_) [[unlikely]] {
+      if (verify_->complete(slot, r)) return;
+    }
+    accounting_->note_completion(completed);
+    if (r.res <= 0 && r.length > 0) [[unlikely]] {
+      failed_io(r);
+      return;
+    }
+    accounting_->add(r, slots_.start_ns[slot], slots_.issue_ns[slot], completed);
+  }
+
+  // Nothing transferred and no errno: the device ended before the offset (a block device that
+  // shrank or went away reads as end of file); counted as EIO.
+  __attribute__((noinline, cold)) void failed_io(const IoRequest& r) {
+    const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+    const std::string why =
+        r.res < 0 ? errno_with_name(err)
+                  : "transferred 0 of " + std::to_string(r.length) + " bytes (end of device)";
+    on_io_error(r.dir, r.offset, err,
+                std::string(r.dir == Direction::Write ? "write" : "read") + " error at offset " +
+                    std::to_string(r.offset) + ": " + why);
+  }
+
+  // Nothing in flight and nothing to submit yet: a rated workload sleeps until its next I/O is due.
+  void pace(std::uint64_t& now) {
+    if (rate_ > 0 && next_due_ > now && retries_->empty()) {
+      sleep_until(now_fn_, std::min(next_due_, now + 100000000));  // notice a stop promptly
+      now = now_fn_();
+    }
+  }
+
+  // Waits for at least one completion (waking in time for the end of the run and for the next due
+  // I/O of a rated workload), accounts every one reaped, then checks io_timeout and the drain.
+  // Returns false when the job ends.
+  bool reap_completions(std::uint64_t& now) {
+    std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
+    if (issuing_ && time_based_ && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
+    if (issuing_ && rate_ > 0 && !slots_.free.empty())
+      wait_ns = std::min(wait_ns, next_due_ > now ? next_due_ - now : 0);
+    const int n = engine_->reap(1, depth_, reaped_.data(), std::chrono::nanoseconds(wait_ns));
+    const std::uint64_t t = now_fn_();
+    now = t;  // the next batch is prepared right after this reap
+    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
+      errors_->end_job(std::string("reap failed: ") + std::strerror(-n));
+      return false;
+    }
+    for (int i = 0; i < n; ++i) {
+      auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped_[i]->cookie));
+      complete(slot, t);
+      slots_.busy[slot] = 0;
+      --slots_.in_flight;
+    }
+    if (live_ && n > 0) publish_live();
+    // With io_timeout, a job that already failed stops here rather than drain (as before the split).
+    if (io_timeout_ns_ && slots_.in_flight > 0 && (timed_out(t) || errors_->failed())) return false;
+    if (!issuing_ && t > drain_deadline_) {
+      errors_->end_job(std::to_string(slots_.in_flight) + " I/Os still in flight 30s after the end");
+      return false;
+    }
+    return true;
+  }
+
+  // A request outstanding past io_timeout. The engine cannot take it back, so it ends the job even
+  // with continue_on_error; it is counted as ETIMEDOUT in its direction.
+  __attribute__((noinline, cold)) bool timed_out(std::uint64_t t) {
+    for (unsigned s = 0; s < depth_; ++s) {
+      if (!slots_.busy[s] || t - slots_.issue_ns[s] <= io_timeout_ns_) continue;
+      const IoRequest& r = slots_.reqs[s];
+      const std::string what = "I/O at offset " + std::to_string(r.offset) +
+                               " did not complete within io_timeout " +
+                               format_duration_fio(plan_.spec->io_timeout_s) + " (" +
+                               errno_with_name(ETIMEDOUT) + ")";
+      on_io_error(r.dir, r.offset, ETIMEDOUT, what);
+      errors_->end_job(what, /*keep_first=*/true);
+      return true;
+    }
+    return false;
+  }
+
+  void publish_live() {
+    live_->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
+    live_->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
+  }
+
   void allocate_buffers() {
     const auto& p = plan_.spec->params;
     // Align each buffer to 4 KiB (the largest common logical block), round its stride up too.
@@ -774,6 +883,28 @@ class Job {
   unsigned depth_ = 1;
   unsigned char* buffers_ = nullptr;
   std::size_t stride_ = 0;
+
+  // The loop's settings and state (prepare_loop), then its parts.
+  NowFunction now_fn_ = nullptr;
+  LiveCounters* live_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  std::uint32_t bs_ = 0;
+  unsigned batch_ = 1;
+  bool time_based_ = false;
+  bool issuing_ = false;
+  std::uint64_t io_timeout_ns_ = 0, retry_limit_ns_ = 0, drain_deadline_ = UINT64_MAX;
+  double rate_ = 0;
+  std::uint64_t next_due_ = 0, rated_ = 0;  // open loop: when the next I/O is due, how many were
+  std::uint64_t issued_ = 0, total_ios_ = 0, write_stamp_ = 0;
+  IoSlots slots_;
+  std::vector<unsigned> staged_;
+  std::vector<IoRequest*> reaped_;
+  std::optional<Random> rng_;
+  std::optional<OffsetGenerator> offsets_;
+  std::optional<RetryQueue> retries_;
+  std::optional<ErrorPolicy> errors_;
+  std::optional<CompletionAccounting> accounting_;
+  std::optional<VerifyTracker> verify_;
 };
 
 reporting::LatencySummary summarize(const LatencyHistogram& h) {
@@ -791,34 +922,88 @@ std::string errno_text(int e) {
   return std::strerror(e);
 }
 
-}  // namespace
+// Why the jobs cannot start, when they cannot: `usage` for a workload that does not fit the target
+// (UnitError), else the engine's errno (EngineError).
+struct SetupProblem {
+  std::string what;
+  bool usage = false;
+  int error = 0;
+  [[nodiscard]] bool any() const noexcept { return !what.empty(); }
+};
 
-reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOptions& options) {
-  validate(spec);
+std::FILE* open_latency_log(const RunOptions& options) {
+  if (options.lat_log_path.empty()) return nullptr;
+  std::FILE* lat_log = std::fopen(options.lat_log_path.c_str(), "w");
+  if (!lat_log)
+    throw UnitError("cannot write the latency log " + options.lat_log_path + ": " +
+                    errno_text(errno));
+  std::setvbuf(lat_log, nullptr, _IOFBF, 1 << 20);
+  return lat_log;
+}
+
+// Once every job opened its engine: the first that could not, else the region against the target
+// (offset and size inside it, aligned under O_DIRECT, at least one block); sets plan.region_size.
+SetupProblem check_region(const std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec,
+                          SharedPlan& plan) {
   const auto& p = spec.params;
-  SharedPlan plan;
-  plan.spec = &spec;
-  plan.options = &options;
-  plan.mode = parse_rw(p.rw);
-  plan.region_offset = p.offset;
+  for (const auto& o : outcomes)
+    if (!o.opened) return {o.setup_error, false, o.setup_errno};
+  const JobOutcome& first = outcomes.front();
+  const bool sized = p.ioengine != "null";
+  std::uint64_t target_size = sized ? first.target_size : (1ull << 40);
+  if (p.offset >= target_size && sized)
+    return {"offset " + std::to_string(p.offset) + " is past the end of " + p.target + " (" +
+                std::to_string(target_size) + " bytes)",
+            true};
+  plan.region_size = p.size ? p.size : target_size - p.offset;
+  if (sized && p.offset + plan.region_size > target_size)
+    return {"size " + format_size_fio(p.size) + " at offset " + std::to_string(p.offset) +
+                " reaches past the end of " + p.target + " (" + std::to_string(target_size) +
+                " bytes)",
+            true};
+  std::uint32_t lbs = first.logical_block;
+  if (p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0))
+    return {"bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
+                " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
+                p.target + " under direct=1",
+            true};
+  if (plan.region_size < p.bs)
+    return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs",
+            true};
+  return {};
+}
 
-  std::FILE* lat_log = nullptr;
-  if (!options.lat_log_path.empty()) {
-    lat_log = std::fopen(options.lat_log_path.c_str(), "w");
-    if (!lat_log)
-      throw UnitError("cannot write the latency log " + options.lat_log_path + ": " +
-                      errno_text(errno));
-    std::setvbuf(lat_log, nullptr, _IOFBF, 1 << 20);
+// With verify: the caller's ledger (checked to cover this region at this bs) or one of our own.
+SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& plan,
+                            std::optional<VerifyLedger>& own_ledger) {
+  const auto& p = spec.params;
+  try {
+    if (options.verify_ledger) {
+      const VerifyLedger& l = *options.verify_ledger;
+      if (l.region_offset() != p.offset ||
+          l.region_size() / l.block_size() != plan.region_size / p.bs || l.block_size() != p.bs)
+        throw UnitError("the verify ledger covers another region or bs than the workload");
+      plan.ledger = options.verify_ledger;
+    } else {
+      own_ledger.emplace(p.offset, plan.region_size, p.bs, spec.verify);
+      plan.ledger = &*own_ledger;
+    }
+    plan.ledger->prepare_jobs(p.numjobs);
+  } catch (const UnitError& e) {
+    return {e.what(), true};
   }
-  plan.lat_log = lat_log;
+  return {};
+}
 
+// The start line: every job opens its engine in its own thread, the region is checked, then all
+// go at t0; returns when every job ended. Throws what check_region or prepare_ledger found.
+void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& plan,
+              std::vector<JobOutcome>& outcomes, std::optional<VerifyLedger>& own_ledger) {
+  const auto& p = spec.params;
   const unsigned numjobs = p.numjobs;
-  std::vector<JobOutcome> outcomes(numjobs);
   std::vector<std::unique_ptr<Job>> jobs;
   for (unsigned i = 0; i < numjobs; ++i)
     jobs.push_back(std::make_unique<Job>(i, plan, outcomes[i]));
-
-  // Start line: every job opens its engine, the coordinator checks the region, then all go.
   std::barrier opened(static_cast<std::ptrdiff_t>(numjobs) + 1);
   std::barrier go(static_cast<std::ptrdiff_t>(numjobs) + 1);
   std::vector<std::thread> threads;
@@ -832,67 +1017,10 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     });
   }
   opened.arrive_and_wait();
-
-  std::string setup_problem;
-  bool setup_is_usage = false;
-  int setup_errno = 0;
-  for (const auto& o : outcomes) {
-    if (!o.opened) {
-      setup_problem = o.setup_error;
-      setup_errno = o.setup_errno;
-      break;
-    }
-  }
-  if (setup_problem.empty()) {
-    const JobOutcome& first = outcomes.front();
-    const bool sized = p.ioengine != "null";
-    std::uint64_t target_size = sized ? first.target_size : (1ull << 40);
-    if (p.offset >= target_size && sized) {
-      setup_problem = "offset " + std::to_string(p.offset) + " is past the end of " + p.target +
-                      " (" + std::to_string(target_size) + " bytes)";
-      setup_is_usage = true;
-    } else {
-      plan.region_size = p.size ? p.size : target_size - p.offset;
-      if (sized && p.offset + plan.region_size > target_size) {
-        setup_problem = "size " + format_size_fio(p.size) + " at offset " +
-                        std::to_string(p.offset) + " reaches past the end of " + p.target + " (" +
-                        std::to_string(target_size) + " bytes)";
-        setup_is_usage = true;
-      }
-    }
-    std::uint32_t lbs = first.logical_block;
-    if (setup_problem.empty() && p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0)) {
-      setup_problem = "bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
-                      " must be multiples of the logical block size " + std::to_string(lbs) +
-                      " of " + p.target + " under direct=1";
-      setup_is_usage = true;
-    }
-    if (setup_problem.empty() && plan.region_size < p.bs) {
-      setup_problem =
-          "the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs";
-      setup_is_usage = true;
-    }
-  }
-  std::optional<VerifyLedger> own_ledger;
-  if (setup_problem.empty() && spec.verify != VerifyAlgorithm::None) {
-    try {
-      if (options.verify_ledger) {
-        const VerifyLedger& l = *options.verify_ledger;
-        if (l.region_offset() != p.offset ||
-            l.region_size() / l.block_size() != plan.region_size / p.bs || l.block_size() != p.bs)
-          throw UnitError("the verify ledger covers another region or bs than the workload");
-        plan.ledger = options.verify_ledger;
-      } else {
-        own_ledger.emplace(p.offset, plan.region_size, p.bs, spec.verify);
-        plan.ledger = &*own_ledger;
-      }
-      plan.ledger->prepare_jobs(numjobs);
-    } catch (const UnitError& e) {
-      setup_problem = e.what();
-      setup_is_usage = true;
-    }
-  }
-  plan.abort = !setup_problem.empty();
+  SetupProblem problem = check_region(outcomes, spec, plan);
+  if (!problem.any() && spec.verify != VerifyAlgorithm::None)
+    problem = prepare_ledger(spec, options, plan, own_ledger);
+  plan.abort = problem.any();
   plan.t0 = options.now();
   plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
   plan.end = p.runtime_s > 0 ? plan.measure_start + static_cast<std::uint64_t>(p.runtime_s * 1e9)
@@ -904,22 +1032,34 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
   jobs.clear();  // closes engines
-  if (lat_log) std::fclose(lat_log);
+  if (problem.usage) throw UnitError(problem.what);
+  if (problem.any()) throw engines::EngineError(problem.what, problem.error);
+}
 
-  if (plan.abort) {
-    if (setup_is_usage) throw UnitError(setup_problem);
-    throw engines::EngineError(setup_problem, setup_errno);
-  }
+reporting::DirectionResult direction_result(const DirectionStats& m, double elapsed) {
+  reporting::DirectionResult r;
+  r.ios = m.ios;
+  r.bytes = m.bytes;
+  r.iops = static_cast<double>(m.ios) / elapsed;
+  r.bw_bytes = static_cast<double>(m.bytes) / elapsed;
+  r.slat = summarize(m.slat);
+  r.clat = summarize(m.clat);
+  r.lat = summarize(m.lat);
+  r.errors = m.errors;
+  r.first_errno = m.first_errno;
+  r.first_error_offset = m.first_error_offset;
+  r.short_ios = m.short_ios;
+  r.eagain_retries = m.eagain_retries;
+  return r;
+}
 
-  // Merge the jobs.
-  reporting::WorkloadResult result;
-  result.id = spec.id;
-  result.params = p;
-  result.fio_command = fio_command(spec);
+// Every job's counts, histograms, errors and CPU into one result (the timeline apart).
+void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
+                reporting::WorkloadResult& result) {
+  const auto& p = plan.spec->params;
   DirectionStats merged[2];
   std::uint64_t last_completion = plan.measure_start;
   double usr = 0, sys = 0, spin = 0, max_thread = 0;
-  std::uint64_t interval_ns = 0;
   for (const auto& o : outcomes) {
     for (int d = 0; d < 2; ++d) {
       auto& m = merged[d];
@@ -941,7 +1081,6 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     usr += o.cpu_usr;
     sys += o.cpu_sys;
     spin += o.cpu_spin;
-    if (o.timeline) interval_ns = std::max(interval_ns, o.timeline->interval_ns());
     if (!o.run_error.empty()) result.errors.push_back(o.run_error);
     if (o.interrupted) result.interrupted = true;
   }
@@ -956,89 +1095,113 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     max_thread = std::max(max_thread, thread_pct);
   }
   result.cpu = {usr / elapsed * 100, sys / elapsed * 100, max_thread, spin / elapsed * 100};
+  if (rw_reads(plan.mode)) result.read = direction_result(merged[0], elapsed);
+  if (rw_writes(plan.mode)) result.write = direction_result(merged[1], elapsed);
+}
 
-  auto direction_result = [&](const DirectionStats& m) {
-    reporting::DirectionResult r;
-    r.ios = m.ios;
-    r.bytes = m.bytes;
-    r.iops = static_cast<double>(m.ios) / elapsed;
-    r.bw_bytes = static_cast<double>(m.bytes) / elapsed;
-    r.slat = summarize(m.slat);
-    r.clat = summarize(m.clat);
-    r.lat = summarize(m.lat);
-    r.errors = m.errors;
-    r.first_errno = m.first_errno;
-    r.first_error_offset = m.first_error_offset;
-    r.short_ios = m.short_ios;
-    r.eagain_retries = m.eagain_retries;
-    return r;
-  };
-  if (rw_reads(plan.mode)) result.read = direction_result(merged[0]);
-  if (rw_writes(plan.mode)) result.write = direction_result(merged[1]);
+// The jobs' timelines brought to the coarsest interval, added, and turned into rates.
+void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec,
+                     reporting::WorkloadResult& result) {
+  const auto& p = spec.params;
+  std::uint64_t interval_ns = 0;
+  for (const auto& o : outcomes)
+    if (o.timeline) interval_ns = std::max(interval_ns, o.timeline->interval_ns());
+  if (!interval_ns) return;
+  std::vector<IntervalSample> total;
+  for (auto& o : outcomes) {
+    if (!o.timeline) continue;
+    while (o.timeline->interval_ns() < interval_ns) o.timeline->coarsen();
+    const auto& samples = o.timeline->samples();
+    if (samples.size() > total.size()) total.resize(samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i) total[i].add(samples[i]);
+  }
+  const double interval_s = static_cast<double>(interval_ns) / 1e9;
+  const double elapsed = result.elapsed_s;
+  // A time-based run has exactly runtime/interval points; drop the partial tail beyond it.
+  std::size_t points = total.size();
+  if (p.runtime_s > 0 && !result.interrupted)
+    points = std::min<std::size_t>(
+        points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
+  for (std::size_t i = 0; i < points; ++i) {
+    const auto& s = total[i];
+    double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);
+    if (span <= 0) span = interval_s;
+    reporting::TimelinePoint pt;
+    pt.t_s = static_cast<double>(i) * interval_s + span;
+    pt.read_iops = static_cast<double>(s.ios[0]) / span;
+    pt.write_iops = static_cast<double>(s.ios[1]) / span;
+    pt.read_bw = static_cast<double>(s.bytes[0]) / span;
+    pt.write_bw = static_cast<double>(s.bytes[1]) / span;
+    pt.read_lat_mean_ns =
+        s.ios[0] ? static_cast<double>(s.clat_sum[0]) / static_cast<double>(s.ios[0]) : 0;
+    pt.write_lat_mean_ns =
+        s.ios[1] ? static_cast<double>(s.clat_sum[1]) / static_cast<double>(s.ios[1]) : 0;
+    result.timeline.push_back(pt);
+  }
+}
 
-  // Timeline: bring every job to the coarsest interval, then add.
-  if (interval_ns) {
-    std::vector<IntervalSample> total;
-    for (auto& o : outcomes) {
-      if (!o.timeline) continue;
-      while (o.timeline->interval_ns() < interval_ns) o.timeline->coarsen();
-      const auto& samples = o.timeline->samples();
-      if (samples.size() > total.size()) total.resize(samples.size());
-      for (std::size_t i = 0; i < samples.size(); ++i) total[i].add(samples[i]);
-    }
-    const double interval_s = static_cast<double>(interval_ns) / 1e9;
-    // A time-based run has exactly runtime/interval points; drop the partial tail beyond it.
-    std::size_t points = total.size();
-    if (p.runtime_s > 0 && !result.interrupted)
-      points = std::min<std::size_t>(
-          points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
-    for (std::size_t i = 0; i < points; ++i) {
-      const auto& s = total[i];
-      double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);
-      if (span <= 0) span = interval_s;
-      reporting::TimelinePoint pt;
-      pt.t_s = static_cast<double>(i) * interval_s + span;
-      pt.read_iops = static_cast<double>(s.ios[0]) / span;
-      pt.write_iops = static_cast<double>(s.ios[1]) / span;
-      pt.read_bw = static_cast<double>(s.bytes[0]) / span;
-      pt.write_bw = static_cast<double>(s.bytes[1]) / span;
-      pt.read_lat_mean_ns =
-          s.ios[0] ? static_cast<double>(s.clat_sum[0]) / static_cast<double>(s.ios[0]) : 0;
-      pt.write_lat_mean_ns =
-          s.ios[1] ? static_cast<double>(s.clat_sum[1]) / static_cast<double>(s.ios[1]) : 0;
-      result.timeline.push_back(pt);
+// With verify: the inline read-backs of every job and, with do_verify, every written block read
+// back now (verify_written_blocks).
+reporting::IntegrityReport integrity_of(const std::vector<JobOutcome>& outcomes,
+                                        const WorkloadSpec& spec, const RunOptions& options,
+                                        const VerifyLedger& ledger,
+                                        reporting::WorkloadResult& result) {
+  reporting::IntegrityReport integrity;
+  IntegrityTally inline_tally;
+  for (const auto& o : outcomes) {
+    inline_tally.merge(o.inline_tally);
+    integrity.verified_inline += o.verified_inline;
+  }
+  bool verified_at_end = false;
+  if (spec.do_verify && !result.interrupted) {
+    try {
+      integrity = verify_written_blocks(spec, ledger, options);
+      for (const auto& o : outcomes) integrity.verified_inline += o.verified_inline;
+      verified_at_end = true;
+    } catch (const std::exception& e) {
+      result.errors.push_back(std::string("verification failed: ") + e.what());
     }
   }
+  integrity.algorithm = std::string(to_string(ledger.algorithm()));
+  integrity.run_id = ledger.run_id();
+  integrity.tracking_bytes = ledger.tracking_bytes();
+  integrity.blocks_written = ledger.written_blocks();
+  integrity.bad_inline = inline_tally.bad();
+  if (verified_at_end)
+    inline_tally.apply_findings_to(integrity);
+  else
+    inline_tally.apply_to(integrity);
+  return integrity;
+}
+
+}  // namespace
+
+reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOptions& options) {
+  validate(spec);
+  SharedPlan plan;
+  plan.spec = &spec;
+  plan.options = &options;
+  plan.mode = parse_rw(spec.params.rw);
+  plan.region_offset = spec.params.offset;
+  plan.lat_log = open_latency_log(options);
+  std::vector<JobOutcome> outcomes(spec.params.numjobs);
+  std::optional<VerifyLedger> own_ledger;
+  try {
+    run_jobs(spec, options, plan, outcomes, own_ledger);
+  } catch (...) {
+    if (plan.lat_log) std::fclose(plan.lat_log);
+    throw;
+  }
+  if (plan.lat_log) std::fclose(plan.lat_log);
+
+  reporting::WorkloadResult result;
+  result.id = spec.id;
+  result.params = spec.params;
+  result.fio_command = fio_command(spec);
+  merge_jobs(outcomes, plan, result);
+  merge_timelines(outcomes, spec, result);
   if (result.interrupted) result.errors.push_back("interrupted");
-
-  if (plan.ledger) {
-    reporting::IntegrityReport integrity;
-    IntegrityTally inline_tally;
-    for (const auto& o : outcomes) {
-      inline_tally.merge(o.inline_tally);
-      integrity.verified_inline += o.verified_inline;
-    }
-    bool verified_at_end = false;
-    if (spec.do_verify && !result.interrupted) {
-      try {
-        integrity = verify_written_blocks(spec, *plan.ledger, options);
-        for (const auto& o : outcomes) integrity.verified_inline += o.verified_inline;
-        verified_at_end = true;
-      } catch (const std::exception& e) {
-        result.errors.push_back(std::string("verification failed: ") + e.what());
-      }
-    }
-    integrity.algorithm = std::string(to_string(plan.ledger->algorithm()));
-    integrity.run_id = plan.ledger->run_id();
-    integrity.tracking_bytes = plan.ledger->tracking_bytes();
-    integrity.blocks_written = plan.ledger->written_blocks();
-    integrity.bad_inline = inline_tally.bad();
-    if (verified_at_end)
-      inline_tally.apply_findings_to(integrity);
-    else
-      inline_tally.apply_to(integrity);
-    result.integrity = std::move(integrity);
-  }
+  if (plan.ledger) result.integrity = integrity_of(outcomes, spec, options, *plan.ledger, result);
   return result;
 }
 

@@ -346,41 +346,48 @@ void record_workload_error(reporting::WorkloadResult& r, const WorkloadSpec& w, 
   std::fprintf(con, "  %s: error: %s\n", w.id.c_str(), what);
 }
 
-}  // namespace
-
-QualificationOutcome run_qualification(const QualificationOptions& o) {
-  QualificationOutcome out;
-  reporting::RunResult& run = out.result;
-  run.environment = capture_environment();
-  std::atomic<bool>& stop = install_stop_handlers();
-  std::FILE* con = o.console;
-
-  // 1. Identify.
-  devices::Sysfs sysfs{o.sysfs_root};
+// Step 1: who the target is. Resolves it (a block device, or a file or directory on one), reads its
+// identity (sysfs, udev, NVMe identify through the admin seam when there is one) into run.device.
+struct IdentifiedTarget {
   devices::ResolvedTarget resolved;
   devices::DeviceIdentity identity;
-  resolved = sysfs.resolve(o.target);
-  identity = devices::read_identity(sysfs, resolved.device);
-  std::vector<std::string> notes;
-  auto admin = nvme_admin_for(o, identity, notes);
-  if (admin) {
+  std::unique_ptr<devices::NvmeAdmin> admin;
+};
+
+IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunResult& run,
+                                 std::vector<std::string>& notes) {
+  IdentifiedTarget t;
+  devices::Sysfs sysfs{o.sysfs_root};
+  t.resolved = sysfs.resolve(o.target);
+  t.identity = devices::read_identity(sysfs, t.resolved.device);
+  t.admin = nvme_admin_for(o, t.identity, notes);
+  if (t.admin) {
     try {
-      auto ctrl = devices::parse_identify_controller(admin->identify_controller());
-      auto ns = devices::parse_identify_namespace(admin->identify_namespace());
-      devices::apply_nvme_identity(identity, ctrl, &ns);
+      auto ctrl = devices::parse_identify_controller(t.admin->identify_controller());
+      auto ns = devices::parse_identify_namespace(t.admin->identify_namespace());
+      devices::apply_nvme_identity(t.identity, ctrl, &ns);
     } catch (const std::exception& e) {
       notes.push_back(std::string("NVMe identify failed: ") + e.what());
     }
   }
   run.device.path = o.target;
-  run.device.name = resolved.kind == devices::TargetKind::BlockDevice
-                        ? resolved.device
-                        : (resolved.kind == devices::TargetKind::DirectoryOnDevice
-                               ? "scratch file in " + o.target + " (on " + resolved.device + ")"
-                               : "file " + o.target + " (on " + resolved.device + ")");
-  run.device.identity = to_field_rows(devices::identity_rows(identity));
+  run.device.name = t.resolved.kind == devices::TargetKind::BlockDevice
+                        ? t.resolved.device
+                        : (t.resolved.kind == devices::TargetKind::DirectoryOnDevice
+                               ? "scratch file in " + o.target + " (on " + t.resolved.device + ")"
+                               : "file " + o.target + " (on " + t.resolved.device + ")");
+  run.device.identity = to_field_rows(devices::identity_rows(t.identity));
+  return t;
+}
 
-  // 2. Spec sheet and suite.
+// Step 2: the spec sheet that matches the identity (or none) and the suite to run.
+struct ChosenSuite {
+  SpecChoice choice;
+  Suite suite;
+};
+
+ChosenSuite choose_suite(const QualificationOptions& o, const devices::DeviceIdentity& identity,
+                         reporting::RunResult& run) {
   SpecChoice choice = choose_spec(o, identity);
   std::vector<fs::path> dirs;
   for (const auto& d : o.suite_dirs) dirs.emplace_back(d);
@@ -401,115 +408,154 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     run.spec.suite = suite.name;
     run.spec.suite_path = suite_path.string();
   }
+  std::FILE* con = o.console;
   std::fprintf(con, "storqual run: %s, %s %s (%s)\n", o.target.c_str(),
                identity.vendor.value.c_str(), identity.model.value.c_str(),
                std::string(devices::to_string(identity.transport)).c_str());
   std::fprintf(con, "  spec sheet: %s (%s)\n", choice.sheet ? choice.sheet->name.c_str() : "none",
                choice.why.c_str());
   std::fprintf(con, "  suite: %s, %zu workloads\n", suite.name.c_str(), suite.workloads.size());
+  return {std::move(choice), std::move(suite)};
+}
 
-  // 3. The plan, then the safety guard over the whole region the suite touches.
+// Step 3: the plan (every suite workload on the target, scaled and validated), then the safety
+// guard over the whole region the suite touches; the plan then names the admitted path.
+std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const QualificationOptions& o) {
   std::vector<WorkloadSpec> plan;
-  bool any_write = false;
-  std::uint64_t reach = 0;
-  bool whole = false;
   for (const auto& sw : suite.workloads) {
     WorkloadSpec w = sw.spec;
     w.params.target = o.target;
     if (sw.latency_search) w.params.iodepth = std::min(sw.latency_search->max_iodepth, 32u);
     scale_workload(w, o);
     validate(w);
+    plan.push_back(std::move(w));
+  }
+  return plan;
+}
+
+void admit_plan(std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
+                std::vector<std::string>& notes) {
+  bool any_write = false, whole = false;
+  std::uint64_t reach = 0;
+  for (const auto& w : plan) {
     any_write = any_write || writes(w);
     if (w.params.size == 0) whole = true;
     reach = std::max(reach, w.params.offset + w.params.size);
-    plan.push_back(std::move(w));
   }
   WorkloadSpec region;
   region.params.rw = any_write ? "randwrite" : "randread";
   region.params.target = o.target;
   region.params.size = whole ? 0 : reach;
   TargetFlags flags{o.allow_destructive, o.force, o.sysfs_root};
-  devices::AdmittedTarget admitted;
-  admitted = admit_target(region, flags);
+  devices::AdmittedTarget admitted = admit_target(region, flags);
   for (const auto& n : admitted.notes) notes.push_back(n);
   for (auto& w : plan) {
     w.params.target = admitted.path;
     if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
   }
+}
 
-  // 4. Health before, the workloads, health after.
-  auto before = snapshot(admin.get(), notes);
-  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = admin.get()};
+// One planned workload, measured as its suite entry says (measure_entry), or skipped, or the error
+// it threw; `open_errno` is the errno of an engine that could not open the target.
+reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
+                                          const std::vector<WorkloadSpec>& plan, std::size_t i,
+                                          const QualificationOptions& o,
+                                          const IdentifiedTarget& target,
+                                          const NvmePurgeAccess& nvme_purge,
+                                          const RunWorkload& measure, int& open_errno) {
+  std::FILE* con = o.console;
+  reporting::WorkloadResult r;
+  std::vector<std::string> preconditioning;
+  try {
+    if (i == 0 && chosen.suite.precondition)
+      preconditioning = precondition_suite(chosen.suite, plan, o, nvme_purge, measure);
+    if (auto unfit = unfit_block_size(plan[i])) {
+      r.id = plan[i].id;
+      r.params = plan[i].params;
+      r.skipped = *unfit;
+      std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
+    } else {
+      r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure,
+                        preconditioning);
+      r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
+                                       read_pcie_link(o.sysfs_root, target.resolved.device));
+    }
+  } catch (const engines::EngineError& e) {
+    // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
+    // needed it, at the start of the region, like an I/O error.
+    open_errno = e.error();
+    record_workload_error(r, plan[i], e.what(), con);
+    auto& side = writes(plan[i]) ? r.write : r.read;
+    side.emplace();
+    side->errors = 1;
+    side->first_errno = open_errno;
+    side->first_error_offset = plan[i].params.offset;
+  } catch (const std::exception& e) {
+    record_workload_error(r, plan[i], e.what(), con);
+  }
+  r.preconditioning = std::move(preconditioning);
+  // The report names the target as the user gave it, not the scratch file's temporary name.
+  r.params.target = o.target;
+  WorkloadSpec as_run = plan[i];
+  as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
+  if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
+  return r;
+}
+
+// The device went away: the workloads left are reported as not run, not run against nothing.
+void skip_the_rest(const std::vector<WorkloadSpec>& plan, std::size_t from, const std::string& why,
+                   const QualificationOptions& o, reporting::RunResult& run) {
+  for (std::size_t k = from; k < plan.size(); ++k) {
+    reporting::WorkloadResult left;
+    left.id = plan[k].id;
+    left.params = plan[k].params;
+    left.params.target = o.target;
+    left.fio_command = fio_command(plan[k]);
+    left.skipped = why;
+    run.workloads.push_back(std::move(left));
+  }
+}
+
+// Step 4: health before, every workload of the plan in order (until a stop request or the device
+// going away), health after.
+void measure_plan(const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan,
+                  const QualificationOptions& o, const IdentifiedTarget& target,
+                  std::vector<std::string>& notes, reporting::RunResult& run) {
+  std::atomic<bool>& stop = install_stop_handlers();
+  std::FILE* con = o.console;
+  auto before = snapshot(target.admin.get(), notes);
+  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = target.admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
-    reporting::WorkloadResult r;
-    int open_errno = 0;  // the errno of an engine that could not open the target
-    std::vector<std::string> preconditioning;
-    auto measure = [&](const WorkloadSpec& w) {
+    int open_errno = 0;
+    RunWorkload measure = [&](const WorkloadSpec& w) {
       return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
-    try {
-      if (i == 0 && suite.precondition)
-        preconditioning = precondition_suite(suite, plan, o, nvme_purge, measure);
-      if (auto unfit = unfit_block_size(plan[i])) {
-        r.id = plan[i].id;
-        r.params = plan[i].params;
-        r.skipped = *unfit;
-        std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
-      } else {
-        r = measure_entry(suite.workloads[i], plan[i], o, nvme_purge, measure, preconditioning);
-        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
-                                         read_pcie_link(o.sysfs_root, resolved.device));
-      }
-    } catch (const engines::EngineError& e) {
-      // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
-      // needed it, at the start of the region, like an I/O error.
-      open_errno = e.error();
-      record_workload_error(r, plan[i], e.what(), con);
-      auto& side = writes(plan[i]) ? r.write : r.read;
-      side.emplace();
-      side->errors = 1;
-      side->first_errno = open_errno;
-      side->first_error_offset = plan[i].params.offset;
-    } catch (const std::exception& e) {
-      record_workload_error(r, plan[i], e.what(), con);
-    }
-    r.preconditioning = std::move(preconditioning);
-    // The report names the target as the user gave it, not the scratch file's temporary name.
-    r.params.target = o.target;
-    WorkloadSpec as_run = plan[i];
-    as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
-    if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
+    reporting::WorkloadResult r =
+        measure_planned(chosen, plan, i, o, target, nvme_purge, measure, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
     if (!gone.empty()) {
-      // The device went away: the workloads left are reported as not run, not run against nothing.
-      const std::string why = "the device went away during '" + gone_in + "': " + gone;
       std::fprintf(con, "  device gone: %s; %zu workload(s) not run\n", gone.c_str(),
                    plan.size() - i - 1);
-      for (std::size_t k = i + 1; k < plan.size(); ++k) {
-        reporting::WorkloadResult left;
-        left.id = plan[k].id;
-        left.params = plan[k].params;
-        left.params.target = o.target;
-        left.fio_command = fio_command(plan[k]);
-        left.skipped = why;
-        run.workloads.push_back(std::move(left));
-      }
+      skip_the_rest(plan, i + 1, "the device went away during '" + gone_in + "': " + gone, o, run);
       break;
     }
   }
-  auto after = snapshot(admin.get(), notes);
+  auto after = snapshot(target.admin.get(), notes);
   if (before) run.device.health_before = to_field_rows(devices::health_rows(*before));
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
   for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
+}
 
-  // 5. Verdicts and reports.
-  run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads)
-                              : judge_measured_only(suite, run.workloads);
+// Step 5: the verdicts (claims, data integrity, baseline) and the exit code they make.
+void judge_run(const ChosenSuite& chosen, const QualificationOptions& o,
+               reporting::RunResult& run) {
+  run.verdicts = chosen.choice.sheet ? judge(*chosen.choice.sheet, chosen.suite, run.workloads)
+                                     : judge_measured_only(chosen.suite, run.workloads);
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);
   run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
@@ -521,7 +567,11 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   if (int sig = interrupted_exit_code()) code = sig;
   run.exit_code = code;
   run.environment.end_utc = utc_now();
+}
 
+// Step 6: the JSON, JUnit and HTML files and the console table.
+void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
+  const reporting::RunResult& run = out.result;
   out.json_path = default_name(o.json_path, o.out_dir, "storqual-result.json");
   out.junit_path = default_name(o.junit_path, o.out_dir, "storqual-junit.xml");
   out.html_path = default_name(o.html_path, o.out_dir, "storqual-report.html");
@@ -530,10 +580,29 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
   reporting::write_junit(out.junit_path, {run});
   reporting::write_html(out.html_path, run);
-  std::fputs(reporting::format_verdict_table(run).c_str(), con);
-  std::fprintf(con, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
+  std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
+  std::fprintf(o.console, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
                out.html_path.c_str());
-  out.exit_code = code;
+}
+
+}  // namespace
+
+// The path of a run (docs/architecture.md): target and identity, spec sheet and suite, plan and
+// admission, measure, judge, report.
+QualificationOutcome run_qualification(const QualificationOptions& o) {
+  QualificationOutcome out;
+  reporting::RunResult& run = out.result;
+  run.environment = capture_environment();
+  install_stop_handlers();
+  std::vector<std::string> notes;
+  IdentifiedTarget target = identify_device(o, run, notes);
+  ChosenSuite chosen = choose_suite(o, target.identity, run);
+  std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
+  admit_plan(plan, o, notes);
+  measure_plan(chosen, plan, o, target, notes, run);
+  judge_run(chosen, o, run);
+  write_reports(o, out);
+  out.exit_code = run.exit_code;
   return out;
 }
 
