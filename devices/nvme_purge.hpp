@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "runner/base/errors.hpp"
 #include "devices/nvme_admin.hpp"
+#include "runner/base/errors.hpp"
 
 namespace storqual::devices {
 

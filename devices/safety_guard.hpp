@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "runner/base/errors.hpp"
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
+#include "runner/base/errors.hpp"
 
 namespace storqual::devices {
 

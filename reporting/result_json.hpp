@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "runner/base/errors.hpp"
 #include "reporting/result.hpp"
+#include "runner/base/errors.hpp"
 
 namespace storqual::reporting {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one error type of the project and its exit codes. Every exception storqual throws derives
-// from storqual::Error, which carries the exit code it means; describe_error (errors.cpp) is the one
-// place that turns an exception into a message and that code (docs/architecture.md). Header-only
-// for the classes, so that engines/, devices/ and reporting/ derive from it through the
+// from storqual::Error, which carries the exit code it means; describe_error (errors.cpp) is the
+// one place that turns an exception into a message and that code (docs/architecture.md).
+// Header-only for the classes, so that engines/, devices/ and reporting/ derive from it through the
 // storqual_errors target without linking the runner.
 #pragma once
 

@@ -61,7 +61,6 @@ TEST(Units, Printing) {
   EXPECT_EQ(format_count(97000), "97.0k");
 }
 
-
 // One error type carrying its exit code, one place that maps an exception (runner/base/errors.hpp).
 TEST(Errors, EachCarriesItsExitCodeAndDescribeErrorIsTheOneMapping) {
   auto of = [](auto e) { return describe_error(std::make_exception_ptr(e)); };
