@@ -244,7 +244,7 @@ struct ClaimVerdict {
   VerdictStatus status = VerdictStatus::MeasuredOnly;
   std::optional<double> measured;  // in the metric's base unit: IOPS, bytes/s or ns
   std::optional<double> claimed;
-  std::string unit;  // "IOPS", "B/s", "ns"
+  std::string unit;       // "IOPS", "B/s", "ns"
   std::string aggregate;  // over several workloads: "mean", "min" or "max"; "" for one workload
   double tolerance_pct = 0;
   std::optional<double> diff_pct;  // (measured - claimed) / claimed * 100

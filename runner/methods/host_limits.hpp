@@ -20,7 +20,8 @@
 
 namespace storqual::runner {
 
-inline constexpr double kHostCpuLimitPct = reporting::kCpuBoundThreadPct;         // one job thread's usr+sys
+inline constexpr double kHostCpuLimitPct =
+    reporting::kCpuBoundThreadPct;                     // one job thread's usr+sys
 inline constexpr double kEngineCeilingFraction = 0.8;  // of the null engine's IOPS
 
 struct PcieLink {

@@ -31,7 +31,6 @@ struct LatencySearchOutcome {
   bool limit_met = false;  // false: even iodepth 1 is over the limit (best is the iodepth-1 run)
 };
 
-
 // The statistic the search compares with the limit, from a result: the worse of the read and
 // write sides. Returns a negative value when the result has no samples.
 [[nodiscard]] double latency_statistic(const reporting::WorkloadResult& r, const LatencySearch& s);

@@ -137,8 +137,7 @@ std::string purge_range(const std::string& path, std::uint64_t offset, std::uint
   return "purge: not purged, " + path + " is neither a block device nor a regular file";
 }
 
-std::string precondition_independent(const WorkloadSpec& workload,
-                                     const RunWorkload& measure) {
+std::string precondition_independent(const WorkloadSpec& workload, const RunWorkload& measure) {
   WorkloadSpec w = workload;
   w.id = workload.id + " (preconditioning)";
   w.params.rw = "write";

@@ -61,7 +61,6 @@ struct NvmePurgeAccess {
                                       const NvmePurgeAccess& nvme = {},
                                       const std::string& sysfs_root = "/sys");
 
-
 // The workload-independent preconditioning of `workload`'s range: two passes of rw=write bs=128k
 // iodepth=32 over [offset, offset+size) with `measure`; returns the report line.
 [[nodiscard]] std::string precondition_independent(const WorkloadSpec& workload,

@@ -38,11 +38,11 @@ struct SteadyStateConfig {
 // (ns) of both directions; 0 when the result has none.
 [[nodiscard]] double tracked_value(const reporting::WorkloadResult& r, const std::string& metric);
 
-
-// Runs `spec` (its runtime replaced by round_time when given, its id "<id> (round N)") round after round until steady or
-// config.max_rounds; stops early, keeping what it has, when a round has errors or was interrupted.
-// Returns the last round's result with steady_state filled, `steady` set, `elapsed_s` the sum of
-// every round and the rounds' timelines concatenated (t_s continuing across rounds).
+// Runs `spec` (its runtime replaced by round_time when given, its id "<id> (round N)") round after
+// round until steady or config.max_rounds; stops early, keeping what it has, when a round has
+// errors or was interrupted. Returns the last round's result with steady_state filled, `steady`
+// set, `elapsed_s` the sum of every round and the rounds' timelines concatenated (t_s continuing
+// across rounds).
 [[nodiscard]] reporting::WorkloadResult run_rounds(const WorkloadSpec& spec,
                                                    const SteadyStateConfig& config,
                                                    const RunWorkload& measure);

@@ -39,7 +39,6 @@ struct SustainedWrite {
     std::span<const reporting::TimelinePoint> timeline, double drop_fraction,
     unsigned initial_intervals);
 
-
 // Runs the sustained write with `measure` (run_workload in production): with a volume, passes of
 // sequential writes over the range (a last partial pass for a fractional factor, rounded down to
 // bs); else one time-based run. Returns kind "sustained-write": write totals summed over the passes

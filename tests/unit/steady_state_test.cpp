@@ -234,8 +234,9 @@ TEST(SteadyStateVerdict, NeverSettlingGivesTheWindowsNumbers) {
   SteadyStateConfig c;
   c.max_rounds = 6;
   const std::vector<double> iops = {90000, 80000, 70000, 60000, 50000, 40000};
-  auto rw = run_rounds(
-      w, c, [&, round = 0u](const WorkloadSpec& s) mutable { return fake_round(s, iops[round++]); });
+  auto rw = run_rounds(w, c, [&, round = 0u](const WorkloadSpec& s) mutable {
+    return fake_round(s, iops[round++]);
+  });
   auto v = judge(sheet, suite, {rw});
   EXPECT_EQ(v[0].status, reporting::VerdictStatus::Error);
   // Window 80k..40k: mean 60k, range 40k = 66.7%, slope -10k/round x 4 = 66.7%.
