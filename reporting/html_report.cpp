@@ -597,11 +597,11 @@ void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index
                 p.ramp_time_s, w.elapsed_s);
   o += buf;
   o += "</p>";
-
 }
 
 // Flags (skipped, CPU-bound, host-limited, not steady, ...), errors, the skip reason, the
-// preconditioning done before it and the host-limit block. Returns the flags (the charts show them).
+// preconditioning done before it and the host-limit block. Returns the flags (the charts show
+// them).
 std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w) {
   char buf[128];
   std::vector<std::string> flags;
@@ -655,8 +655,7 @@ std::vector<const ClaimVerdict*> claims_on(const RunResult& run, const WorkloadR
 }
 
 // IOPS and bandwidth over time, with the claim line, steady-state band and cache marker.
-void timeline_charts(std::string& o, const WorkloadResult& w,
-                     const std::vector<std::string>& flags,
+void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<std::string>& flags,
                      const std::vector<const ClaimVerdict*>& claims) {
   if (!w.timeline.empty()) {
     const bool both = w.read && w.write;
@@ -694,7 +693,6 @@ void timeline_charts(std::string& o, const WorkloadResult& w,
       figure(o, std::string("timeline-") + kind, render_line_chart(c));
     }
   }
-
 }
 
 // Completion latency percentiles on a log scale, with a latency claim's line.
@@ -737,7 +735,6 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
     }
     figure(o, "percentiles", render_line_chart(c));
   }
-
 }
 
 // A latency search: the IOPS/latency curve and its table.
@@ -768,7 +765,6 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
            (pt.within_limit ? "yes" : "no") + "</td></tr>";
     o += "</tbody></table>";
   }
-
 }
 
 // The method blocks (steady state, sustained write, integrity, capacity), fio's numbers and the

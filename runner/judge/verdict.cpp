@@ -145,7 +145,8 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
 
 }  // namespace
 
-std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r, std::string& why) {
+std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
+                                   std::string& why) {
   if (metric.kind == MetricKind::Capacity) {  // runner/methods/capacity_check.hpp
     if (!r.capacity) {
       why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
@@ -381,7 +382,8 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                                 const std::vector<WorkloadResult>& results) {
   std::vector<ClaimVerdict> out;
   const bool interrupted_run = run_was_interrupted(results);
-  for (const Claim& c : sheet.claims) out.push_back(judge_claim(c, suite, results, interrupted_run));
+  for (const Claim& c : sheet.claims)
+    out.push_back(judge_claim(c, suite, results, interrupted_run));
 
   std::vector<ClaimVerdict> rest = judge_measured_only(suite, results);
   for (auto& v : rest) {

@@ -28,9 +28,9 @@
 
 #include "runner/base/units.hpp"
 #include "runner/measure/block_io_driver.hpp"
+#include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/offset_generator.hpp"
 #include "runner/measure/random.hpp"
-#include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/verify.hpp"
 
 namespace storqual::runner {
@@ -262,8 +262,8 @@ class RetryQueue {
   }
 
  private:
-  std::vector<unsigned> slots_;           // slots whose request goes again
-  std::vector<std::uint32_t> partial_;    // bytes a short transfer already moved, per slot
+  std::vector<unsigned> slots_;         // slots whose request goes again
+  std::vector<std::uint32_t> partial_;  // bytes a short transfer already moved, per slot
 };
 
 // What an error does to the job: an I/O error is counted in its direction with the first errno
@@ -299,10 +299,9 @@ class ErrorPolicy {
     for (int d = 0; d < 2; ++d) {
       const DirectionStats& s = out_.dir[d];
       if (!s.errors) continue;
-      out_.run_error += std::string(out_.run_error.empty() ? "" : "; ") +
-                        std::to_string(s.errors) + (d ? " write" : " read") +
-                        (s.errors == 1 ? " error" : " errors") + ", the first at offset " +
-                        std::to_string(s.first_error_offset) + ": " +
+      out_.run_error += std::string(out_.run_error.empty() ? "" : "; ") + std::to_string(s.errors) +
+                        (d ? " write" : " read") + (s.errors == 1 ? " error" : " errors") +
+                        ", the first at offset " + std::to_string(s.first_error_offset) + ": " +
                         errno_with_name(s.first_errno);
     }
     if (!out_.run_error.empty()) out_.run_error += " (continue_on_error: the workload went on)";
@@ -381,8 +380,8 @@ class CompletionAccounting {
 };
 
 // Verify (a ledger given): per-slot state, the backlog of recent writes and the read-backs due
-// (verify_backlog). Job j alone writes blocks j, j + numjobs, ... so that each block's last write is
-// known (as fio, verify needs jobs that do not overlap).
+// (verify_backlog). Job j alone writes blocks j, j + numjobs, ... so that each block's last write
+// is known (as fio, verify needs jobs that do not overlap).
 class VerifyTracker {
  public:
   VerifyTracker(VerifyLedger& ledger, const WorkloadSpec& spec, unsigned job, unsigned depth,
@@ -437,8 +436,8 @@ class VerifyTracker {
         out_.inline_tally.read_error();
       } else {
         const auto expected = static_cast<std::uint32_t>(sequence_[slot]);
-        BlockCheck c = check_block(r.buf, r.length, r.offset, ledger_.run_id(), expected,
-                                   ledger_.algorithm());
+        BlockCheck c =
+            check_block(r.buf, r.length, r.offset, ledger_.run_id(), expected, ledger_.algorithm());
         out_.inline_tally.add(c.state, r.offset, c, expected);
       }
       return true;
@@ -595,8 +594,8 @@ class Job {
   // Issuing ends at a stop request, at the end of a time-based run or when every I/O of a
   // size-based one went out; from then on, what is in flight drains for at most kDrainLimitNs.
   void update_issuing(std::uint64_t now) {
-    if (issuing_ && (stop_requested() || (time_based_ && now >= plan_.end) ||
-                     issued_ >= total_ios_)) {
+    if (issuing_ &&
+        (stop_requested() || (time_based_ && now >= plan_.end) || issued_ >= total_ios_)) {
       issuing_ = false;
       if (stop_requested()) out_.interrupted = true;
     }
@@ -707,8 +706,7 @@ class Job {
       case RwMode::RandWrite:
         return Direction::Write;
       default:
-        return rng_->below(100) < plan_.spec->params.rwmixread ? Direction::Read
-                                                                : Direction::Write;
+        return rng_->below(100) < plan_.spec->params.rwmixread ? Direction::Read : Direction::Write;
     }
   }
 
@@ -818,10 +816,12 @@ class Job {
       --slots_.in_flight;
     }
     if (live_ && n > 0) publish_live();
-    // With io_timeout, a job that already failed stops here rather than drain (as before the split).
+    // With io_timeout, a job that already failed stops here rather than drain (as before the
+    // split).
     if (io_timeout_ns_ && slots_.in_flight > 0 && (timed_out(t) || errors_->failed())) return false;
     if (!issuing_ && t > drain_deadline_) {
-      errors_->end_job(std::to_string(slots_.in_flight) + " I/Os still in flight 30s after the end");
+      errors_->end_job(std::to_string(slots_.in_flight) +
+                       " I/Os still in flight 30s after the end");
       return false;
     }
     return true;
@@ -833,10 +833,9 @@ class Job {
     for (unsigned s = 0; s < depth_; ++s) {
       if (!slots_.busy[s] || t - slots_.issue_ns[s] <= io_timeout_ns_) continue;
       const IoRequest& r = slots_.reqs[s];
-      const std::string what = "I/O at offset " + std::to_string(r.offset) +
-                               " did not complete within io_timeout " +
-                               format_duration_fio(plan_.spec->io_timeout_s) + " (" +
-                               errno_with_name(ETIMEDOUT) + ")";
+      const std::string what =
+          "I/O at offset " + std::to_string(r.offset) + " did not complete within io_timeout " +
+          format_duration_fio(plan_.spec->io_timeout_s) + " (" + errno_with_name(ETIMEDOUT) + ")";
       on_io_error(r.dir, r.offset, ETIMEDOUT, what);
       errors_->end_job(what, /*keep_first=*/true);
       return true;
@@ -968,8 +967,7 @@ SetupProblem check_region(const std::vector<JobOutcome>& outcomes, const Workloa
                 p.target + " under direct=1",
             true};
   if (plan.region_size < p.bs)
-    return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs",
-            true};
+    return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs", true};
   return {};
 }
 
