@@ -16,6 +16,8 @@
 //   error.
 // - `stop` (set by a signal handler) ends every job at its next loop turn; the result is marked
 //   interrupted.
+// Its parts (offset generator, verify tracking, completion accounting, retries, error policy):
+// docs/architecture.md, "Inside run_workload".
 #pragma once
 
 #include <atomic>

@@ -3,6 +3,7 @@
 // safety guard -> health before -> each workload with live progress -> health after -> verdicts ->
 // reports (JSON, JUnit, HTML, console table). Every report is written atomically, also after an
 // interruption (with what finished).
+// The path of a run step by step, and where each step lives: docs/architecture.md.
 #pragma once
 
 #include <cstdio>
