@@ -346,6 +346,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   QualificationOutcome out;
   reporting::RunResult& run = out.result;
   run.environment = capture_environment();
+  const auto wall_start = std::chrono::steady_clock::now();
   std::atomic<bool>& stop = install_stop_handlers();
   std::FILE* con = o.console;
 
@@ -529,6 +530,8 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   if (int sig = interrupted_exit_code()) code = sig;
   run.exit_code = code;
   run.environment.end_utc = utc_now();
+  run.environment.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   out.json_path = default_name(o.json_path, o.out_dir, "storqual-result.json");
   out.junit_path = default_name(o.junit_path, o.out_dir, "storqual-junit.xml");
@@ -536,7 +539,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
-  reporting::write_junit(out.junit_path, {run});
+  reporting::write_junit(out.junit_path, {run}, {.rich = o.junit_rich});
   reporting::write_html(out.html_path, run);
   std::fputs(reporting::format_verdict_table(run).c_str(), con);
   std::fprintf(con, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),

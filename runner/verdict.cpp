@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reporting/quantity_format.hpp"
 #include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/steady_state.hpp"
@@ -23,33 +24,6 @@ using reporting::WorkloadResult;
 // A relative slack far below any printed digit, so that a value exactly on the bound (which
 // floating point may land a hair to either side of) passes as documented.
 constexpr double kBoundSlack = 1e-9;
-
-std::string strip_zeros(std::string s) {
-  if (s.find('.') == std::string::npos) return s;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-// Three significant digits, the largest unit that keeps the number at or above 1.
-std::string three_digits(double v, const double* scales, const char* const* units, int n) {
-  int i = 0;
-  while (i + 1 < n && std::fabs(v) >= scales[i + 1]) ++i;
-  double x = v / scales[i];
-  auto render = [](double y) {
-    int decimals = 0;
-    if (y != 0) decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(y)))));
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, y);
-    return strip_zeros(buf);
-  };
-  std::string text = render(x);
-  if (text == "1000" && i + 1 < n) {  // 999.7 rounds up: print it in the next unit
-    ++i;
-    text = render(v / scales[i]);
-  }
-  return text + units[i];
-}
 
 std::string percent_text(double p, int decimals) {
   char buf[64];
@@ -170,30 +144,31 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
   return join(reasons, ", ");
 }
 
+// "file:line:column" (Claim::location) into the verdict's file and line, for reports that point
+// a reader at the claim (JUnit's file and line).
+void set_claim_position(const std::string& location, ClaimVerdict& v) {
+  const auto column_colon = location.rfind(':');
+  if (column_colon == std::string::npos || column_colon == 0) return;
+  const auto line_colon = location.rfind(':', column_colon - 1);
+  if (line_colon == std::string::npos) return;
+  const std::string line = location.substr(line_colon + 1, column_colon - line_colon - 1);
+  if (line.empty() || line.find_first_not_of("0123456789") != std::string::npos) return;
+  v.file = location.substr(0, line_colon);
+  v.line = static_cast<unsigned>(std::stoul(line));
+}
+
 }  // namespace
 
 std::string format_metric_value(MetricKind kind, double value) {
   switch (kind) {
-    case MetricKind::Iops: {
-      static constexpr double s[] = {1, 1e3, 1e6, 1e9};
-      static constexpr const char* u[] = {"", "k", "M", "G"};
-      return three_digits(value, s, u, 4);
-    }
-    case MetricKind::Bandwidth: {
-      static constexpr double s[] = {1, 1e3, 1e6, 1e9, 1e12};
-      static constexpr const char* u[] = {" B/s", " kB/s", " MB/s", " GB/s", " TB/s"};
-      return three_digits(value, s, u, 5);
-    }
-    case MetricKind::Latency: {
-      static constexpr double s[] = {1, 1e3, 1e6, 1e9};
-      static constexpr const char* u[] = {" ns", " us", " ms", " s"};
-      return three_digits(value, s, u, 4);
-    }
-    case MetricKind::Capacity: {
-      static constexpr double s[] = {1, 1e3, 1e6, 1e9, 1e12, 1e15};
-      static constexpr const char* u[] = {" B", " kB", " MB", " GB", " TB", " PB"};
-      return three_digits(value, s, u, 6);
-    }
+    case MetricKind::Iops:
+      return reporting::format_verdict_value(value, "");
+    case MetricKind::Bandwidth:
+      return reporting::format_verdict_value(value, "B/s");
+    case MetricKind::Latency:
+      return reporting::format_verdict_value(value, "ns");
+    case MetricKind::Capacity:
+      return reporting::format_verdict_value(value, "B");
   }
   return "";
 }
@@ -285,6 +260,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     v.unit = c.metric.unit();
     v.claimed = c.value;
     v.tolerance_pct = c.tolerance_pct;
+    set_claim_position(c.location, v);
 
     std::vector<std::string> missing;
     for (const auto& id : c.workloads)
