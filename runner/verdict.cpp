@@ -152,7 +152,8 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
   const auto line_colon = location.rfind(':', column_colon - 1);
   if (line_colon == std::string::npos) return;
   const std::string line = location.substr(line_colon + 1, column_colon - line_colon - 1);
-  if (line.empty() || line.find_first_not_of("0123456789") != std::string::npos) return;
+  if (line.empty() || line.size() > 9 || line.find_first_not_of("0123456789") != std::string::npos)
+    return;
   v.file = location.substr(0, line_colon);
   v.line = static_cast<unsigned>(std::stoul(line));
 }

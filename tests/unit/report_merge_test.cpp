@@ -150,8 +150,9 @@ TEST(FleetJUnit, OneDeviceRunTwiceIsTwoSuitesAndOneUnitOfItsLot) {
   ASSERT_FALSE(fleet.lot.empty());
   for (const auto& c : fleet.lot) {
     EXPECT_EQ(c.units.size(), 2u) << c.workload << " " << c.metric;
-    if (c.workload == "randread-4k-qd32" && c.metric == "iops")
+    if (c.workload == "randread-4k-qd32" && c.metric == "iops") {
       EXPECT_DOUBLE_EQ(c.median, (100000 + 121000) / 2.0);
+    }
   }
   EXPECT_EQ(find_verdict(fleet.runs[0], "lot", "randread-4k-qd32", "iops"), nullptr);
   EXPECT_NE(find_verdict(fleet.runs[1], "lot", "randread-4k-qd32", "iops"), nullptr);
