@@ -76,8 +76,8 @@ std::string format_verdict_table(const RunResult& run) {
     for (auto& ch : status) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     rows.push_back(
         {clean(v.kind.empty() || v.kind == "claim" ? v.workload : v.kind + ": " + v.workload),
-         clean(v.metric), v.claimed ? format_metric_value(*v.claimed, v.unit) : "-",
-         v.measured ? format_metric_value(*v.measured, v.unit) : "-",
+         clean(v.metric), v.claimed ? format_verdict_value(*v.claimed, v.unit) : "-",
+         v.measured ? format_verdict_value(*v.measured, v.unit) : "-",
          v.diff_pct ? format_percent_signed(*v.diff_pct) : "-",
          v.claimed ? format_percent_signed(v.tolerance_pct).substr(1) : "-", status});
   }

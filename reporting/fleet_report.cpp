@@ -121,11 +121,26 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
                      r.verdicts.end());
   fleet.runs = std::move(runs);
 
-  // model -> runs, in input order; (model, workload, metric) in first-seen order.
-  std::map<std::string, std::vector<std::size_t>> by_model;
+  // model -> one run per unit, in input order; (model, workload, metric) in first-seen order. A
+  // unit qualified more than once (two runs of one serial merged) is one unit of its lot, counted
+  // by its latest run, so that it is never compared with itself.
+  std::map<std::string, std::map<std::string, std::size_t>> units_of_model;
   for (std::size_t i = 0; i < fleet.runs.size(); ++i) {
-    const std::string model = unit_model(fleet.runs[i]);
-    if (!model.empty()) by_model[model].push_back(i);
+    const RunResult& r = fleet.runs[i];
+    const std::string model = unit_model(r);
+    if (model.empty()) continue;
+    const std::string serial = identity_field(r, "serial");
+    const std::string unit =
+        serial.empty() ? "target " + r.environment.host + ":" + r.device.path : "serial " + serial;
+    auto [it, fresh] = units_of_model[model].try_emplace(unit, i);
+    if (!fresh && fleet.runs[it->second].environment.start_utc <= r.environment.start_utc)
+      it->second = i;
+  }
+  std::map<std::string, std::vector<std::size_t>> by_model;
+  for (const auto& [model, units] : units_of_model) {
+    auto& members = by_model[model];
+    for (const auto& [unit, i] : units) members.push_back(i);
+    std::sort(members.begin(), members.end());
   }
   for (const auto& [model, members] : by_model) {
     if (members.size() < 2) continue;
@@ -171,9 +186,9 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
         v.diff_pct = u.diff_pct;
         v.status = u.flagged ? VerdictStatus::Fail : VerdictStatus::Pass;
         const bool above = u.diff_pct >= 0;
-        v.message = "measured " + format_metric_value(u.measured, c.unit) + ", " +
+        v.message = "measured " + format_verdict_value(u.measured, c.unit) + ", " +
                     pct_text(u.diff_pct) + (above ? " above" : " below") + " the median " +
-                    format_metric_value(c.median, c.unit) + " of " +
+                    format_verdict_value(c.median, c.unit) + " of " +
                     std::to_string(c.units.size()) + " units of model " + model +
                     " (lot tolerance " + pct_text(lot_tolerance_pct) + ")" +
                     (u.flagged ? ": an outlier of its lot" : "");

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// JUnit XML through pugixml.
+// JUnit XML through pugixml (naming and the two forms: junit_report.hpp).
 #include "reporting/junit_report.hpp"
 
 #include <pugixml.hpp>
 
+#include <cstdio>
+#include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -26,6 +29,10 @@ void set_attr(pugi::xml_node node, const char* name, const std::string& value) {
   node.append_attribute(name).set_value(sanitize_text(value).c_str());
 }
 
+void set_text(pugi::xml_node node, const std::string& text) {
+  node.text().set(sanitize_text(text).c_str());
+}
+
 void add_property(pugi::xml_node properties, const std::string& name, const std::string& value) {
   auto p = properties.append_child("property");
   set_attr(p, "name", name);
@@ -39,10 +46,12 @@ std::string number_text(double v) {
   return s.str();
 }
 
-struct Counts {
-  int tests = 0, failures = 0, errors = 0, skipped = 0;
-  double time = 0;
-};
+// Readers split a classname at its last '.' (Jenkins: package, class; mikepenz: a path).
+std::string without_dots(std::string s) {
+  for (auto& c : s)
+    if (c == '.') c = '_';
+  return s;
+}
 
 std::vector<std::string> split_ids(const std::string& ids) {
   std::vector<std::string> out;
@@ -52,89 +61,335 @@ std::vector<std::string> split_ids(const std::string& ids) {
   return out;
 }
 
-void add_verdict_case(pugi::xml_node suite, const std::string& classname, const ClaimVerdict& v,
-                      Counts& counts) {
-  auto tc = suite.append_child("testcase");
-  set_attr(tc, "name", verdict_name(v));
-  set_attr(tc, "classname", classname);
-  set_attr(tc, "time", format_seconds_fixed(v.time_s));
-  ++counts.tests;
-  counts.time += v.time_s;
-  auto props = tc.append_child("properties");
-  add_property(props, "status", std::string(to_string(v.status)));
-  if (v.measured) add_property(props, "measured", number_text(*v.measured));
-  if (v.claimed) add_property(props, "claimed", number_text(*v.claimed));
-  add_property(props, "unit", v.unit);
-  if (v.claimed) add_property(props, "tolerance", number_text(v.tolerance_pct) + "%");
-  if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
-  std::string message = v.message;
-  switch (v.status) {
-    case VerdictStatus::Fail: {
-      ++counts.failures;
-      auto f = tc.append_child("failure");
-      set_attr(f, "message", message);
-      set_attr(f, "type",
-               v.kind == "baseline" ? "baseline-regression"
-               : v.kind == "lot"    ? "lot-outlier"
-                                    : "claim-not-met");
-      f.text().set(sanitize_text(message).c_str());
-      break;
-    }
-    case VerdictStatus::Error: {
-      ++counts.errors;
-      auto e = tc.append_child("error");
-      set_attr(e, "message", message);
-      set_attr(e, "type", "workload-error");
-      e.text().set(sanitize_text(message).c_str());
-      break;
-    }
-    case VerdictStatus::Skipped: {
-      ++counts.skipped;
-      set_attr(tc.append_child("skipped"), "message", message);
-      break;
-    }
-    case VerdictStatus::Pass:
-    case VerdictStatus::MeasuredOnly:
-      break;
-  }
-  std::string out = std::string(to_string(v.status)) + ": " + message;
-  if (v.measured) out += "\nmeasured " + format_metric_value(*v.measured, v.unit);
-  if (v.claimed) out += "\nclaimed " + format_metric_value(*v.claimed, v.unit);
-  tc.append_child("system-out").text().set(sanitize_text(out).c_str());
+// start_utc carries its zone ("...Z"); a value without one is UTC by the result format.
+std::string zoned(const std::string& t) {
+  if (t.empty()) return t;
+  const auto time_part = t.find('T');
+  const bool has_zone = t.back() == 'Z' || (time_part != std::string::npos &&
+                                            t.find_first_of("+-", time_part) != std::string::npos);
+  return has_zone ? t : t + "Z";
 }
 
-void add_measured_case(pugi::xml_node suite, const std::string& classname, const WorkloadResult& w,
-                       Counts& counts) {
-  auto tc = suite.append_child("testcase");
-  set_attr(tc, "name", w.id + " measured");
-  set_attr(tc, "classname", classname);
-  set_attr(tc, "time", format_seconds_fixed(w.elapsed_s));
-  ++counts.tests;
-  counts.time += w.elapsed_s;
-  auto props = tc.append_child("properties");
-  add_property(props, "status", w.errors.empty() ? "measured-only" : "error");
-  std::string summary;
-  for (const auto* side : {&w.read, &w.write}) {
-    if (!*side) continue;
-    const std::string dir = side == &w.read ? "read" : "write";
-    const auto& d = **side;
-    add_property(props, dir + ".iops", number_text(d.iops));
-    add_property(props, dir + ".bw", number_text(d.bw_bytes));
-    add_property(props, dir + ".lat.mean", number_text(d.lat.mean_ns));
-    summary += dir + ": " + format_iops(d.iops) + ", " + format_rate_mb(d.bw_bytes) +
-               ", mean latency " + format_latency(d.lat.mean_ns) + "\n";
+std::optional<std::time_t> parse_utc(const std::string& t) {
+  std::tm tm{};
+  const char* end = strptime(t.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return std::nullopt;
+  return timegm(&tm);
+}
+
+// The run's wall time: measured by the runner, else end - start (whole seconds, older files).
+double wall_time_s(const RunResult& run) {
+  if (run.environment.wall_time_s > 0) return run.environment.wall_time_s;
+  const auto start = parse_utc(run.environment.start_utc);
+  const auto end = parse_utc(run.environment.end_utc);
+  if (start && end && *end >= *start) return static_cast<double>(*end - *start);
+  return 0;
+}
+
+// What a verdict compares the measurement with, as a reader should read it.
+std::string reference_name(const ClaimVerdict& v) {
+  if (v.kind == "lot") return "lot median";
+  if (v.kind == "baseline") return "baseline";
+  return "claimed";
+}
+
+std::string tolerance_name(const ClaimVerdict& v) {
+  if (v.kind == "lot") return "lot tolerance";
+  if (v.kind == "baseline") return "allowed regression";
+  return "tolerance";
+}
+
+std::string percent_text(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", pct);
+  return buf;
+}
+
+// The claim part of a testcase name; a verdict without a claim says so.
+std::string claim_name(const ClaimVerdict& v) {
+  if (v.status == VerdictStatus::MeasuredOnly && (v.kind.empty() || v.kind == "claim"))
+    return v.workload + " measured only";
+  return verdict_name(v);
+}
+
+struct Counts {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+};
+
+// One run as the writer names it.
+struct RunNames {
+  std::string label;      // device label
+  std::string suite;      // testsuite name
+  std::string classname;  // every testcase's classname
+};
+
+class SuiteWriter {
+ public:
+  SuiteWriter(pugi::xml_node suite, const RunResult& run, const RunNames& names,
+              const JunitOptions& options)
+      : suite_(suite), run_(run), names_(names), options_(options) {}
+
+  void add_verdict(const ClaimVerdict& v) {
+    const std::string claim = claim_name(v);
+    auto tc = start_case(claim, v.time_s);
+    std::string file = v.file;
+    if (file.empty() && (v.kind.empty() || v.kind == "claim") &&
+        v.status != VerdictStatus::MeasuredOnly)
+      file = run_.spec.path;
+    if (options_.rich) {
+      if (!file.empty()) set_attr(tc, "file", file);
+      if (v.line > 0) set_attr(tc, "line", std::to_string(v.line));
+      auto props = tc.append_child("properties");
+      add_property(props, "status", std::string(to_string(v.status)));
+      if (v.measured) add_property(props, "measured", number_text(*v.measured));
+      const std::string reference = v.kind == "lot"        ? "lot_median"
+                                    : v.kind == "baseline" ? "baseline"
+                                                           : "claimed";
+      if (v.claimed) add_property(props, reference, number_text(*v.claimed));
+      add_property(props, "unit", v.unit);
+      if (v.claimed) add_property(props, "tolerance_pct", number_text(v.tolerance_pct));
+      if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
+    }
+    std::string message = names_.label + " " + claim + ": " + v.message;
+    if (v.claimed && v.status != VerdictStatus::MeasuredOnly && !v.measured) {
+      // An error or skip before measuring: the claim's figures still belong in the message.
+      message += " (" + reference_name(v) + " " + format_verdict_value(*v.claimed, v.unit) + ", " +
+                 tolerance_name(v) + " " + percent_text(v.tolerance_pct) + ")";
+    }
+    // GitLab shows the element text and not the message attribute: the body opens with it.
+    std::string body = message + "\n";
+    body += "device: " + device_line() + "\n";
+    body += (v.kind == "lot"        ? "lot check: "
+             : v.kind == "baseline" ? "baseline check: "
+                                    : "claim: ") +
+            claim + "\n";
+    body += "status: " + std::string(to_string(v.status)) + "\n";
+    body += "measured: " + (v.measured ? format_verdict_value(*v.measured, v.unit) : "-") + "\n";
+    if (v.claimed) {
+      body += reference_name(v) + ": " + format_verdict_value(*v.claimed, v.unit) + "\n";
+      body += "difference: " + (v.diff_pct ? format_percent_signed(*v.diff_pct) : "-") + "\n";
+      body += tolerance_name(v) + ": " + percent_text(v.tolerance_pct) + "\n";
+    }
+    if (!file.empty())
+      body += "spec sheet: " + file + (v.line > 0 ? ":" + std::to_string(v.line) : "") +
+              (run_.spec.name.empty() ? "" : " (" + run_.spec.name + ")") + "\n";
+    switch (v.status) {
+      case VerdictStatus::Fail: {
+        ++counts_.failures;
+        auto f = tc.append_child("failure");
+        set_attr(f, "message", message);
+        set_attr(f, "type",
+                 v.kind == "baseline" ? "baseline-regression"
+                 : v.kind == "lot"    ? "lot-outlier"
+                                      : "claim-not-met");
+        set_text(f, body);
+        break;
+      }
+      case VerdictStatus::Error: {
+        ++counts_.errors;
+        auto e = tc.append_child("error");
+        set_attr(e, "message", message);
+        set_attr(
+            e, "type",
+            v.message.find("interrupted") != std::string::npos ? "interrupted" : "workload-error");
+        set_text(e, body);
+        break;
+      }
+      case VerdictStatus::Skipped:
+        add_skipped(tc, message);
+        break;
+      case VerdictStatus::Pass:
+      case VerdictStatus::MeasuredOnly:
+        break;
+    }
+    std::string out = body;
+    for (const auto& id : split_ids(v.workload))
+      if (const WorkloadResult* w = find_workload(id)) out += workload_lines(*w);
+    set_text(tc.append_child("system-out"), out);
   }
-  if (!w.errors.empty()) {
-    ++counts.errors;
-    std::string message;
-    for (const auto& e : w.errors) message += (message.empty() ? "" : "; ") + e;
-    auto e = tc.append_child("error");
-    set_attr(e, "message", message);
-    set_attr(e, "type", w.interrupted ? "interrupted" : "workload-error");
-    e.text().set(sanitize_text(message).c_str());
+
+  // A workload that no verdict names: still a testcase, so every workload appears in CI.
+  void add_unjudged_workload(const WorkloadResult& w) {
+    const std::string claim = w.id + " measured only";
+    auto tc = start_case(claim, w.elapsed_s);
+    if (options_.rich) {
+      auto props = tc.append_child("properties");
+      add_property(props, "status", w.errors.empty() ? "measured-only" : "error");
+      for (const auto* side : {&w.read, &w.write}) {
+        if (!*side) continue;
+        const std::string dir = side == &w.read ? "read" : "write";
+        add_property(props, dir + ".iops", number_text((*side)->iops));
+        add_property(props, dir + ".bw", number_text((*side)->bw_bytes));
+        add_property(props, dir + ".lat.mean", number_text((*side)->lat.mean_ns));
+      }
+    }
+    std::string message = names_.label + " " + claim + ": ";
+    if (!w.errors.empty()) {
+      std::string errors;
+      for (const auto& e : w.errors) errors += (errors.empty() ? "" : "; ") + e;
+      message += errors;
+      ++counts_.errors;
+      auto e = tc.append_child("error");
+      set_attr(e, "message", message);
+      set_attr(e, "type", w.interrupted ? "interrupted" : "workload-error");
+      set_text(e, message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
+    } else {
+      message += "no claim";
+    }
+    set_text(tc.append_child("system-out"),
+             message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
   }
-  if (!w.fio_command.empty()) summary += "fio: " + w.fio_command + "\n";
-  tc.append_child("system-out").text().set(sanitize_text(summary).c_str());
+
+  void finish() {
+    // Counts go before the children in the output; pugixml appends attributes in order, so
+    // insert them after "name".
+    auto name = suite_.attribute("name");
+    suite_.insert_attribute_after("tests", name) = counts_.tests;
+    suite_.insert_attribute_after("failures", suite_.attribute("tests")) = counts_.failures;
+    suite_.insert_attribute_after("errors", suite_.attribute("failures")) = counts_.errors;
+    suite_.insert_attribute_after("skipped", suite_.attribute("errors")) = counts_.skipped;
+    const double wall = wall_time_s(run_);
+    counts_.time = wall > 0 ? wall : counts_.time;
+    suite_.insert_attribute_after("time", suite_.attribute("skipped")) =
+        format_seconds_fixed(counts_.time).c_str();
+  }
+
+  [[nodiscard]] const Counts& counts() const { return counts_; }
+
+ private:
+  pugi::xml_node start_case(const std::string& claim, double time_s) {
+    auto tc = suite_.append_child("testcase");
+    std::string name = names_.label + " " + claim;
+    // Unique within the suite even if two verdicts share a name.
+    for (int n = 2; !names_used_.insert(name).second; ++n)
+      name = names_.label + " " + claim + " #" + std::to_string(n);
+    set_attr(tc, "name", name);
+    set_attr(tc, "classname", names_.classname);
+    set_attr(tc, "time", format_seconds_fixed(time_s));
+    ++counts_.tests;
+    counts_.time += time_s;
+    return tc;
+  }
+
+  void add_skipped(pugi::xml_node tc, const std::string& message) {
+    ++counts_.skipped;
+    auto s = tc.append_child("skipped");
+    // jenkins-junit.xsd makes <skipped> text only; the attribute is the rich form's.
+    if (options_.rich) set_attr(s, "message", message);
+    set_text(s, message);
+  }
+
+  std::string device_line() const {
+    std::string line = device_title(run_);
+    if (line.find(names_.label) == std::string::npos) line += " (" + names_.label + ")";
+    if (!run_.device.path.empty() && run_.device.path != names_.label)
+      line += ", target " + run_.device.path;
+    if (!run_.environment.host.empty()) line += ", host " + run_.environment.host;
+    return line;
+  }
+
+  const WorkloadResult* find_workload(const std::string& id) const {
+    for (const auto& w : run_.workloads)
+      if (w.id == id) return &w;
+    return nullptr;
+  }
+
+  static std::string workload_lines(const WorkloadResult& w) {
+    std::string out;
+    for (const auto* side : {&w.read, &w.write}) {
+      if (!*side) continue;
+      const auto& d = **side;
+      out += "workload " + w.id + " " + (side == &w.read ? "read" : "write") + ": " +
+             format_verdict_value(d.iops, "IOPS") + ", " + format_verdict_value(d.bw_bytes, "B/s") +
+             ", mean latency " + format_verdict_value(d.lat.mean_ns, "ns") + "\n";
+    }
+    if (!w.fio_command.empty()) out += "fio: " + w.fio_command + "\n";
+    return out;
+  }
+
+  pugi::xml_node suite_;
+  const RunResult& run_;
+  const RunNames& names_;
+  const JunitOptions& options_;
+  Counts counts_;
+  std::set<std::string> names_used_;
+};
+
+// Later duplicates get " #2", " #3", ...
+void number_repeats(std::vector<std::string>& names) {
+  std::set<std::string> used;
+  std::map<std::string, int> seen;
+  for (auto& n : names) {
+    if (used.insert(n).second) {
+      seen[n] = 1;
+      continue;
+    }
+    const std::string base = n;
+    int k = seen[base];
+    do n = base + " #" + std::to_string(++k);
+    while (!used.insert(n).second);
+    seen[base] = k;
+  }
+}
+
+std::vector<RunNames> name_runs(const std::vector<RunResult>& runs) {
+  std::vector<RunNames> out(runs.size());
+  std::vector<std::string> tags(runs.size());
+  // A tag tells apart runs of one device: its start time, then the host where the same device and
+  // start appear on several hosts, then a count.
+  std::map<std::string, std::set<std::string>> hosts_of;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    out[i].label = device_label(runs[i]);
+    tags[i] = zoned(runs[i].environment.start_utc);
+    if (tags[i].empty()) tags[i] = "run";
+    hosts_of[out[i].label + " " + tags[i]].insert(runs[i].environment.host);
+  }
+  std::vector<std::string> keys(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (hosts_of[out[i].label + " " + tags[i]].size() > 1 && !runs[i].environment.host.empty())
+      tags[i] += " on " + runs[i].environment.host;
+    keys[i] = out[i].label + " " + tags[i];
+  }
+  std::vector<std::string> unique_keys = keys;
+  number_repeats(unique_keys);
+  std::vector<std::string> suites(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    tags[i] += unique_keys[i].substr(keys[i].size());  // the " #k" number_repeats() added
+    const RunResult& run = runs[i];
+    std::string title = device_title(run);
+    if (identity_value(run, "serial").empty() && title.find(out[i].label) == std::string::npos)
+      title += " " + out[i].label;
+    suites[i] = title + " " + tags[i];
+    out[i].classname = "storqual." +
+                       without_dots(run.spec.name.empty() ? "measured-only" : run.spec.name) + "." +
+                       without_dots(out[i].label + " " + tags[i]);
+  }
+  number_repeats(suites);
+  for (std::size_t i = 0; i < runs.size(); ++i) out[i].suite = suites[i];
+  return out;
+}
+
+void add_suite_properties(pugi::xml_node suite, const RunResult& run, const RunNames& names) {
+  auto props = suite.append_child("properties");
+  add_property(props, "device.label", names.label);
+  for (const auto& row : run.device.identity) {
+    add_property(props, "device." + row.field, row.value);
+    if (!row.source.empty()) add_property(props, "device." + row.field + ".source", row.source);
+  }
+  add_property(props, "device.path", run.device.path);
+  add_property(props, "host", run.environment.host);
+  add_property(props, "run.start", zoned(run.environment.start_utc));
+  add_property(props, "run.end", zoned(run.environment.end_utc));
+  add_property(props, "run.wall_time_s", format_seconds_fixed(wall_time_s(run)));
+  add_property(props, "storqual.version", run.environment.storqual_version);
+  add_property(props, "spec.name", run.spec.name);
+  add_property(props, "spec.path", run.spec.path);
+  add_property(props, "spec.sha256", run.spec.sha256);
+  add_property(props, "spec.source", run.spec.source);
+  add_property(props, "suite", run.spec.suite);
+  add_property(props, "command_line", run.environment.command_line);
+  add_property(props, "kernel", run.environment.kernel);
 }
 
 }  // namespace
@@ -147,7 +402,14 @@ std::string device_title(const RunResult& run) {
   return model.empty() ? "unknown device" : model;
 }
 
-std::string render_junit(const std::vector<RunResult>& runs) {
+std::string device_label(const RunResult& run) {
+  std::string serial = identity_value(run, "serial");
+  if (!serial.empty()) return serial;
+  if (!run.device.path.empty()) return run.device.path;
+  return run.device.name.empty() ? "unknown-device" : run.device.name;
+}
+
+std::string render_junit(const std::vector<RunResult>& runs, const JunitOptions& options) {
   pugi::xml_document doc;
   auto decl = doc.append_child(pugi::node_declaration);
   decl.append_attribute("version") = "1.0";
@@ -155,59 +417,27 @@ std::string render_junit(const std::vector<RunResult>& runs) {
   auto root = doc.append_child("testsuites");
   set_attr(root, "name", "storqual");
   Counts total;
-  int id = 0;
-  // A merge may hold the same model and serial from several hosts: CI reporters group by suite
-  // name, so a name seen on more than one host gets " on <host>" appended.
-  std::map<std::string, std::set<std::string>> hosts_of_title;
-  for (const auto& run : runs) hosts_of_title[device_title(run)].insert(run.environment.host);
-  for (const auto& run : runs) {
+  const std::vector<RunNames> names = name_runs(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& run = runs[i];
     auto suite = root.append_child("testsuite");
-    const std::string title = device_title(run);
-    set_attr(suite, "name",
-             hosts_of_title[title].size() > 1 && !run.environment.host.empty()
-                 ? title + " on " + run.environment.host
-                 : title);
-    set_attr(suite, "id", std::to_string(id++));
-    set_attr(suite, "package", "storqual");
+    set_attr(suite, "name", names[i].suite);
+    set_attr(suite, "timestamp", zoned(run.environment.start_utc));
     set_attr(suite, "hostname", run.environment.host.empty() ? "localhost" : run.environment.host);
-    // JUnit's schema wants a timestamp without zone; the value is UTC (documented).
-    std::string timestamp = run.environment.start_utc;
-    if (!timestamp.empty() && timestamp.back() == 'Z') timestamp.pop_back();
-    set_attr(suite, "timestamp", timestamp);
-    auto props = suite.append_child("properties");
-    for (const auto& row : run.device.identity)
-      add_property(props, "device." + row.field,
-                   row.source.empty() ? row.value : row.value + " (" + row.source + ")");
-    add_property(props, "device.path", run.device.path);
-    add_property(props, "storqual.version", run.environment.storqual_version);
-    add_property(props, "spec.name", run.spec.name);
-    add_property(props, "spec.path", run.spec.path);
-    add_property(props, "spec.sha256", run.spec.sha256);
-    add_property(props, "spec.source", run.spec.source);
-    add_property(props, "suite", run.spec.suite);
-    add_property(props, "command_line", run.environment.command_line);
-    add_property(props, "kernel", run.environment.kernel);
+    set_attr(suite, "id", std::to_string(i));
+    set_attr(suite, "package", "storqual");
+    add_suite_properties(suite, run, names[i]);
 
-    const std::string classname =
-        "storqual." + (run.spec.name.empty() ? std::string("measured-only") : run.spec.name);
-    Counts counts;
+    SuiteWriter writer(suite, run, names[i], options);
     std::set<std::string> judged;
     for (const auto& v : run.verdicts) {
-      add_verdict_case(suite, classname, v, counts);
+      writer.add_verdict(v);
       for (const auto& wid : split_ids(v.workload)) judged.insert(wid);
     }
     for (const auto& w : run.workloads)
-      if (!judged.count(w.id)) add_measured_case(suite, classname, w, counts);
-
-    // Counts go before the children in the output; pugixml appends attributes in order, so
-    // insert them ahead of "id".
-    auto first = suite.attribute("name");
-    suite.insert_attribute_after("tests", first) = counts.tests;
-    suite.insert_attribute_after("failures", suite.attribute("tests")) = counts.failures;
-    suite.insert_attribute_after("errors", suite.attribute("failures")) = counts.errors;
-    suite.insert_attribute_after("skipped", suite.attribute("errors")) = counts.skipped;
-    suite.insert_attribute_after("time", suite.attribute("skipped")) =
-        format_seconds_fixed(counts.time).c_str();
+      if (!judged.count(w.id)) writer.add_unjudged_workload(w);
+    writer.finish();
+    const Counts& counts = writer.counts();
     total.tests += counts.tests;
     total.failures += counts.failures;
     total.errors += counts.errors;
@@ -217,15 +447,17 @@ std::string render_junit(const std::vector<RunResult>& runs) {
   root.append_attribute("tests") = total.tests;
   root.append_attribute("failures") = total.failures;
   root.append_attribute("errors") = total.errors;
-  root.append_attribute("skipped") = total.skipped;
+  // Not in junit-10.xsd nor jenkins-junit.xsd: the rich form only.
+  if (options.rich) root.append_attribute("skipped") = total.skipped;
   root.append_attribute("time") = format_seconds_fixed(total.time).c_str();
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
   return out.str();
 }
 
-void write_junit(const std::string& path, const std::vector<RunResult>& runs) {
-  write_file_atomically(path, render_junit(runs));
+void write_junit(const std::string& path, const std::vector<RunResult>& runs,
+                 const JunitOptions& options) {
+  write_file_atomically(path, render_junit(runs, options));
 }
 
 }  // namespace storqual::reporting

@@ -2,6 +2,7 @@
 // Human-readable quantities, following fio's num2str() for the fio-like output.
 #include "reporting/quantity_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -23,7 +24,60 @@ unsigned integer_digits(double v) {
   return digits;
 }
 
+std::string strip_zeros(std::string s) {
+  if (s.find('.') == std::string::npos) return s;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// Three significant digits, the largest unit that keeps the number at or above 1.
+std::string three_digits(double v, const double* scales, const char* const* units, int n) {
+  int i = 0;
+  while (i + 1 < n && std::fabs(v) >= scales[i + 1]) ++i;
+  auto render = [](double y) {
+    int decimals = 0;
+    if (y != 0) decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(y)))));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, y);
+    return strip_zeros(buf);
+  };
+  std::string text = render(v / scales[i]);
+  if (text == "1000" && i + 1 < n) {  // 999.7 rounds up: print it in the next unit
+    ++i;
+    text = render(v / scales[i]);
+  }
+  return text + units[i];
+}
+
 }  // namespace
+
+std::string format_verdict_value(double value, std::string_view unit) {
+  if (!std::isfinite(value)) return "-";
+  if (unit == "IOPS" || unit.empty()) {
+    static constexpr double s[] = {1, 1e3, 1e6, 1e9};
+    static constexpr const char* u[] = {"", "k", "M", "G"};
+    return three_digits(value, s, u, 4) + (unit.empty() ? "" : " IOPS");
+  }
+  if (unit == "B/s") {
+    static constexpr double s[] = {1, 1e3, 1e6, 1e9, 1e12};
+    static constexpr const char* u[] = {" B/s", " kB/s", " MB/s", " GB/s", " TB/s"};
+    return three_digits(value, s, u, 5);
+  }
+  if (unit == "ns") {
+    static constexpr double s[] = {1, 1e3, 1e6, 1e9};
+    static constexpr const char* u[] = {" ns", " us", " ms", " s"};
+    return three_digits(value, s, u, 4);
+  }
+  if (unit == "B") {
+    static constexpr double s[] = {1, 1e3, 1e6, 1e9, 1e12, 1e15};
+    static constexpr const char* u[] = {" B", " kB", " MB", " GB", " TB", " PB"};
+    return three_digits(value, s, u, 6);
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return std::string(buf) + " " + std::string(unit);
+}
 
 std::string fio_num2str(double value, unsigned max_digits, unsigned base) {
   if (!std::isfinite(value) || value < 0) return "-";

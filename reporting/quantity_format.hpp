@@ -23,6 +23,12 @@ namespace storqual::reporting {
 // A verdict value in its base unit ("IOPS", "B/s", "ns") as a reader wants it: "88.0k IOPS",
 // "540.0 MB/s", "250.0 us". Other units print the number and the unit.
 [[nodiscard]] std::string format_metric_value(double value, std::string_view unit);
+// Three significant digits with the largest SI prefix that keeps the number at or above 1, trailing
+// zeros dropped: the one format of a verdict's figures wherever they appear (the verdict message,
+// the console's verdict table, JUnit's failure body and system-out). "IOPS" -> "80.5k IOPS",
+// "B/s" -> "547 MB/s", "ns" -> "1.5 ms", "B" -> "64 GB"; "" -> the scaled count alone ("80.5k");
+// another unit: "%.6g UNIT".
+[[nodiscard]] std::string format_verdict_value(double value, std::string_view unit);
 // "+12.3%", "-8.5%", "-" for no value.
 [[nodiscard]] std::string format_percent_signed(double pct);
 // Seconds in fixed notation with 3 decimals ("60.000"), as JUnit consumers expect.

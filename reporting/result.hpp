@@ -256,6 +256,10 @@ struct ClaimVerdict {
   // `claimed` holds the reference value and `tolerance_pct` the allowed regression or shortfall.
   // Reports name such verdicts "<kind>: <workload> <metric>" (verdict_name()).
   std::string kind = "claim";
+  // Where the claim is written: the spec sheet as the run named it (SpecReport::path's file) and
+  // the 1-based line of its <claim>; empty and 0 for a verdict no claim line stands behind.
+  std::string file;
+  unsigned line = 0;
 };
 
 struct Environment {
@@ -267,6 +271,7 @@ struct Environment {
   std::string command_line;
   std::string start_utc;  // ISO 8601, e.g. 2026-11-29T18:23:56Z
   std::string end_utc;
+  double wall_time_s = 0;  // from start to end on a monotonic clock; 0: not recorded (older files)
 };
 
 struct RunResult {

@@ -50,6 +50,7 @@ void visit_fields(Either<Environment> auto& e, auto&& visit) {
   visit("command_line", e.command_line);
   visit("start_utc", e.start_utc);
   visit("end_utc", e.end_utc);
+  visit("wall_time_s", e.wall_time_s);
 }
 
 void visit_fields(Either<FieldRow> auto& r, auto&& visit) {
@@ -347,6 +348,8 @@ Json verdict_json(const ClaimVerdict& v) {
   put(j, "time_s", v.time_s);
   // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
   if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
+  if (!v.file.empty()) put(j, "file", v.file);
+  if (v.line > 0) put(j, "line", v.line);
   return j;
 }
 
@@ -553,6 +556,8 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("message", v.message);
   n.get("time_s", v.time_s);
   n.get("kind", v.kind);
+  n.get("file", v.file);
+  n.get("line", v.line);
   return v;
 }
 

@@ -39,6 +39,9 @@ int cmd_run(const Args& args) {
       "standard suite name or suite file (default: the sheet's)")(
       "out", po::value<std::string>()->default_value("."), "directory for the reports")(
       "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
+      "junit-rich", po::bool_switch(),
+      "JUnit with testcase properties and file/line attributes (GitLab, GitHub actions, Jenkins "
+      "JUnit plugin; rejected by schema-checking readers: docs/reports.md)")(
       "html", po::value<std::string>(), "HTML report [OUT/storqual-report.html]")(
       "json", po::value<std::string>(), "JSON result [OUT/storqual-result.json]")(
       "ioengine", po::value<std::string>(), "override every workload's engine")(
@@ -74,6 +77,7 @@ int cmd_run(const Args& args) {
   if (vm.count("suite")) o.suite = vm["suite"].as<std::string>();
   o.out_dir = vm["out"].as<std::string>();
   if (vm.count("junit")) o.junit_path = vm["junit"].as<std::string>();
+  o.junit_rich = vm["junit-rich"].as<bool>();
   if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
   if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
   if (vm.count("ioengine")) o.ioengine = vm["ioengine"].as<std::string>();

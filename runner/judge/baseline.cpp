@@ -124,11 +124,12 @@ std::vector<ClaimVerdict> compare_with_baseline(const reporting::RunResult& base
     v.message =
         (worse.empty() ? "no regression" : "regression in " + worse) + " against the baseline" +
         when + " (allowed " + signed_pct(regression_pct).substr(1) + "): IOPS " +
-        reporting::format_iops(then.iops) + " -> " + reporting::format_iops(now.iops) + " (" +
-        signed_pct(*v.diff_pct) + "), bandwidth " + reporting::format_rate_mb(then.bw) + " -> " +
-        reporting::format_rate_mb(now.bw) + " (" + signed_pct(d_bw) + "), mean latency " +
-        reporting::format_latency(then.lat_mean_ns) + " -> " +
-        reporting::format_latency(now.lat_mean_ns) + " (" + signed_pct(d_lat) + ")";
+        reporting::format_verdict_value(then.iops, "IOPS") + " -> " +
+        reporting::format_verdict_value(now.iops, "IOPS") + " (" + signed_pct(*v.diff_pct) +
+        "), bandwidth " + reporting::format_verdict_value(then.bw, "B/s") + " -> " +
+        reporting::format_verdict_value(now.bw, "B/s") + " (" + signed_pct(d_bw) +
+        "), mean latency " + reporting::format_verdict_value(then.lat_mean_ns, "ns") + " -> " +
+        reporting::format_verdict_value(now.lat_mean_ns, "ns") + " (" + signed_pct(d_lat) + ")";
     out.push_back(std::move(v));
   }
   return out;

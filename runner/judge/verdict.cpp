@@ -143,6 +143,20 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
   return join(reasons, ", ");
 }
 
+// "file:line:column" (Claim::location) into the verdict's file and line, for reports that point
+// a reader at the claim (JUnit's file and line).
+void set_claim_position(const std::string& location, ClaimVerdict& v) {
+  const auto column_colon = location.rfind(':');
+  if (column_colon == std::string::npos || column_colon == 0) return;
+  const auto line_colon = location.rfind(':', column_colon - 1);
+  if (line_colon == std::string::npos) return;
+  const std::string line = location.substr(line_colon + 1, column_colon - line_colon - 1);
+  if (line.empty() || line.size() > 9 || line.find_first_not_of("0123456789") != std::string::npos)
+    return;
+  v.file = location.substr(0, line_colon);
+  v.line = static_cast<unsigned>(std::stoul(line));
+}
+
 }  // namespace
 
 std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
@@ -348,6 +362,7 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
   if (c.workloads.size() > 1) v.aggregate = to_string(c.aggregate);
   v.claimed = c.value;
   v.tolerance_pct = c.tolerance_pct;
+  set_claim_position(c.location, v);
 
   std::vector<std::string> missing;
   for (const auto& id : c.workloads)

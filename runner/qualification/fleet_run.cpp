@@ -196,7 +196,7 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
     const std::string junit = default_path(base.junit_path, base.out_dir, "storqual-junit.xml");
     const std::string html = default_path(base.html_path, base.out_dir, "storqual-report.html");
     reporting::write_file_atomically(json, reporting::fleet_to_json_text(fleet));
-    reporting::write_junit(junit, fleet.runs);
+    reporting::write_junit(junit, fleet.runs, {.rich = base.junit_rich});
     reporting::write_file_atomically(html, reporting::render_fleet_html(fleet));
     std::fprintf(con, "merged reports (%zu devices, %zu lot outliers): %s %s %s\n",
                  fleet.runs.size(), fleet.flagged_count(), junit.c_str(), json.c_str(),

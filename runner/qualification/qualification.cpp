@@ -578,7 +578,7 @@ void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
-  reporting::write_junit(out.junit_path, {run});
+  reporting::write_junit(out.junit_path, {run}, {.rich = o.junit_rich});
   reporting::write_html(out.html_path, run);
   std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
   std::fprintf(o.console, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
@@ -593,6 +593,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   QualificationOutcome out;
   reporting::RunResult& run = out.result;
   run.environment = capture_environment();
+  const auto wall_start = std::chrono::steady_clock::now();
   install_stop_handlers();
   std::vector<std::string> notes;
   IdentifiedTarget target = identify_device(o, run, notes);
@@ -601,6 +602,8 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   admit_plan(plan, o, notes);
   measure_plan(chosen, plan, o, target, notes, run);
   judge_run(chosen, o, run);
+  run.environment.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_reports(o, out);
   out.exit_code = run.exit_code;
   return out;

@@ -157,12 +157,12 @@ std::string joined_errors(const Json& w) {
   return all;
 }
 
-// The JUnit testcases of workload `id` (named "<id> <metric>").
+// The JUnit testcases of workload `id` (named "<device label> <id> <metric>").
 std::vector<pugi::xml_node> testcases_of(const RunReports& r, const std::string& id) {
   std::vector<pugi::xml_node> out;
   for (const pugi::xpath_node& n : r.junit->select_nodes("//testcase")) {
     const std::string name = n.node().attribute("name").value();
-    if (name.rfind(id + " ", 0) == 0) out.push_back(n.node());
+    if (name.find(" " + id + " ") != std::string::npos) out.push_back(n.node());
   }
   return out;
 }

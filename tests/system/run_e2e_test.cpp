@@ -3,7 +3,8 @@
 // file in a directory (also as an unprivileged user): claims at a tenth of the measured figures
 // pass, claims at ten times fail with both numbers in the message (a shared disk swings 2x between
 // runs, so the margins are wide), a claim on a missing workload is skipped;
-// the JUnit is read by an independent consumer (python3-junitparser) and xmllint; SIGINT in the
+// the JUnit validates against the two strict schemas and is read by an independent consumer
+// (python3-junitparser, tests/support/junit_check.*); SIGINT in the
 // middle of the second of three workloads leaves valid reports with what finished.
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,12 +13,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual {
@@ -132,6 +135,12 @@ VerdictCounts verdicts_of(const fs::path& json_path) {
 void expect_junit_consistent(const fs::path& junit, const fs::path& json) {
   EXPECT_EQ(run_command({"xmllint", "--noout", junit.string()}).exit_code, 0)
       << "xmllint: not well-formed";
+  // Both strict schemas (Jenkins xUnit, JUnit 5's jenkins-junit.xsd) and the reader's checks.
+  const auto checked = testing::validate_junit({junit});
+  std::string said;
+  for (const auto& line : checked.lines) said += "  " + line + "\n";
+  std::cout << said;
+  EXPECT_TRUE(checked.valid) << said;
   auto v = verdicts_of(json);
   auto c = junitparser_counts(junit);
   if (!c) {

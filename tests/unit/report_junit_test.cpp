@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// JUnit XML: counts that CI tools read, well-formedness (xmllint), an independent parser
-// (python3-junitparser), numbers in failure messages, XML-forbidden characters stripped.
+// JUnit XML: counts that CI tools read, the device in every name and message, unique suites and
+// classnames across runs, dots that do not split a classname, the default and the rich form, the
+// two strict schemas (xmllint) and an independent parser (python3-junitparser), XML-forbidden
+// characters stripped.
 #include <gtest/gtest.h>
 
 #include <pugixml.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "reporting/atomic_file.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/quantity_format.hpp"
+#include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
@@ -26,6 +31,14 @@ pugi::xml_document parse(const std::string& xml) {
   return doc;
 }
 
+constexpr const char* kSerial = "S5X9NG0R123456";
+constexpr const char* kClass =
+    "storqual.Example SATA SSD 500GB.S5X9NG0R123456 2026-11-29T18:00:00Z";
+
+std::string case_name(const std::string& claim) {
+  return std::string(kSerial) + " " + claim;
+}
+
 TEST(ReportJunit, OneSuitePerRunOneCasePerClaimWithCounts) {
   const std::string xml = render_junit({sample::run(false), sample::run(true)});
   const auto doc = parse(xml);
@@ -35,68 +48,205 @@ TEST(ReportJunit, OneSuitePerRunOneCasePerClaimWithCounts) {
   EXPECT_EQ(root.attribute("tests").as_int(), 11);
   EXPECT_EQ(root.attribute("failures").as_int(), 1);
   EXPECT_EQ(root.attribute("errors").as_int(), 0);
-  EXPECT_EQ(root.attribute("skipped").as_int(), 1);
-  int suites = 0;
+  EXPECT_FALSE(root.attribute("skipped")) << "not in junit-10.xsd nor jenkins-junit.xsd";
+  std::set<std::string> suite_names;
   for (auto suite : root.children("testsuite")) {
-    ++suites;
-    EXPECT_STREQ(suite.attribute("name").value(), "Example SSD 500GB S5X9NG0R123456");
+    suite_names.insert(suite.attribute("name").value());
     EXPECT_STREQ(suite.attribute("hostname").value(), "qual-host-07");
-    EXPECT_STREQ(suite.attribute("timestamp").value(), "2026-11-29T18:00:00");
+    EXPECT_STREQ(suite.attribute("timestamp").value(), "2026-11-29T18:00:00Z");
+    EXPECT_STREQ(suite.attribute("time").value(), "370.000") << "the run's wall time, 18:00:00 to "
+                                                                "18:06:10, not the sum of claims";
     auto props = suite.child("properties");
-    EXPECT_TRUE(props.find_child_by_attribute("property", "name", "spec.sha256"));
-    EXPECT_TRUE(props.find_child_by_attribute("property", "name", "storqual.version"));
-    EXPECT_TRUE(props.find_child_by_attribute("property", "name", "suite"));
-    EXPECT_TRUE(props.find_child_by_attribute("property", "name", "device.serial"));
+    for (const char* p : {"spec.sha256", "storqual.version", "suite", "run.start"})
+      EXPECT_TRUE(props.find_child_by_attribute("property", "name", p)) << p;
+    EXPECT_STREQ(props.find_child_by_attribute("property", "name", "device.serial")
+                     .attribute("value")
+                     .value(),
+                 kSerial)
+        << "the value alone";
+    EXPECT_STREQ(props.find_child_by_attribute("property", "name", "device.serial.source")
+                     .attribute("value")
+                     .value(),
+                 "udev:ID_SERIAL_SHORT");
   }
-  EXPECT_EQ(suites, 2);
+  // Two runs of one device with the same start (a merge of copies): two suites all the same.
+  EXPECT_EQ(suite_names,
+            (std::set<std::string>{"Example SSD 500GB S5X9NG0R123456 2026-11-29T18:00:00Z",
+                                   "Example SSD 500GB S5X9NG0R123456 2026-11-29T18:00:00Z #2"}));
   const auto failing = root.find_child_by_attribute("testsuite", "id", "1");
   EXPECT_EQ(failing.attribute("tests").as_int(), 6);
   EXPECT_EQ(failing.attribute("failures").as_int(), 1);
   EXPECT_EQ(failing.attribute("skipped").as_int(), 1);
-  const auto failed_case =
-      failing.find_child_by_attribute("testcase", "name", "randwrite-4k-qd32 iops");
-  ASSERT_TRUE(failed_case);
-  EXPECT_STREQ(failed_case.attribute("classname").value(), "storqual.Example SATA SSD 500GB");
+  const auto failed_case = failing.find_child_by_attribute(
+      "testcase", "name", case_name("randwrite-4k-qd32 iops").c_str());
+  ASSERT_TRUE(failed_case) << xml;
+  EXPECT_EQ(std::string(failed_case.attribute("classname").value()), std::string(kClass) + " #2");
   EXPECT_STREQ(failed_case.attribute("time").value(), "60.000");
+  EXPECT_FALSE(failed_case.child("properties")) << "the default form has no testcase properties";
+  EXPECT_FALSE(failed_case.attribute("file"));
   const std::string message = failed_case.child("failure").attribute("message").value();
-  EXPECT_NE(message.find("72300"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind(case_name("randwrite-4k-qd32 iops: measured 72300 IOPS"), 0), 0u)
+      << message;
   EXPECT_NE(message.find("88000"), std::string::npos) << message;
-  EXPECT_NE(message.find("17.8%"), std::string::npos) << message;
-  auto case_props = failed_case.child("properties");
-  EXPECT_STREQ(
-      case_props.find_child_by_attribute("property", "name", "measured").attribute("value").value(),
-      "72300");
-  EXPECT_STREQ(
-      case_props.find_child_by_attribute("property", "name", "claimed").attribute("value").value(),
-      "88000");
-  EXPECT_STREQ(
-      case_props.find_child_by_attribute("property", "name", "unit").attribute("value").value(),
-      "IOPS");
-  EXPECT_STREQ(case_props.find_child_by_attribute("property", "name", "tolerance")
-                   .attribute("value")
-                   .value(),
-               "10%");
-  EXPECT_TRUE(failed_case.child("system-out"));
-  EXPECT_TRUE(failing.find_child_by_attribute("testcase", "name", "randread-4k-qd1 lat.p99")
-                  .child("skipped"));
-  EXPECT_TRUE(failing.find_child_by_attribute("testcase", "name", "randrw70-4k measured"));
+  EXPECT_NE(message.find("tolerance 10%"), std::string::npos) << message;
+  const std::string body = failed_case.child("failure").text().get();
+  for (const char* line : {"device: Example SSD 500GB S5X9NG0R123456, target /dev/sdb",
+                           "claim: randwrite-4k-qd32 iops", "measured: 72.3k IOPS",
+                           "claimed: 88k IOPS", "difference: -17.8%", "tolerance: 10%"})
+    EXPECT_NE(body.find(line), std::string::npos) << line << "\n" << body;
+  const std::string out = failed_case.child("system-out").text().get();
+  EXPECT_NE(out.find("measured: 72.3k IOPS"), std::string::npos) << out;
+  const auto skipped =
+      failing
+          .find_child_by_attribute("testcase", "name", case_name("randread-4k-qd1 lat.p99").c_str())
+          .child("skipped");
+  ASSERT_TRUE(skipped);
+  EXPECT_FALSE(skipped.attribute("message")) << "jenkins-junit.xsd: <skipped> is text only";
+  EXPECT_EQ(std::string(skipped.text().get()),
+            case_name("randread-4k-qd1 lat.p99: the suite sata-ssd has no workload randread-4k-qd1 "
+                      "(claimed 250 us, tolerance 10%)"));
+  const auto measured_only = failing.find_child_by_attribute(
+      "testcase", "name", case_name("randrw70-4k measured only").c_str());
+  ASSERT_TRUE(measured_only);
+  EXPECT_NE(std::string(measured_only.child("system-out").text().get())
+                .find("randrw70-4k measured only: no claim"),
+            std::string::npos);
+}
+
+TEST(ReportJunit, RichFormAddsPropertiesFileAndLine) {
+  RunResult r = sample::run(true);
+  r.verdicts[1].file = "specs/example.xml";
+  r.verdicts[1].line = 12;
+  const auto doc = parse(render_junit({r}, {.rich = true}));
+  const auto root = doc.child("testsuites");
+  EXPECT_EQ(root.attribute("skipped").as_int(), 1);
+  const auto tc =
+      root.child("testsuite")
+          .find_child_by_attribute("testcase", "name", case_name("randwrite-4k-qd32 iops").c_str());
+  EXPECT_STREQ(tc.attribute("file").value(), "specs/example.xml");
+  EXPECT_EQ(tc.attribute("line").as_int(), 12);
+  auto props = tc.child("properties");
+  auto prop = [&](const char* name) {
+    return std::string(
+        props.find_child_by_attribute("property", "name", name).attribute("value").value());
+  };
+  EXPECT_EQ(prop("measured"), "72300");
+  EXPECT_EQ(prop("claimed"), "88000");
+  EXPECT_EQ(prop("unit"), "IOPS");
+  EXPECT_EQ(prop("tolerance_pct"), "10");
+  EXPECT_NE(std::string(tc.child("failure").text().get()).find("spec sheet: specs/example.xml:12"),
+            std::string::npos);
+  const auto skipped =
+      root.child("testsuite")
+          .find_child_by_attribute("testcase", "name", case_name("randread-4k-qd1 lat.p99").c_str())
+          .child("skipped");
+  EXPECT_EQ(std::string(skipped.attribute("message").value()), std::string(skipped.text().get()));
+}
+
+TEST(ReportJunit, DotsInSpecNameAndSerialDoNotSplitTheClassname) {
+  RunResult r = sample::run(true);
+  r.spec.name = "Example NVMe SSD 1.92TB v2.1";
+  for (auto& row : r.device.identity)
+    if (row.field == "serial") row.value = "SN.42";
+  const auto doc = parse(render_junit({r}));
+  for (auto tc : doc.child("testsuites").child("testsuite").children("testcase")) {
+    EXPECT_STREQ(tc.attribute("classname").value(),
+                 "storqual.Example NVMe SSD 1_92TB v2_1.SN_42 2026-11-29T18:00:00Z");
+    EXPECT_EQ(std::string(tc.attribute("name").value()).rfind("SN.42 ", 0), 0u);
+  }
+}
+
+TEST(ReportJunit, WithoutASerialTheTargetNamesTheDevice) {
+  RunResult a = sample::run(false);
+  RunResult b = sample::run(false);
+  for (auto* r : {&a, &b}) r->device.identity.erase(r->device.identity.begin() + 1);  // the serial
+  b.device.path = "/dev/sdc";
+  b.device.name = "sdc";
+  const auto doc = parse(render_junit({a, b}));
+  std::set<std::string> classnames, names;
+  for (auto suite : doc.child("testsuites").children("testsuite"))
+    for (auto tc : suite.children("testcase")) {
+      classnames.insert(tc.attribute("classname").value());
+      EXPECT_TRUE(names.insert(tc.attribute("name").value()).second)
+          << tc.attribute("name").value();
+    }
+  EXPECT_EQ(classnames, (std::set<std::string>{
+                            "storqual.Example SATA SSD 500GB./dev/sdb 2026-11-29T18:00:00Z",
+                            "storqual.Example SATA SSD 500GB./dev/sdc 2026-11-29T18:00:00Z"}));
+  EXPECT_TRUE(
+      doc.select_node("//testsuite[@name='Example SSD 500GB /dev/sdc 2026-11-29T18:00:00Z']"));
+}
+
+TEST(ReportJunit, RunsOfOneDeviceAreToldApartByStartTimeThenHost) {
+  RunResult first = sample::run(false), later = sample::run(true), elsewhere = sample::run(true);
+  later.environment.start_utc = "2026-11-30T09:15:00Z";
+  later.environment.end_utc = "2026-11-30T09:15:04Z";
+  later.environment.wall_time_s = 4.321;
+  elsewhere.environment.start_utc = later.environment.start_utc;
+  elsewhere.environment.host = "qual-host-08";
+  const auto doc = parse(render_junit({first, later, elsewhere}));
+  std::vector<std::string> names;
+  for (auto suite : doc.child("testsuites").children("testsuite"))
+    names.push_back(suite.attribute("name").value());
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "Example SSD 500GB S5X9NG0R123456 2026-11-29T18:00:00Z",
+                       "Example SSD 500GB S5X9NG0R123456 2026-11-30T09:15:00Z on qual-host-07",
+                       "Example SSD 500GB S5X9NG0R123456 2026-11-30T09:15:00Z on qual-host-08"}));
+  EXPECT_STREQ(doc.select_node("//testsuite[@id='1']").node().attribute("time").value(), "4.321");
+}
+
+TEST(ReportJunit, LotAndBaselineCasesNameTheirReferenceAndMeasuredOnlyIsMarked) {
+  RunResult r = sample::run(false);
+  ClaimVerdict lot = sample::verdict("randread-4k-qd32", "iops", "IOPS", 119000, 104000, 10, 5);
+  lot.kind = "lot";
+  lot.message = "measured 104k IOPS, 12.6% below the median 119k IOPS of 4 units";
+  r.verdicts.push_back(lot);
+  ClaimVerdict only;
+  only.workload = "randread-4k-qd1";
+  only.metric = "iops";
+  only.unit = "IOPS";
+  only.status = VerdictStatus::MeasuredOnly;
+  only.measured = 32950;
+  only.message = "measured 33k IOPS; no claim";
+  r.verdicts.push_back(only);
+  const auto doc = parse(render_junit({r}));
+  const auto suite = doc.child("testsuites").child("testsuite");
+  const auto lot_case = suite.find_child_by_attribute(
+      "testcase", "name", case_name("lot: randread-4k-qd32 iops").c_str());
+  const std::string body = lot_case.child("failure").text().get();
+  EXPECT_NE(body.find("lot median: 119k IOPS"), std::string::npos) << body;
+  EXPECT_NE(body.find("lot tolerance: 10%"), std::string::npos) << body;
+  EXPECT_EQ(body.find("claimed"), std::string::npos) << body;
+  EXPECT_STREQ(lot_case.child("failure").attribute("type").value(), "lot-outlier");
+  const auto only_case = suite.find_child_by_attribute(
+      "testcase", "name", case_name("randread-4k-qd1 measured only").c_str());
+  ASSERT_TRUE(only_case);
+  const std::string out = only_case.child("system-out").text().get();
+  // The same figure, one spelling, in the message and the lines under it.
+  EXPECT_NE(out.find("measured 33k IOPS"), std::string::npos) << out;
+  EXPECT_NE(out.find("measured: 33k IOPS"), std::string::npos) << out;
+  EXPECT_EQ(format_verdict_value(32950, "IOPS"), "33k IOPS");
 }
 
 TEST(ReportJunit, WorkloadErrorsAndErrorVerdictsAreErrors) {
   RunResult r = sample::run(false);
   r.verdicts[1].status = VerdictStatus::Error;
-  r.verdicts[1].message = "interrupted";
+  r.verdicts[1].message = "workload 'randwrite-4k-qd32' was interrupted";
   r.workloads[4].errors = {"pread: Input/output error"};
   const auto doc = parse(render_junit({r}));
   const auto suite = doc.child("testsuites").child("testsuite");
   EXPECT_EQ(suite.attribute("errors").as_int(), 2);
-  EXPECT_TRUE(
-      suite.find_child_by_attribute("testcase", "name", "randwrite-4k-qd32 iops").child("error"));
-  EXPECT_STREQ(suite.find_child_by_attribute("testcase", "name", "randrw70-4k measured")
-                   .child("error")
-                   .attribute("message")
-                   .value(),
-               "pread: Input/output error");
+  const auto interrupted =
+      suite.find_child_by_attribute("testcase", "name", case_name("randwrite-4k-qd32 iops").c_str())
+          .child("error");
+  EXPECT_STREQ(interrupted.attribute("type").value(), "interrupted");
+  EXPECT_EQ(std::string(suite
+                            .find_child_by_attribute("testcase", "name",
+                                                     case_name("randrw70-4k measured only").c_str())
+                            .child("error")
+                            .attribute("message")
+                            .value()),
+            case_name("randrw70-4k measured only: pread: Input/output error"));
 }
 
 TEST(ReportJunit, CharactersXmlForbidsAreStripped) {
@@ -108,8 +258,9 @@ TEST(ReportJunit, CharactersXmlForbidsAreStripped) {
   const std::string xml = render_junit({r});
   const auto doc = parse(xml);
   const auto suite = doc.child("testsuites").child("testsuite");
-  EXPECT_STREQ(suite.attribute("name").value(), "BadModel[31m<&>\" S5X9NG0R123456");
-  EXPECT_TRUE(suite.find_child_by_attribute("testcase", "name", "wx iops"));
+  EXPECT_STREQ(suite.attribute("name").value(),
+               "BadModel[31m<&>\" S5X9NG0R123456 2026-11-29T18:00:00Z");
+  EXPECT_TRUE(suite.find_child_by_attribute("testcase", "name", "S5X9NG0R123456 wx iops"));
   for (unsigned char c : xml)
     EXPECT_FALSE(c < 0x20 && c != '\t' && c != '\n' && c != '\r') << "control byte " << int(c);
   EXPECT_EQ(xml.find("\xef\xbf\xbe"), std::string::npos);
@@ -160,10 +311,17 @@ for n in names:
   EXPECT_EQ(failures, 1);
   EXPECT_EQ(errors, 0);
   EXPECT_EQ(skipped, 1);
-  EXPECT_NE(parsed.out.find("measured 72300 IOPS, 17.8% below the claimed 88000"),
+  EXPECT_NE(parsed.out.find("S5X9NG0R123456 randwrite-4k-qd32 iops: measured 72300 IOPS, 17.8% "
+                            "below the claimed 88000"),
             std::string::npos)
       << parsed.out;
   EXPECT_NE(parsed.out.find("Model <script>&\" S5X9NG0R123456"), std::string::npos) << parsed.out;
+
+  // Both strict schemas and the reader's uniqueness and naming checks.
+  const auto checked = testing::validate_junit({path});
+  std::string said;
+  for (const auto& line : checked.lines) said += line + "\n";
+  EXPECT_TRUE(checked.valid) << said;
 }
 
 }  // namespace

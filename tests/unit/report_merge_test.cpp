@@ -115,7 +115,7 @@ TEST(FleetJson, RoundTripsAndDoesNotDuplicateLotVerdicts) {
 
 TEST(FleetJUnit, OneSuitePerDeviceWithLotTestcases) {
   const auto fleet =
-      build_fleet({unit("a", "S1", 120000), unit("b", "S1", 90000), unit("c", "S1", 121000)}, 10);
+      build_fleet({unit("a", "S1", 120000), unit("b", "S2", 90000), unit("c", "S3", 121000)}, 10);
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(render_junit(fleet.runs).c_str()));
   std::set<std::string> names;
@@ -125,15 +125,52 @@ TEST(FleetJUnit, OneSuitePerDeviceWithLotTestcases) {
     names.insert(s.attribute("name").value());
   }
   EXPECT_EQ(suites, 3);
-  EXPECT_EQ(names.size(), 3u) << "the same model and serial on three hosts: names get the host";
+  EXPECT_EQ(names.size(), 3u);
   const auto failing = doc.select_node(
-      "//testsuite[@hostname='b']/testcase[@name='lot: randread-4k-qd32 iops']/failure");
+      "//testsuite[@hostname='b']/testcase[@name='S2 lot: randread-4k-qd32 iops']/failure");
   ASSERT_TRUE(failing);
   EXPECT_STREQ(failing.node().attribute("type").value(), "lot-outlier");
-  EXPECT_TRUE(
-      doc.select_node("//testsuite[@hostname='a']/testcase[@name='lot: randread-4k-qd32 iops']"));
+  EXPECT_EQ(std::string(failing.node().attribute("message").value())
+                .rfind("S2 lot: randread-4k-qd32 iops: measured 90k IOPS", 0),
+            0u)
+      << failing.node().attribute("message").value();
+  EXPECT_TRUE(doc.select_node(
+      "//testsuite[@hostname='a']/testcase[@name='S1 lot: randread-4k-qd32 iops']"));
   EXPECT_FALSE(doc.select_node(
-      "//testsuite[@hostname='a']/testcase[@name='lot: randread-4k-qd32 iops']/failure"));
+      "//testsuite[@hostname='a']/testcase[@name='S1 lot: randread-4k-qd32 iops']/failure"));
+}
+
+TEST(FleetJUnit, OneDeviceRunTwiceIsTwoSuitesAndOneUnitOfItsLot) {
+  // S1 qualified twice (the later run slower), S2 once: the lot has two units, S1 counted by its
+  // later run; without that, S1's two runs would be two units and S1 compared with itself.
+  RunResult s1_first = unit("a", "S1", 120000);
+  RunResult s1_later = unit("a", "S1", 100000);
+  s1_later.environment.start_utc = "2026-11-30T07:00:00Z";
+  const auto fleet = build_fleet({s1_first, s1_later, unit("b", "S2", 121000)}, 10);
+  ASSERT_FALSE(fleet.lot.empty());
+  for (const auto& c : fleet.lot) {
+    EXPECT_EQ(c.units.size(), 2u) << c.workload << " " << c.metric;
+    if (c.workload == "randread-4k-qd32" && c.metric == "iops") {
+      EXPECT_DOUBLE_EQ(c.median, (100000 + 121000) / 2.0);
+    }
+  }
+  EXPECT_EQ(find_verdict(fleet.runs[0], "lot", "randread-4k-qd32", "iops"), nullptr);
+  EXPECT_NE(find_verdict(fleet.runs[1], "lot", "randread-4k-qd32", "iops"), nullptr);
+  // The JUnit keeps both runs of S1 apart, every (classname, name) once.
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(render_junit(fleet.runs).c_str()));
+  std::set<std::string> suites;
+  std::set<std::pair<std::string, std::string>> cases;
+  std::size_t n = 0;
+  for (auto s : doc.child("testsuites").children("testsuite")) {
+    suites.insert(s.attribute("name").value());
+    for (auto c : s.children("testcase")) {
+      ++n;
+      cases.insert({c.attribute("classname").value(), c.attribute("name").value()});
+    }
+  }
+  EXPECT_EQ(suites.size(), 3u);
+  EXPECT_EQ(cases.size(), n);
 }
 
 TEST(FleetHtml, FleetTableChartsAndDeviceSectionsWithUniqueAnchors) {

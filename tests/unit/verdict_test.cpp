@@ -268,6 +268,20 @@ TEST(Verdict, SkippedWhenTheSuiteLacksTheWorkload) {
   EXPECT_EQ(exit_code_for(v), kExitRuntime) << "workloads that did not run are errors";
 }
 
+TEST(Verdict, EveryClaimVerdictCarriesTheFileAndLineOfItsClaim) {
+  SpecSheet s = sheet(
+      "\n    <claim workload=\"randread-4k-qd32\" metric=\"iops\" value=\"1k\"/>\n"
+      "    <claim workload=\"randrw70-4k\" metric=\"iops\" value=\"1k\"/>");
+  auto v = judge(s, sata_suite(), {reads("randread-4k-qd32", 5000, 1)});
+  ASSERT_GE(v.size(), 2u);
+  EXPECT_EQ(v[0].file, "sheet.xml");
+  EXPECT_EQ(v[0].line, 2u);
+  EXPECT_EQ(v[1].file, "sheet.xml") << "a skipped claim points at its line too";
+  EXPECT_EQ(v[1].line, 3u);
+  for (std::size_t i = 2; i < v.size(); ++i)
+    EXPECT_EQ(v[i].line, 0u) << v[i].workload << ": measured-only verdicts have no claim line";
+}
+
 TEST(Verdict, ErrorWhenAWorkloadFailedOrDidNotRun) {
   SpecSheet s = sheet(R"(
     <claim workload="randread-4k-qd32" metric="iops" value="1k"/>
