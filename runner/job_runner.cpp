@@ -30,6 +30,7 @@
 #include "runner/latency_histogram.hpp"
 #include "runner/units.hpp"
 #include "runner/verify.hpp"
+#include "runner/workload_monitor.hpp"
 
 namespace storqual::runner {
 
@@ -216,8 +217,9 @@ struct SharedPlan {
   std::uint64_t region_size = 0;  // decided after the first job opened the target
   std::uint64_t t0 = 0;           // when the run starts (after setup), ns
   std::uint64_t measure_start = 0;
-  std::uint64_t end = 0;  // time-based end, or UINT64_MAX
-  bool abort = false;     // setup failed somewhere: every job leaves
+  // Time-based end, or UINT64_MAX; moved forward by an early stop (runner/workload_monitor.hpp).
+  std::atomic<std::uint64_t> end = 0;
+  bool abort = false;  // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
@@ -238,6 +240,8 @@ struct JobOutcome {
   bool interrupted = false;
   IntegrityTally inline_tally;  // verify_backlog read-backs
   std::uint64_t verified_inline = 0;
+  // Running totals for the sampler thread (early stop), stored as each batch is reaped.
+  std::atomic<std::uint64_t> progress_ios{0}, progress_bytes{0};
 };
 
 class Job {
@@ -548,6 +552,10 @@ class Job {
       return true;
     };
 
+    auto publish_progress = [&] {
+      out_.progress_ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
+      out_.progress_bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
+    };
     std::uint64_t now = now_fn();
     while (true) {
       if (issuing && ((stop && stop->load(std::memory_order_relaxed)) ||
@@ -624,6 +632,7 @@ class Job {
             if (!issuing || (time_based && now >= plan_.end) ||
                 (stop && stop->load(std::memory_order_relaxed)))
               break;
+            if ((issued & 255) == 0) publish_progress();
             if (live && (issued & 255) == 0) {
               live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
               live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
@@ -671,7 +680,10 @@ class Job {
       if (issuing && time_based && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
       if (issuing && rate > 0 && !free_slots.empty())
         wait_ns = std::min(wait_ns, next_due > now ? next_due - now : 0);
-      int n = engine_->reap(1, depth_, reaped.data(), std::chrono::nanoseconds(wait_ns));
+      // iodepth_batch_complete_min: wait for a batch (fewer wake-ups), not while a rate paces.
+      const unsigned reap_min =
+          issuing && rate <= 0 ? std::clamp(plan_.spec->iodepth_batch_complete, 1u, in_flight) : 1;
+      int n = engine_->reap(reap_min, depth_, reaped.data(), std::chrono::nanoseconds(wait_ns));
       std::uint64_t t = now_fn();
       now = t;  // the next batch is prepared right after this reap
       if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
@@ -685,6 +697,7 @@ class Job {
         busy[slot] = 0;
         --in_flight;
       }
+      if (n > 0) publish_progress();
       if (live && n > 0) {
         live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
         live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
@@ -901,8 +914,23 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     options.live->ios = 0;
     options.live->bytes = 0;
   }
+  // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
+  WorkloadMonitor monitor(options.now, spec.interval_s,
+                          p.runtime_s > 0 ? parse_early_stop(spec.early_stop) : std::nullopt,
+                          options.proc_root);
+  if (!plan.abort)
+    monitor.start(
+        plan.t0, plan.measure_start, plan.end,
+        [&](std::uint64_t& ios, std::uint64_t& bytes) {
+          for (const auto& o : outcomes) {
+            ios += o.progress_ios.load(std::memory_order_relaxed);
+            bytes += o.progress_bytes.load(std::memory_order_relaxed);
+          }
+        },
+        [&](std::uint64_t t) { plan.end.store(t); });
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
+  monitor.finish();
   jobs.clear();  // closes engines
   if (lat_log) std::fclose(lat_log);
 
@@ -945,8 +973,14 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     if (!o.run_error.empty()) result.errors.push_back(o.run_error);
     if (o.interrupted) result.interrupted = true;
   }
+  // The time limit, or where an early stop put the end.
+  const double limit_s = monitor.stopped_early()
+                             ? static_cast<double>(plan.end - plan.measure_start) / 1e9
+                             : p.runtime_s;
+  result.host_busy = monitor.host_busy();
+  result.early_stop = monitor.early_stop();
   double elapsed = p.runtime_s > 0 && !result.interrupted && result.errors.empty()
-                       ? p.runtime_s
+                       ? limit_s
                        : static_cast<double>(last_completion - plan.measure_start) / 1e9;
   if (elapsed <= 0) elapsed = 1e-9;
   result.elapsed_s = elapsed;
@@ -991,7 +1025,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     std::size_t points = total.size();
     if (p.runtime_s > 0 && !result.interrupted)
       points = std::min<std::size_t>(
-          points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
+          points, static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9)));
     for (std::size_t i = 0; i < points; ++i) {
       const auto& s = total[i];
       double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);

@@ -8,6 +8,7 @@
 
 #include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
+#include "runner/host_load.hpp"
 #include "runner/steady_state.hpp"
 #include "runner/units.hpp"
 
@@ -302,7 +303,8 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     std::string problem;
     VerdictStatus problem_status = VerdictStatus::Pass;
     bool not_steady = false, steady_unknown = false;
-    std::string inconclusive, host_limited;
+    std::string inconclusive, host_limited, host_busy;
+    const WorkloadResult* early = nullptr;  // the one workload of the claim, with early_stop
     for (const auto& id : c.workloads) {
       const WorkloadResult* r = find_result(results, id);
       if (r) v.time_s += r->elapsed_s;
@@ -321,6 +323,13 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
             else if (!r->steady_state->steady)
               inconclusive = "inconclusive: " + describe(*r->steady_state);
           }
+          // Performance claims only: a capacity or integrity finding does not depend on CPU time.
+          if (r->host_busy && r->host_busy->busy && c.metric.kind != MetricKind::Capacity) {
+            if (!host_busy.empty()) host_busy += ", ";
+            host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
+                         host_busy_reason(*r->host_busy);
+          }
+          if (r->early_stop && c.workloads.size() == 1) early = r;
           if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
             if (!host_limited.empty()) host_limited += ", ";
             host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
@@ -398,6 +407,32 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
       if (not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
       if (steady_unknown) v.message += "; steady state was not measured";
     }
+    if (early && inconclusive.empty() &&
+        (c.metric.kind == MetricKind::Iops || c.metric.kind == MetricKind::Bandwidth)) {
+      // The confidence interval of the early-stop figure, carried over to the claimed metric
+      // (same relative width: bs is fixed), against the bound the claim is judged at.
+      const auto& es = *early->early_stop;
+      const double bound = c.metric.higher_is_better() ? c.value * (1 - tol) : c.value * (1 + tol);
+      const double lo = measured * (1 - es.half_width_pct / 100);
+      const double hi = measured * (1 + es.half_width_pct / 100);
+      if (lo < bound && bound < hi) {
+        v.status = VerdictStatus::Inconclusive;
+        v.message = "inconclusive: the " + percent_text(es.confidence_pct, 0) + " interval " +
+                    format_metric_value(c.metric.kind, lo) + ".." +
+                    format_metric_value(c.metric.kind, hi) + " straddles the claim's bound " +
+                    format_metric_value(c.metric.kind, bound) + " (" + es.reason + "); " +
+                    v.message;
+      }
+    }
+    if (!host_busy.empty()) {
+      if (v.status == VerdictStatus::Fail) {
+        // Measured while other processes took the CPU: not the device's figure alone.
+        v.status = VerdictStatus::Error;
+        v.message = "host busy: " + host_busy + "; " + v.message;
+      } else {
+        v.message += "; host busy: " + host_busy;
+      }
+    }
     if (!host_limited.empty()) {
       if (v.status == VerdictStatus::Fail) {
         // Not a device failure: the host could not drive the device to its claim.
@@ -473,6 +508,9 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->steady_state) text += ", " + describe(*r->steady_state);
     if (r->host_limit && r->host_limit->limited)
       text += ", host-limited: " + join(r->host_limit->reasons, ", ");
+    if (r->host_busy && r->host_busy->busy)
+      text += ", host busy: " + host_busy_reason(*r->host_busy);
+    if (r->early_stop) text += ", " + r->early_stop->reason;
     v.message = text + "; no claim";
     out.push_back(std::move(v));
   }
@@ -482,7 +520,8 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
 int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
   bool failed = false;
   for (const auto& v : verdicts) {
-    if (v.status == VerdictStatus::Error) return kExitRuntime;
+    if (v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive)
+      return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }
   return failed ? kExitClaimFailed : kExitPass;
