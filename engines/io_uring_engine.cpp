@@ -238,8 +238,11 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
   auto now = start;
   unsigned iter = 0;
   while (got < min && in_flight_ > 0) {
-    if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) {
-      (void)io_uring_get_events(&ring_);  // errors surface in the sleeping wait that follows
+    // CQEs may be in the ring already (the submit's own enter ran pending completion work):
+    // take them at once rather than waiting for the flag to rise again.
+    const bool flagged = IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN;
+    if (flagged || io_uring_cq_ready(&ring_) > 0) {
+      if (flagged) (void)io_uring_get_events(&ring_);  // errors surface in the wait that follows
       got += take_ready(out + got, max - got);
     } else {
 #if defined(__x86_64__) || defined(__i386__)
@@ -288,10 +291,11 @@ int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
   if (staged_ > 0) [[unlikely]]
     (void)submit_staged();  // leftovers of a commit() the kernel pushed back on, or held ones
   if (max == 0 || in_flight_ == 0) return 0;
-  // Peek first, whatever the ring: under DEFER_TASKRUN the submit's own enter ran pending
-  // completion work (liburing adds GETEVENTS when IORING_SQ_TASKRUN is up), so its CQEs are
-  // there to take without another system call or a poll.
-  unsigned got = take_ready(out, max);
+  // Peek first, except where the poll below does it (and counts its time): under DEFER_TASKRUN the
+  // submit's own enter ran pending completion work (liburing adds GETEVENTS when
+  // IORING_SQ_TASKRUN is up), so its CQEs are there to take without another system call.
+  const bool polls = taskrun_flag_ && spin_wait_ns_ > 0 && spin_pause_ == 0;
+  unsigned got = polls ? 0 : take_ready(out, max);
   min = std::min({min, max, got + in_flight_});
   if (got >= min && (got > 0 || min > 0)) return static_cast<int>(got);
 
