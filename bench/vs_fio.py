@@ -345,12 +345,12 @@ def build_t_io_uring():
         shutil.rmtree(work, ignore_errors=True)
 
 
-def tiu_run(binary, target, case, runtime, batch):
+def tiu_run(binary, target, case, runtime, batch, threads=1):
     """t/io_uring at the case's depth, `batch` per submit and per reap, no polling. Its own
     per-second IOPS lines, the first one (start-up) dropped, averaged."""
     engine, rw, bs, qd = CASES[case]
     argv = [binary, f"-d{qd}", f"-s{batch}", f"-c{batch}", "-p0", f"-b{BS_BYTES[bs]}", "-R1",
-            "-B1", "-F1", "-n1", f"-r{runtime + 1}", target]
+            "-B1", "-F1", f"-n{threads}", f"-r{runtime + 1}", target]
     text, cpu_s = run_timed(argv)
     def number(t):  # "311.97K", "1.02M", "98765"
         scale = {"K": 1e3, "M": 1e6, "G": 1e9}.get(t[-1:].upper(), 1)
@@ -486,10 +486,12 @@ def main():
                 c_fio += [f"--iodepth_batch_submit={TIU_BATCH}",
                           f"--iodepth_batch_complete_min={TIU_BATCH}"]
             batch = a.batch if a.batch is not None else TIU_BATCH
+            # --storqual-args '--numjobs N': t/io_uring gets N submitter threads (-nN) too.
+            threads = int(extra[extra.index("--numjobs") + 1]) if "--numjobs" in extra else 1
             storqual_run(binary, target, case, 1, size=a.size, extra=c_extra)  # warm-up of each
             fio_run(target, case, 1, size=a.size, extra=c_fio, huge=huge.ok)
             if tiu_case:
-                tiu_run(tiu, target, case, 1, batch)
+                tiu_run(tiu, target, case, 1, batch, threads)
             sq, fi, ti = [], [], []
             order = []
             tools = ["sq", "fio"] + (["tiu"] if tiu_case else [])
@@ -502,7 +504,7 @@ def main():
                     fi.append(fio_run(target, case, rt, size=a.size, extra=c_fio,
                                       huge=huge.ok))
                 else:
-                    ti.append(tiu_run(tiu, target, case, rt, batch))
+                    ti.append(tiu_run(tiu, target, case, rt, batch, threads))
             med = lambda runs, k: statistics.median(r[k] for r in runs)
 
             # The ratio of each pair (the two runs next to each other in time, so the disk's drift
@@ -527,7 +529,7 @@ def main():
                             "t_io_uring_ratio": statistics.median(rs),
                             "t_io_uring_per_core": med(ti, "per_core"),
                             "per_core_ratio_t_io_uring": statistics.median(pc),
-                            "t_io_uring_args": f"-d{CASES[case][3]} -s{batch} -c{batch} -p0"})
+                            "t_io_uring_args": f"-d{CASES[case][3]} -s{batch} -c{batch} -p0 -n{threads}"})
             lo, hi = min(r["iops"] for r in fi), max(r["iops"] for r in fi)
             row["storqual_median_in_fio_range"] = lo <= med(sq, "iops") <= hi
             # Issue 2 (d): ratio within 5% and p50 within 10%, or storqual inside fio's range.
