@@ -22,8 +22,20 @@ tells a tool that measures the device differently from one that drives it differ
 counters in /sys/block/DEV/stat, (b) mean clat against the kernel's mean service time from the
 same counters, (c) percentiles against exact ones from the per-I/O log.
 --memory measures the peak RSS of `bench --numjobs 16 --iodepth 128` at 10 s and 60 s.
+
+t/io_uring (fio's per-core peak-IOPS probe, the one the kernel's io_uring maintainers report
+against) is a third column for the cases it can run (random reads): it is built once from Debian's
+fio source package into build/t-io_uring/ (a private apt configuration with a deb-src line for the
+mirror this machine already uses; nothing in the machine's apt setup changes). Where the source
+cannot be had, the bench says why and leaves the column out. On those cases all three tools run
+at the same depth and batch: t/io_uring -d32 -s8 -c8 -p0 (no polling; fixed buffers, registered
+file and ring as its defaults), storqual --iodepth 32 --iodepth_batch_submit 8
+--iodepth_batch_complete_min 8 and fio the same (--iodepth_batch_complete_min=8), unless --batch
+says otherwise. Each run's CPU time (user + system of the whole process and its threads, the
+kernel's io-wq workers included, from wait4) gives "per core": IOPS / (CPU seconds / seconds).
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -49,6 +61,9 @@ CASES = {
     "null-qd32": ("null", "randread", "4k", 32),
 }
 CORNERS = ["randread-4k-qd32", "randwrite-4k-qd32", "read-1m-qd32", "write-1m-qd32"]
+# The cases t/io_uring runs too (it does random reads only), at its -s/-c batch for all three.
+TIU_CASES = {"randread-4k-qd32"}
+TIU_BATCH = 8
 
 
 def storqual_binary():
@@ -61,6 +76,19 @@ def storqual_binary():
 def run(argv, **kw):
     return subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, **kw)
+
+
+def run_timed(argv):
+    """Runs argv; returns (stdout, CPU seconds of the process and every thread it had)."""
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        out.seek(0)
+        err.seek(0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), argv,
+                                                out.read(), err.read())
+        return out.read(), usage.ru_utime + usage.ru_stime
 
 
 def sh(cmd):
@@ -150,7 +178,7 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
     if lat_log:
         argv += ["--lat-log", lat_log]
     before = disk_stat(target) if engine != "null" else None
-    run(argv)
+    _, cpu_s = run_timed(argv)
     after = disk_stat(target) if engine != "null" else None
     w = json.load(open(out))["workloads"][0]
     os.unlink(out)
@@ -163,7 +191,13 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
             "p99": d["clat_ns"]["percentiles"].get("99.000000", 0),
             "clat_mean": d["clat_ns"]["mean"], "side": side,
             "cpu": w["cpu"]["usr_pct"] + w["cpu"]["sys_pct"], "raw": w,
+            "per_core": per_core(d["iops"], runtime, cpu_s),
             **device_view(target, side, before, after, d["iops"])}
+
+
+def per_core(iops, runtime, cpu_s):
+    """IOPS per CPU busy: I/Os done per CPU-second the tool spent (the whole process)."""
+    return iops * runtime / cpu_s if cpu_s > 0 else 0
 
 
 HUGE_PAGE = 2 << 20
@@ -226,15 +260,108 @@ def fio_run(target, case, runtime, size=None, extra=(), huge=False):
         argv += ["--iomem=shmhuge"]
     argv += list(extra)  # last wins in fio's command line
     before = disk_stat(target) if engine != "null" else None
-    j = json.loads(run(argv).stdout)["jobs"][0]
+    text, cpu_s = run_timed(argv)
+    j = json.loads(text)["jobs"][0]
     after = disk_stat(target) if engine != "null" else None
     side = "read" if rw in ("read", "randread") else "write"
     d = j[side]
     return {"iops": d["iops"], "bw": d["bw_bytes"],
             "p50": d["clat_ns"]["percentile"].get("50.000000", 0),
             "p99": d["clat_ns"]["percentile"].get("99.000000", 0),
-            "cpu": j["usr_cpu"] + j["sys_cpu"],
+            "cpu": j["usr_cpu"] + j["sys_cpu"], "per_core": per_core(d["iops"], runtime, cpu_s),
             **device_view(target, side, before, after, d["iops"])}
+
+
+def build_t_io_uring():
+    """Builds fio's t/io_uring once into build/t-io_uring/ from Debian's fio source package.
+    Returns (path, None) or (None, why not). The machine's apt setup is left as it is: a private
+    apt configuration adds a deb-src line for the mirror the machine already uses."""
+    dest = os.path.join(ROOT, "build", "t-io_uring")
+    binary = os.path.join(dest, "io_uring")
+    if os.access(binary, os.X_OK):
+        return binary, None
+    os.makedirs(dest, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="storqual-fio-src-")
+    try:
+        mirror, suite = "http://deb.debian.org/debian", "bookworm"
+        stanzas = []  # (URIs, Suites) of each deb822 stanza or one-line entry, in order
+        for f in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.sources")) \
+                + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
+            try:
+                text = open(f).read()
+            except OSError:
+                continue
+            for block in text.split("\n\n"):
+                fields = {}
+                for line in block.splitlines():
+                    w = line.split()
+                    if line.startswith(("URIs:", "Suites:", "Types:")) and len(w) > 1:
+                        fields[w[0][:-1]] = w[1:]
+                    elif line.startswith("deb ") and len(w) > 2:
+                        urls = [x for x in w[1:] if "://" in x]
+                        if urls:
+                            stanzas.append((urls[0], w[w.index(urls[0]) + 1]))
+                if "URIs" in fields and "Suites" in fields and "deb" in fields.get("Types", ["deb"]):
+                    stanzas.append((fields["URIs"][0], fields["Suites"][0]))
+        for uri, sui in stanzas:
+            if "debian" in uri and "security" not in uri and "security" not in sui:
+                mirror, suite = uri, sui
+                break
+        for d in ("state/lists/partial", "cache/archives/partial", "src"):
+            os.makedirs(os.path.join(work, d), exist_ok=True)
+        with open(os.path.join(work, "sources.list"), "w") as f:
+            f.write(f"deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} "
+                    f"{suite} main\n")
+        with open(os.path.join(work, "apt.conf"), "w") as f:
+            f.write(f'Dir::State "{work}/state";\nDir::Cache "{work}/cache";\n'
+                    f'Dir::Etc::SourceList "{work}/sources.list";\n'
+                    f'Dir::Etc::SourceParts "{work}/none";\n')
+        env = dict(os.environ, APT_CONFIG=os.path.join(work, "apt.conf"))
+        for argv, cwd in ((["apt-get", "-q", "update"], work),
+                          (["apt-get", "-q", "source", "--download-only", "fio"],
+                           os.path.join(work, "src"))):
+            r = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600)
+            if r.returncode != 0:
+                return None, (f"fio's source package is not reachable ({' '.join(argv)}: "
+                              f"{r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.returncode})")
+        tars = glob.glob(os.path.join(work, "src", "fio_*.orig.tar.*"))
+        if not tars:
+            return None, "apt-get source fio gave no fio_*.orig.tar.* to build from"
+        subprocess.run(["tar", "xf", tars[0], "-C", os.path.join(work, "src")], check=True)
+        tree = [d for d in glob.glob(os.path.join(work, "src", "fio-*")) if os.path.isdir(d)][0]
+        for argv in (["./configure"], ["make", "-j2", "t/io_uring"]):
+            r = subprocess.run(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+            if r.returncode != 0:
+                return None, f"building t/io_uring failed ({' '.join(argv)}): {r.stdout[-300:]}"
+        shutil.copy2(os.path.join(tree, "t", "io_uring"), binary)
+        with open(os.path.join(dest, "VERSION"), "w") as f:
+            f.write(os.path.basename(tars[0]) + "\n")
+        return binary, None
+    except (OSError, subprocess.SubprocessError, IndexError) as e:
+        return None, f"t/io_uring could not be built: {e}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def tiu_run(binary, target, case, runtime, batch, threads=1):
+    """t/io_uring at the case's depth, `batch` per submit and per reap, no polling. Its own
+    per-second IOPS lines, the first one (start-up) dropped, averaged."""
+    engine, rw, bs, qd = CASES[case]
+    argv = [binary, f"-d{qd}", f"-s{batch}", f"-c{batch}", "-p0", f"-b{BS_BYTES[bs]}", "-R1",
+            "-B1", "-F1", f"-n{threads}", f"-r{runtime + 1}", target]
+    text, cpu_s = run_timed(argv)
+    def number(t):  # "311.97K", "1.02M", "98765"
+        scale = {"K": 1e3, "M": 1e6, "G": 1e9}.get(t[-1:].upper(), 1)
+        return float(t[:-1] if scale != 1 else t) * scale
+    iops = [number(line.split("IOPS=")[1].split(",")[0]) for line in text.splitlines()
+            if line.startswith("IOPS=")]
+    if not iops:
+        raise RuntimeError(f"t/io_uring printed no IOPS line: {text[-300:]}")
+    counted = iops[1:] if len(iops) > 1 else iops
+    mean = sum(counted) / len(counted)
+    return {"iops": mean, "per_core": per_core(mean, runtime + 1, cpu_s)}
 
 
 def fidelity_checks(binary, target, case, runtime, size):
@@ -339,22 +466,45 @@ def main():
                   + ("on hugetlb pages (--iomem=shmhuge)" if huge.ok else
                      "on 4 KiB pages (no hugetlb pages could be reserved): large-block rows "
                      "compare differently laid out memory"))
+        if tiu is None:
+            print(f"t/io_uring column left out: {tiu_why}")
+        else:
+            print(f"t/io_uring: {tiu} (cases {', '.join(sorted(TIU_CASES))}; all three at -s/-c "
+                  f"{a.batch if a.batch is not None else TIU_BATCH})")
+            report["t_io_uring"] = tiu
+        report["t_io_uring_skipped"] = tiu_why
         hdr = (f"{'case':26} {'storqual':>9} {'fio':>9} {'ratio':>6} {'p50 sq':>8} {'p50 fio':>8}"
                f" {'ratio':>6} {'p99 sq':>8} {'p99 fio':>8} {'cpu sq':>7} {'cpu fio':>7}  fio range")
         print(hdr)
         for case in cases:
-            storqual_run(binary, target, case, 1, size=a.size, extra=extra)  # warm-up of each
-            fio_run(target, case, 1, size=a.size, extra=fio_extra, huge=huge.ok)
-            sq, fi = [], []
+            tiu_case = case in TIU_CASES and tiu is not None
+            c_extra, c_fio = list(extra), list(fio_extra)
+            if case in TIU_CASES and a.batch is None:
+                # t/io_uring's -s8 -c8 for all three tools: the same submit and reap pattern.
+                c_extra += ["--iodepth_batch_submit", str(TIU_BATCH),
+                            "--iodepth_batch_complete_min", str(TIU_BATCH)]
+                c_fio += [f"--iodepth_batch_submit={TIU_BATCH}",
+                          f"--iodepth_batch_complete_min={TIU_BATCH}"]
+            batch = a.batch if a.batch is not None else TIU_BATCH
+            # --storqual-args '--numjobs N': t/io_uring gets N submitter threads (-nN) too.
+            threads = int(extra[extra.index("--numjobs") + 1]) if "--numjobs" in extra else 1
+            storqual_run(binary, target, case, 1, size=a.size, extra=c_extra)  # warm-up of each
+            fio_run(target, case, 1, size=a.size, extra=c_fio, huge=huge.ok)
+            if tiu_case:
+                tiu_run(tiu, target, case, 1, batch, threads)
+            sq, fi, ti = [], [], []
             order = []
+            tools = ["sq", "fio"] + (["tiu"] if tiu_case else [])
             for i in range(a.pairs):
-                order += ["sq", "fio"] if i % 2 == 0 else ["fio", "sq"]
+                order += tools if i % 2 == 0 else tools[::-1]  # ABC CBA: drift hits all alike
             for who in order:
                 if who == "sq":
-                    sq.append(storqual_run(binary, target, case, rt, size=a.size, extra=extra))
-                else:
-                    fi.append(fio_run(target, case, rt, size=a.size, extra=fio_extra,
+                    sq.append(storqual_run(binary, target, case, rt, size=a.size, extra=c_extra))
+                elif who == "fio":
+                    fi.append(fio_run(target, case, rt, size=a.size, extra=c_fio,
                                       huge=huge.ok))
+                else:
+                    ti.append(tiu_run(tiu, target, case, rt, batch, threads))
             med = lambda runs, k: statistics.median(r[k] for r in runs)
 
             # The ratio of each pair (the two runs next to each other in time, so the disk's drift
@@ -370,7 +520,16 @@ def main():
                    "p50_ratio": pair_ratio("p50"),
                    "storqual_p50": med(sq, "p50"), "fio_p50": med(fi, "p50"),
                    "storqual_p99": med(sq, "p99"), "fio_p99": med(fi, "p99"),
-                   "storqual_cpu": med(sq, "cpu"), "fio_cpu": med(fi, "cpu")}
+                   "storqual_cpu": med(sq, "cpu"), "fio_cpu": med(fi, "cpu"),
+                   "storqual_per_core": med(sq, "per_core"), "fio_per_core": med(fi, "per_core")}
+            if ti:
+                rs = [s_["iops"] / t_["iops"] for s_, t_ in zip(sq, ti) if t_["iops"]]
+                pc = [s_["per_core"] / t_["per_core"] for s_, t_ in zip(sq, ti) if t_["per_core"]]
+                row.update({"t_io_uring_iops": [r["iops"] for r in ti],
+                            "t_io_uring_ratio": statistics.median(rs),
+                            "t_io_uring_per_core": med(ti, "per_core"),
+                            "per_core_ratio_t_io_uring": statistics.median(pc),
+                            "t_io_uring_args": f"-d{CASES[case][3]} -s{batch} -c{batch} -p0 -n{threads}"})
             lo, hi = min(r["iops"] for r in fi), max(r["iops"] for r in fi)
             row["storqual_median_in_fio_range"] = lo <= med(sq, "iops") <= hi
             # Issue 2 (d): ratio within 5% and p50 within 10%, or storqual inside fio's range.
@@ -391,6 +550,18 @@ def main():
                   f"{row['storqual_cpu']:>6.0f}% {row['fio_cpu']:>6.0f}%  {fmt(lo)}..{fmt(hi)}"
                   + (f"  parity {'ok' if row['parity_ok'] else 'no'}" if case in CORNERS else ""),
                   flush=True)
+            # Per core: I/Os per CPU-second of the whole process (threads and io-wq workers).
+            line = (f"{'':26} per core: storqual {fmt(row['storqual_per_core'])}, fio "
+                    f"{fmt(row['fio_per_core'])}")
+            if ti:
+                line += (f"; t/io_uring {row['t_io_uring_args']} {fmt(med(ti, 'iops'))} IOPS "
+                         f"(storqual/t/io_uring {row['t_io_uring_ratio']:.2f}, range "
+                         f"{fmt(min(r['iops'] for r in ti))}..{fmt(max(r['iops'] for r in ti))}),"
+                         f" per core {fmt(row['t_io_uring_per_core'])}"
+                         f" (ratio {row['per_core_ratio_t_io_uring']:.2f})")
+            elif case in TIU_CASES:
+                line += "; t/io_uring: left out (see above)"
+            print(line, flush=True)
             if device:
                 # The device's side, from its own counters: how many requests each tool kept
                 # inside it and how long the device took per request.
@@ -424,6 +595,9 @@ def main():
             with open(a.json, "w") as f:
                 json.dump(report, f, indent=2)
 
+    tiu, tiu_why = None, "no case it runs"
+    if any(c in TIU_CASES for c in cases):
+        tiu, tiu_why = build_t_io_uring()
     pool = max([pool_bytes(c) for c in cases] + [0])
     with HugePages(pool if pool >= HUGE_PAGE else 0) as huge:
         if a.target in ("loop", "zram"):

@@ -11,7 +11,9 @@
 //   Engines whose caps().needs_commit is false submit in queue() and commit() returns 0. When
 //   the kernel pushes back (EAGAIN) while I/O is in flight, commit() may hand over fewer: the
 //   rest stay queued and go with the next commit() or reap(), so a caller that reaps makes
-//   progress.
+//   progress. With requests already in flight an engine may also hold a whole batch for the next
+//   reap(), to hand it over and wait in one system call (counted as handed over): callers that
+//   commit while I/O is in flight must reap next, as every loop on this contract does.
 // - reap(min, max, out, timeout) waits until at least `min` requests completed or `timeout`
 //   passed, stores up to `max` completed request pointers in out and returns how many (or -errno;
 //   0 on timeout). Results travel in the request: res = bytes transferred or -errno. A short

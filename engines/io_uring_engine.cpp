@@ -15,6 +15,14 @@
 // does not stall the rest of a batch. The ring is created R_DISABLED and enabled by the first
 // commit() so that a ring opened by one thread and driven by another (the runner opens engines
 // before starting job threads) binds to the thread that submits, as SINGLE_ISSUER requires.
+//
+// One system call per turn where the wait sleeps: t/io_uring hands a batch over and waits for the
+// next batch of completions in the same io_uring_enter (to_submit, min_complete, GETEVENTS). With
+// requests in flight and no poll budget, commit() here leaves the staged SQEs in the ring and the
+// reap() that follows submits them with its wait (io_uring_submit_and_wait_timeout). Under
+// DEFER_TASKRUN the completions of io-wq workers are queued as task work for this thread and the
+// kernel wakes a waiter only once `min` of them are pending (its lazy wake), so waiting for a
+// batch (iodepth_batch_complete_min) rather than one costs one wake-up per batch, not one per I/O.
 #include "engines/io_uring_engine.hpp"
 
 #include <sys/syscall.h>
@@ -122,6 +130,7 @@ void IoUringEngine::open(const EngineConfig& config) {
   spin_misses_ = spin_pause_ = 0;
   spin_ns_ = 0;
   staged_ = 0;
+  held_ = 0;
   in_flight_ = 0;
 }
 
@@ -164,6 +173,16 @@ int IoUringEngine::commit() noexcept {
   if (!enabled_) [[unlikely]] {
     if (int ret = enable_on_this_thread(); ret < 0) return ret;
   }
+  // Held for the reap() that must follow (engine.hpp): it submits them with its sleeping wait.
+  if (in_flight_ > 0 && spin_wait_ns_ == 0 && !sqpoll_ && !iopoll_ && defer_taskrun_) {
+    held_ = staged_;
+    return static_cast<int>(staged_);
+  }
+  return submit_staged();
+}
+
+int IoUringEngine::submit_staged() noexcept {
+  held_ = 0;
   int handed = 0;
   unsigned spins = 0;
   while (staged_ > 0) {
@@ -219,8 +238,11 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
   auto now = start;
   unsigned iter = 0;
   while (got < min && in_flight_ > 0) {
-    if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) {
-      (void)io_uring_get_events(&ring_);  // errors surface in the sleeping wait that follows
+    // CQEs may be in the ring already (the submit's own enter ran pending completion work):
+    // take them at once rather than waiting for the flag to rise again.
+    const bool flagged = IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN;
+    if (flagged || io_uring_cq_ready(&ring_) > 0) {
+      if (flagged) (void)io_uring_get_events(&ring_);  // errors surface in the wait that follows
       got += take_ready(out + got, max - got);
     } else {
 #if defined(__x86_64__) || defined(__i386__)
@@ -245,13 +267,35 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
 
 int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
                         std::chrono::nanoseconds timeout) noexcept {
+  if (held_ > 0 && staged_ == held_ && max > 0 && min > 0 && timeout.count() > 0) {
+    // The batch commit() held: hand it over and wait for `min` completions in one enter.
+    const unsigned n = staged_;
+    held_ = 0;
+    __kernel_timespec ts = to_timespec(timeout);
+    io_uring_cqe* cqe = nullptr;
+    const unsigned want = std::min({min, max, in_flight_ + n});
+    int ret = io_uring_submit_and_wait_timeout(&ring_, &cqe, want, &ts, nullptr);
+    // What the kernel took: the SQEs it has not consumed are still between its head and our tail.
+    const unsigned taken = n - std::min(n, io_uring_sq_ready(&ring_));
+    staged_ -= taken;
+    in_flight_ += taken;
+    unsigned got = take_ready(out, max);
+    if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && got == 0)
+      return ret;
+    if (staged_ == 0 && got >= want) return static_cast<int>(got);
+    if (staged_ == 0 && ret == -ETIME) return static_cast<int>(got);
+    // Fewer than asked (a signal, the kernel short of requests): the ordinary path for the rest.
+    int more = reap(min > got ? min - got : 0, max - got, out + got, timeout);
+    return static_cast<int>(got) + std::max(0, more);
+  }
   if (staged_ > 0) [[unlikely]]
-    (void)commit();  // leftovers of a commit() the kernel pushed back on
+    (void)submit_staged();  // leftovers of a commit() the kernel pushed back on, or held ones
   if (max == 0 || in_flight_ == 0) return 0;
-  unsigned got = 0;
-  // With DEFER_TASKRUN or IOPOLL nothing lands in the CQ ring until we enter the kernel, so peeking
-  // first would be a wasted look; the wait below both runs the completions and returns them.
-  if (!defer_taskrun_ && !iopoll_) got = take_ready(out, max);
+  // Peek first, except where the poll below does it (and counts its time): under DEFER_TASKRUN the
+  // submit's own enter ran pending completion work (liburing adds GETEVENTS when
+  // IORING_SQ_TASKRUN is up), so its CQEs are there to take without another system call.
+  const bool polls = taskrun_flag_ && spin_wait_ns_ > 0 && spin_pause_ == 0;
+  unsigned got = polls ? 0 : take_ready(out, max);
   min = std::min({min, max, got + in_flight_});
   if (got >= min && (got > 0 || min > 0)) return static_cast<int>(got);
 
@@ -289,7 +333,9 @@ int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
 void IoUringEngine::drain_in_flight() noexcept {
   // What is in flight reads into or writes from the caller's buffers, which the contract lets the
   // caller free once close() returns: cancel what the kernel can cancel and wait for the rest,
-  // bounded so that a device that never answers cannot hang the tool.
+  // bounded so that a device that never answers cannot hang the tool. SQEs still staged (held for
+  // a reap() that did not come) go first, so that they are counted in flight.
+  if (staged_ > 0 && enabled_) (void)submit_staged();
   if (in_flight_ == 0 || !enabled_) return;
   if (io_uring_sqe* sqe = io_uring_get_sqe(&ring_)) {
     io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
@@ -331,6 +377,7 @@ void IoUringEngine::close() noexcept {
   target_.close();
   cqes_.clear();
   staged_ = 0;
+  held_ = 0;
   in_flight_ = 0;
   enabled_ = false;
   defer_taskrun_ = false;

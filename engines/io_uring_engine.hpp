@@ -42,6 +42,7 @@ class IoUringEngine final : public Engine {
   int enable_on_this_thread() noexcept;
   void drain_in_flight() noexcept;
   unsigned poll_for(unsigned min, unsigned max, IoRequest** out, unsigned got) noexcept;
+  int submit_staged() noexcept;
 
   io_uring ring_{};
   bool ring_ready_ = false;  // ring_ initialised
@@ -56,6 +57,7 @@ class IoUringEngine final : public Engine {
   std::vector<io_uring_cqe*> cqes_;  // reap batch, sized at open()
   unsigned depth_ = 1;
   unsigned staged_ = 0;     // SQEs prepared, not yet taken by the kernel
+  unsigned held_ = 0;       // of those, held by commit() for the next reap() to submit
   unsigned in_flight_ = 0;  // submitted, not yet reaped
   int sqe_fd_ = -1;         // 0 (registered index) or the fd
   std::uint8_t sqe_flags_ = 0;

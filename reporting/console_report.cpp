@@ -54,6 +54,7 @@ VerdictCounts count_verdicts(const RunResult& run) {
         ++c.fail;
         break;
       case VerdictStatus::Error:
+      case VerdictStatus::Inconclusive:  // cannot decide the claim: not a pass, not a device fail
         ++c.error;
         break;
       case VerdictStatus::Skipped:

@@ -145,6 +145,14 @@ std::string format_fio_summary(const WorkloadResult& w) {
          w.cpu.sys_pct, w.cpu.max_thread_pct);
   if (w.cpu.spin_pct > 0) append(out, " (polling for completions: %.1f%%)", w.cpu.spin_pct);
   out += "\n";
+  if (w.early_stop)
+    out += "  early stop   : " + w.early_stop->rule + ": " + w.early_stop->reason + "\n";
+  if (w.host_busy && w.host_busy->busy) {
+    out += "  host busy    : ";
+    for (std::size_t i = 0; i < w.host_busy->reasons.size(); ++i)
+      out += (i ? ", " : "") + w.host_busy->reasons[i];
+    out += " (the figures are the host's as much as the device's)\n";
+  }
   for (const auto& e : w.errors) out += "  error: " + e + "\n";
   return out;
 }

@@ -44,10 +44,10 @@ pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;
 .banner .big{font-size:30px;font-weight:700;letter-spacing:1px}
 .banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.MEASURED{background:#24527a}
 .status{font-weight:700;padding:1px 6px;border-radius:3px;color:#fff;white-space:nowrap}
-.status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error{background:var(--error)}
+.status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error,.status.inconclusive{background:var(--error)}
 .status.skipped,.status.measured-only{background:var(--skip)}
 tr.fail td{background:#fdecea}tr.error td{background:#fff4e5}
-.bar.pass{fill:#2e9d4a}.bar.fail{fill:#d0443a}.bar.error{fill:#c77700}.bar.skipped,.bar.measured-only{fill:#9aa0a6}
+.bar.pass{fill:#2e9d4a}.bar.fail{fill:#d0443a}.bar.error,.bar.inconclusive{fill:#c77700}.bar.skipped,.bar.measured-only{fill:#9aa0a6}
 .flag{display:inline-block;background:#fff3cd;border:1px solid #b8860b;border-radius:3px;padding:0 6px;margin-right:6px;font-weight:600}
 .changed td{background:#fff3cd;font-weight:600}
 figure.chart-block{margin:8px 0 14px}
@@ -608,6 +608,8 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
   if (w.skipped) flags.push_back("skipped");
   if (w.cpu.max_thread_pct >= kCpuBoundThreadPct) flags.push_back("CPU-bound");
   if (w.host_limit && w.host_limit->limited) flags.push_back("host-limited");
+  if (w.host_busy && w.host_busy->busy) flags.push_back("host busy");
+  if (w.early_stop && w.early_stop->stopped_early) flags.push_back("stopped early");
   if (w.steady && !*w.steady) flags.push_back("not steady");
   if (w.interrupted) flags.push_back("interrupted");
   if (!w.errors.empty()) flags.push_back("errors");
@@ -639,6 +641,16 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
     o += "</ol></div>";
   }
   if (w.host_limit) host_limit_block(o, *w.host_limit);
+  if (w.host_busy && w.host_busy->busy) {
+    std::string why;
+    for (const auto& r : w.host_busy->reasons) why += (why.empty() ? "" : ", ") + r;
+    o += "<div class=\"box bad\"><strong>Host busy:</strong> " + esc(why) +
+         "<br><span class=\"small muted\">Other processes competed for the CPU during this "
+         "workload: its figures are the host's as much as the device's.</span></div>";
+  }
+  if (w.early_stop)
+    o += "<p class=\"small\"><strong>Early stop</strong> (" + esc(w.early_stop->rule) +
+         "): " + esc(w.early_stop->reason) + "</p>";
 
   return flags;
 }

@@ -196,6 +196,15 @@ class SuiteWriter {
         set_text(e, body);
         break;
       }
+      case VerdictStatus::Inconclusive: {
+        // Neither pass nor fail: the figure's interval or sample count cannot decide the claim.
+        ++counts_.errors;
+        auto e = tc.append_child("error");
+        set_attr(e, "message", message);
+        set_attr(e, "type", "inconclusive");
+        set_text(e, body);
+        break;
+      }
       case VerdictStatus::Skipped:
         add_skipped(tc, message);
         break;

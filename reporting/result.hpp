@@ -132,6 +132,37 @@ struct HostLimitReport {
   double link_bw_bytes = 0;  // usable bytes/s of the current link (after line encoding)
 };
 
+// Whether other processes competed for the CPU while a workload ran (runner/measure/host_load.hpp):
+// a figure measured on a busy host is the host's as much as the device's.
+struct HostBusyReport {
+  bool busy = false;
+  std::vector<std::string> reasons;  // "3.1 other runnable tasks on average for 2 CPUs", ...
+  double other_runnable = 0;         // mean runnable tasks of other processes per sample
+  double cpu_pressure_pct = 0;       // /proc/pressure/cpu "some": share of the time a task waited
+  double steal_pct = 0;              // of all CPU time, taken by the hypervisor (/proc/stat)
+  unsigned cpus = 0;                 // online CPUs
+  unsigned samples = 0;
+};
+
+// Early stop (runner/measure/early_stop.hpp): why a workload ended and the confidence interval of
+// its tracked figure then (from the per-interval samples, corrected for their autocorrelation).
+struct EarlyStopReport {
+  std::string rule;             // "ci:1%@95,min=3s"
+  std::string metric = "iops";  // iops | bw
+  bool stopped_early = false;   // false: it ran to its time limit
+  std::string reason;           // "interval +-0.84% at 95% after 4.5 s" or "time limit ..."
+  double target_pct = 1;        // the half-width asked for, % of the mean
+  double confidence_pct = 95;
+  double mean = 0;            // of the per-interval samples, in the metric's unit
+  double half_width = 0;      // of the interval, same unit
+  double half_width_pct = 0;  // of the mean
+  double lag1 = 0;            // lag-1 autocorrelation of the samples
+  double n_eff = 0;           // effective sample size n (1 - r1) / (1 + r1)
+  unsigned samples = 0;
+  double sample_s = 0;      // the sampling interval
+  double stopped_at_s = 0;  // measured time when it stopped
+};
+
 // One bad block found by verification (runner/measure/verify.hpp): what it is and what it held.
 struct IntegrityFinding {
   std::string kind;                     // corrupted | misplaced | stale | foreign
@@ -208,6 +239,10 @@ struct WorkloadResult {
   std::optional<IntegrityReport> integrity;
   // kind == "capacity": the real-capacity check (runner/methods/capacity_check.hpp).
   std::optional<CapacityReport> capacity;
+  // CPU competition from other processes during the run (always set by run_workload).
+  std::optional<HostBusyReport> host_busy;
+  // Set when the workload ran with early_stop.
+  std::optional<EarlyStopReport> early_stop;
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").
@@ -236,7 +271,9 @@ struct SpecReport {
   std::string suite_path;
 };
 
-enum class VerdictStatus { Pass, Fail, Error, Skipped, MeasuredOnly };
+// Inconclusive: the measurement cannot decide the claim (its confidence interval straddles the
+// claim at the time limit); reported as an error with an "inconclusive:" message.
+enum class VerdictStatus { Pass, Fail, Error, Skipped, MeasuredOnly, Inconclusive };
 
 struct ClaimVerdict {
   std::string workload;  // id, or space-separated ids for an aggregate claim

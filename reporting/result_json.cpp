@@ -187,6 +187,33 @@ void visit_fields(Either<HostLimitReport> auto& h, auto&& visit) {
   visit("link_bw_bytes", h.link_bw_bytes);
 }
 
+void visit_fields(Either<HostBusyReport> auto& h, auto&& visit) {
+  visit("busy", h.busy);
+  visit("reasons", h.reasons);
+  visit("other_runnable", h.other_runnable);
+  visit("cpu_pressure_pct", h.cpu_pressure_pct);
+  visit("steal_pct", h.steal_pct);
+  visit("cpus", h.cpus);
+  visit("samples", h.samples);
+}
+
+void visit_fields(Either<EarlyStopReport> auto& e, auto&& visit) {
+  visit("rule", e.rule);
+  visit("metric", e.metric);
+  visit("stopped_early", e.stopped_early);
+  visit("reason", e.reason);
+  visit("target_pct", e.target_pct);
+  visit("confidence_pct", e.confidence_pct);
+  visit("mean", e.mean);
+  visit("half_width", e.half_width);
+  visit("half_width_pct", e.half_width_pct);
+  visit("lag1", e.lag1);
+  visit("n_eff", e.n_eff);
+  visit("samples", e.samples);
+  visit("sample_s", e.sample_s);
+  visit("stopped_at_s", e.stopped_at_s);
+}
+
 void visit_fields(Either<IntegrityFinding> auto& f, auto&& visit) {
   visit("kind", f.kind);
   visit("offset", f.offset);
@@ -330,6 +357,8 @@ Json workload_json(const WorkloadResult& w) {
   put(j, "skipped", w.skipped);
   put(j, "integrity", w.integrity);
   put(j, "capacity", w.capacity);
+  put(j, "host_busy", w.host_busy);
+  put(j, "early_stop", w.early_stop);
   return j;
 }
 
@@ -533,6 +562,8 @@ WorkloadResult read_workload(const Node& n) {
   n.get("skipped", w.skipped);
   n.get("integrity", w.integrity);
   n.get("capacity", w.capacity);
+  n.get("host_busy", w.host_busy);
+  n.get("early_stop", w.early_stop);
   return w;
 }
 
@@ -544,8 +575,9 @@ ClaimVerdict read_verdict(const Node& n) {
   const Node status = n.at("status");
   const auto parsed = verdict_status_from_string(status.string());
   if (!parsed)
-    throw ResultJsonError(status.path() +
-                          ": expected one of pass, fail, error, skipped, measured-only");
+    throw ResultJsonError(
+        status.path() +
+        ": expected one of pass, fail, error, skipped, measured-only, inconclusive");
   v.status = *parsed;
   n.get("measured", v.measured);
   n.get("claimed", v.claimed);

@@ -8,6 +8,7 @@
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/judge/baseline.hpp"
+#include "runner/measure/early_stop.hpp"
 #include "runner/measure/fault_spec.hpp"
 #include "runner/qualification/fleet_run.hpp"
 #include "runner/qualification/qualification.hpp"
@@ -49,6 +50,9 @@ int cmd_run(const Args& args) {
       "multiply every runtime and ramp_time (e.g. 0.01 for a CI smoke run)")(
       "size", po::value<std::string>(),
       "override every workload's size (e.g. a small scratch file)")(
+      "early-stop", po::value<std::string>()->implicit_value("ci:1%@95"),
+      "stop each time-limited workload once its IOPS interval is within +-H% and steady: "
+      "ci:H%@C[,min=T] (alone: ci:1%@95; off: the suite's full runtimes; docs/measurement.md)")(
       "allow-destructive", po::bool_switch(), "allow write workloads on a block device or file")(
       "force", po::bool_switch(),
       "with --allow-destructive: ignore a filesystem/partition signature")(
@@ -85,6 +89,14 @@ int cmd_run(const Args& args) {
   if (!(o.runtime_scale > 0 && o.runtime_scale <= 1000))
     throw UsageError("--runtime-scale must be greater than 0 and at most 1000");
   if (vm.count("size")) o.size = parse_size(vm["size"].as<std::string>());
+  if (vm.count("early-stop")) {
+    o.early_stop = vm["early-stop"].as<std::string>();
+    try {
+      (void)parse_early_stop(*o.early_stop);
+    } catch (const UnitError& e) {
+      throw UsageError(std::string("--early-stop: ") + e.what());
+    }
+  }
   o.allow_destructive = vm["allow-destructive"].as<bool>();
   o.force = vm["force"].as<bool>();
   o.allow_nvme_purge = vm["allow-nvme-purge"].as<bool>();

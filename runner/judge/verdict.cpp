@@ -8,6 +8,7 @@
 
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
+#include "runner/measure/host_load.hpp"
 #include "runner/methods/capacity_check.hpp"
 #include "runner/methods/steady_state.hpp"
 
@@ -245,7 +246,8 @@ struct ClaimFigures {
   std::string problem;
   VerdictStatus problem_status = VerdictStatus::Pass;
   bool not_steady = false, steady_unknown = false;
-  std::string inconclusive, host_limited;
+  std::string inconclusive, host_limited, host_busy;
+  const WorkloadResult* early = nullptr;  // the one workload of the claim, with early_stop
 };
 
 ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& results,
@@ -269,6 +271,13 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
           else if (!r->steady_state->steady)
             f.inconclusive = "inconclusive: " + describe(*r->steady_state);
         }
+        // Performance claims only: a capacity or integrity finding does not depend on CPU time.
+        if (r->host_busy && r->host_busy->busy && c.metric.kind != MetricKind::Capacity) {
+          if (!f.host_busy.empty()) f.host_busy += ", ";
+          f.host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
+                         host_busy_reason(*r->host_busy);
+        }
+        if (r->early_stop && c.workloads.size() == 1) f.early = r;
         if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
           if (!f.host_limited.empty()) f.host_limited += ", ";
           f.host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
@@ -351,6 +360,39 @@ void qualify_verdict(const ClaimFigures& f, ClaimVerdict& v) {
   }
 }
 
+// What the run's conditions do to a verdict: an early-stop interval that straddles the claim's
+// bound makes it inconclusive; a failure on a busy host is an error (the host's figure as much as
+// the device's), a pass there is annotated.
+void qualify_by_run_conditions(const Claim& c, const ClaimFigures& f, double measured,
+                               ClaimVerdict& v) {
+  if (f.early && f.inconclusive.empty() &&
+      (c.metric.kind == MetricKind::Iops || c.metric.kind == MetricKind::Bandwidth)) {
+    // The confidence interval of the early-stop figure, carried over to the claimed metric
+    // (same relative width: bs is fixed), against the bound the claim is judged at.
+    const auto& es = *f.early->early_stop;
+    const double tol = c.tolerance_pct / 100.0;
+    const double bound = c.metric.higher_is_better() ? c.value * (1 - tol) : c.value * (1 + tol);
+    const double lo = measured * (1 - es.half_width_pct / 100);
+    const double hi = measured * (1 + es.half_width_pct / 100);
+    if (lo < bound && bound < hi) {
+      v.status = VerdictStatus::Inconclusive;
+      v.message = "inconclusive: the " + percent_text(es.confidence_pct, 0) + " interval " +
+                  format_metric_value(c.metric.kind, lo) + ".." +
+                  format_metric_value(c.metric.kind, hi) + " straddles the claim's bound " +
+                  format_metric_value(c.metric.kind, bound) + " (" + es.reason + "); " + v.message;
+    }
+  }
+  if (!f.host_busy.empty()) {
+    if (v.status == VerdictStatus::Fail) {
+      // Measured while other processes took the CPU: not the device's figure alone.
+      v.status = VerdictStatus::Error;
+      v.message = "host busy: " + f.host_busy + "; " + v.message;
+    } else {
+      v.message += "; host busy: " + f.host_busy;
+    }
+  }
+}
+
 // One claim: skipped when the suite lacks a workload of it, the problem when a result is unusable,
 // else compared with the claim and qualified.
 ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
@@ -387,6 +429,7 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
     if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
       v.message += "; " + capacity_summary(*r->capacity);
   }
+  qualify_by_run_conditions(c, f, measured, v);
   qualify_verdict(f, v);
   return v;
 }
@@ -463,6 +506,9 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->steady_state) text += ", " + describe(*r->steady_state);
     if (r->host_limit && r->host_limit->limited)
       text += ", host-limited: " + join(r->host_limit->reasons, ", ");
+    if (r->host_busy && r->host_busy->busy)
+      text += ", host busy: " + host_busy_reason(*r->host_busy);
+    if (r->early_stop) text += ", " + r->early_stop->reason;
     v.message = text + "; no claim";
     out.push_back(std::move(v));
   }
@@ -472,7 +518,8 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
 int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
   bool failed = false;
   for (const auto& v : verdicts) {
-    if (v.status == VerdictStatus::Error) return kExitRuntime;
+    if (v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive)
+      return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }
   return failed ? kExitClaimFailed : kExitPass;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <charconv>
 #include <cmath>
@@ -32,6 +33,7 @@
 #include "runner/measure/offset_generator.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/verify.hpp"
+#include "runner/measure/workload_monitor.hpp"
 
 namespace storqual::runner {
 
@@ -185,8 +187,10 @@ struct SharedPlan {
   std::uint64_t region_size = 0;  // decided after the first job opened the target
   std::uint64_t t0 = 0;           // when the run starts (after setup), ns
   std::uint64_t measure_start = 0;
-  std::uint64_t end = 0;  // time-based end, or UINT64_MAX
-  bool abort = false;     // setup failed somewhere: every job leaves
+  // Time-based end, or UINT64_MAX; moved forward by an early stop (workload_monitor.hpp).
+  std::atomic<std::uint64_t> end = 0;
+  double limit_s = 0;  // the time limit, or where an early stop put the end (after the run)
+  bool abort = false;  // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
@@ -207,6 +211,8 @@ struct JobOutcome {
   bool interrupted = false;
   IntegrityTally inline_tally;  // verify_backlog read-backs
   std::uint64_t verified_inline = 0;
+  // Running totals for the sampler thread (early stop), stored as each batch is reaped.
+  std::atomic<std::uint64_t> progress_ios{0}, progress_bytes{0};
 };
 
 // The requests of one job (one per iodepth slot) and what the loop knows of each.
@@ -641,7 +647,7 @@ class Job {
         complete(slot, t);
         now = t;
         if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
-        if (live_ && (issued_ & 255) == 0) publish_live();
+        if ((issued_ & 255) == 0) publish_progress();
       } else {
         staged_[n_staged++] = slot;
         slots_.busy[slot] = 1;
@@ -802,7 +808,13 @@ class Job {
     if (issuing_ && time_based_ && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
     if (issuing_ && rate_ > 0 && !slots_.free.empty())
       wait_ns = std::min(wait_ns, next_due_ > now ? next_due_ - now : 0);
-    const int n = engine_->reap(1, depth_, reaped_.data(), std::chrono::nanoseconds(wait_ns));
+    // iodepth_batch_complete_min: wait for a batch (fewer wake-ups), not while a rate paces.
+    const unsigned reap_min =
+        issuing_ && rate_ <= 0
+            ? std::clamp(plan_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
+            : 1;
+    const int n =
+        engine_->reap(reap_min, depth_, reaped_.data(), std::chrono::nanoseconds(wait_ns));
     const std::uint64_t t = now_fn_();
     now = t;  // the next batch is prepared right after this reap
     if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
@@ -815,7 +827,7 @@ class Job {
       slots_.busy[slot] = 0;
       --slots_.in_flight;
     }
-    if (live_ && n > 0) publish_live();
+    if (n > 0) publish_progress();
     // With io_timeout, a job that already failed stops here rather than drain (as before the
     // split).
     if (io_timeout_ns_ && slots_.in_flight > 0 && (timed_out(t) || errors_->failed())) return false;
@@ -843,9 +855,16 @@ class Job {
     return false;
   }
 
-  void publish_live() {
-    live_->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
-    live_->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
+  // The running totals for the sampler thread (early stop) and the live progress line.
+  void publish_progress() {
+    const std::uint64_t ios = out_.dir[0].ios + out_.dir[1].ios;
+    const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
+    out_.progress_ios.store(ios, std::memory_order_relaxed);
+    out_.progress_bytes.store(bytes, std::memory_order_relaxed);
+    if (live_) {
+      live_->ios.store(ios, std::memory_order_relaxed);
+      live_->bytes.store(bytes, std::memory_order_relaxed);
+    }
   }
 
   void allocate_buffers() {
@@ -996,7 +1015,8 @@ SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options,
 // The start line: every job opens its engine in its own thread, the region is checked, then all
 // go at t0; returns when every job ended. Throws what check_region or prepare_ledger found.
 void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& plan,
-              std::vector<JobOutcome>& outcomes, std::optional<VerifyLedger>& own_ledger) {
+              std::vector<JobOutcome>& outcomes, std::optional<VerifyLedger>& own_ledger,
+              WorkloadMonitor& monitor) {
   const auto& p = spec.params;
   const unsigned numjobs = p.numjobs;
   std::vector<std::unique_ptr<Job>> jobs;
@@ -1027,8 +1047,22 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
     options.live->ios = 0;
     options.live->bytes = 0;
   }
+  // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
+  if (!plan.abort)
+    monitor.start(
+        plan.t0, plan.measure_start, plan.end,
+        [&](std::uint64_t& ios, std::uint64_t& bytes) {
+          for (const auto& o : outcomes) {
+            ios += o.progress_ios.load(std::memory_order_relaxed);
+            bytes += o.progress_bytes.load(std::memory_order_relaxed);
+          }
+        },
+        [&](std::uint64_t t) { plan.end.store(t); });
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
+  monitor.finish();
+  plan.limit_s = monitor.stopped_early() ? static_cast<double>(plan.end - plan.measure_start) / 1e9
+                                         : p.runtime_s;
   jobs.clear();  // closes engines
   if (problem.usage) throw UnitError(problem.what);
   if (problem.any()) throw engines::EngineError(problem.what, problem.error);
@@ -1083,7 +1117,7 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
     if (o.interrupted) result.interrupted = true;
   }
   double elapsed = p.runtime_s > 0 && !result.interrupted && result.errors.empty()
-                       ? p.runtime_s
+                       ? plan.limit_s
                        : static_cast<double>(last_completion - plan.measure_start) / 1e9;
   if (elapsed <= 0) elapsed = 1e-9;
   result.elapsed_s = elapsed;
@@ -1098,7 +1132,7 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
 }
 
 // The jobs' timelines brought to the coarsest interval, added, and turned into rates.
-void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec,
+void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec, double limit_s,
                      reporting::WorkloadResult& result) {
   const auto& p = spec.params;
   std::uint64_t interval_ns = 0;
@@ -1119,7 +1153,7 @@ void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec
   std::size_t points = total.size();
   if (p.runtime_s > 0 && !result.interrupted)
     points = std::min<std::size_t>(
-        points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
+        points, static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9)));
   for (std::size_t i = 0; i < points; ++i) {
     const auto& s = total[i];
     double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);
@@ -1184,8 +1218,12 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   plan.lat_log = open_latency_log(options);
   std::vector<JobOutcome> outcomes(spec.params.numjobs);
   std::optional<VerifyLedger> own_ledger;
+  WorkloadMonitor monitor(
+      options.now, spec.interval_s,
+      spec.params.runtime_s > 0 ? parse_early_stop(spec.early_stop) : std::nullopt,
+      options.proc_root);
   try {
-    run_jobs(spec, options, plan, outcomes, own_ledger);
+    run_jobs(spec, options, plan, outcomes, own_ledger, monitor);
   } catch (...) {
     if (plan.lat_log) std::fclose(plan.lat_log);
     throw;
@@ -1196,8 +1234,10 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   result.id = spec.id;
   result.params = spec.params;
   result.fio_command = fio_command(spec);
+  result.host_busy = monitor.host_busy();
+  result.early_stop = monitor.early_stop();
   merge_jobs(outcomes, plan, result);
-  merge_timelines(outcomes, spec, result);
+  merge_timelines(outcomes, spec, plan.limit_s, result);
   if (result.interrupted) result.errors.push_back("interrupted");
   if (plan.ledger) result.integrity = integrity_of(outcomes, spec, options, *plan.ledger, result);
   return result;

@@ -55,6 +55,9 @@ struct RunOptions {
   // verify later with verify_written_blocks, e.g. after changing the device underneath); it must
   // cover the workload's region at its bs. Null: run_workload makes its own.
   VerifyLedger* verify_ledger = nullptr;
+  // Where the busy-host sampler reads the host (runner/measure/host_load.hpp); tests point it
+  // elsewhere.
+  std::string proc_root = "/proc";
 };
 
 inline constexpr std::size_t kMaxTimelinePoints = 100000;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "runner/base/units.hpp"
+#include "runner/measure/early_stop.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -111,6 +112,12 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.iodepth_batch = parse_uint("iodepth_batch_submit", v, 0, kMaxIodepth);
      }},
+    {"iodepth_batch_complete_min",
+     "completions to wait for per reap, at most those in flight (0 or 1: one; fio's name)", "1",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.iodepth_batch_complete = parse_uint("iodepth_batch_complete_min", v, 0, kMaxIodepth);
+     }},
     {"spin_wait",
      "io_uring: poll for completions this long before sleeping (auto: 20us while the jobs leave "
      "a CPU free, else 0)",
@@ -124,6 +131,14 @@ const WorkloadOption kOptions[] = {
        if (w.spin_wait_s > 0.01)
          throw UnitError("spin_wait: at most 10ms (a longer poll only burns CPU), got '" +
                          std::string(v) + "'");
+     }},
+    {"early_stop",
+     "stop once the IOPS (or bw) confidence interval is within +-H% and steady: ci:H%@C[,min=T]"
+     "[,every=S][,metric=iops|bw], e.g. ci:1%@95 (off: the full runtime)",
+     "off", "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       (void)parse_early_stop(v);  // throws on a malformed rule
+       w.early_stop = v == "off" || v == "0" ? std::string() : std::string(v);
      }},
     {"log_avg_msec", "timeline interval", "1000", "int",
      [](WorkloadSpec& w, std::string_view v) {
@@ -257,6 +272,8 @@ std::string fio_command(const WorkloadSpec& spec) {
     cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
   if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
   if (spec.iodepth_batch) cmd += " --iodepth_batch_submit=" + std::to_string(spec.iodepth_batch);
+  if (spec.iodepth_batch_complete > 1)
+    cmd += " --iodepth_batch_complete_min=" + std::to_string(spec.iodepth_batch_complete);
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.
     cmd +=

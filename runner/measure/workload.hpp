@@ -26,9 +26,15 @@ struct WorkloadSpec {
   bool sqpoll = false;
   bool iopoll = false;
   unsigned iodepth_batch = 0;  // requests per submit; 0 = all that are ready
-  double spin_wait_s = -1;     // io_uring: poll this long before sleeping; < 0 = auto
-  double interval_s = 1.0;     // timeline interval
-  double io_timeout_s = 0;     // a request outstanding longer than this is an error (0 = off)
+  // Completions to wait for per reap (fio's iodepth_batch_complete_min; at most what is in
+  // flight); 0 or 1 = one.
+  unsigned iodepth_batch_complete = 0;
+  // Early stop (runner/measure/early_stop.hpp): "ci:1%@95[,min=3s]" or "" (off); time-based runs
+  // only.
+  std::string early_stop;
+  double spin_wait_s = -1;  // io_uring: poll this long before sleeping; < 0 = auto
+  double interval_s = 1.0;  // timeline interval
+  double io_timeout_s = 0;  // a request outstanding longer than this is an error (0 = off)
   bool continue_on_error = false;
   // Open-loop load at a fixed rate per job (fio's rate_iops / rate): I/O k is due at
   // start + k / rate and its latency counts from that due time, so a device that stalls cannot

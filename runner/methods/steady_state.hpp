@@ -15,24 +15,10 @@
 #include <string>
 
 #include "reporting/result.hpp"
+#include "runner/measure/steady_criteria.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
-
-// What a workload's rounds look like (suite attributes rounds, round_time, steady_metric).
-struct SteadyStateConfig {
-  unsigned max_rounds = 25;
-  unsigned window = 5;
-  double round_time_s = 0;      // 0: the workload's own runtime
-  std::string metric = "iops";  // iops | bw | lat.mean
-  double range_limit_pct = 20;
-  double slope_limit_pct = 10;
-};
-
-// The criteria over the last config.window values of `series` (a report with rounds empty).
-// With fewer values than the window, the window is what there is and steady is false.
-[[nodiscard]] reporting::SteadyStateReport evaluate_window(std::span<const double> series,
-                                                           const SteadyStateConfig& config);
 
 // The tracked value of one result: total IOPS, total bytes/s, or the samples-weighted mean lat
 // (ns) of both directions; 0 when the result has none.

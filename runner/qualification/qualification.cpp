@@ -427,6 +427,10 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
     w.params.target = o.target;
     if (sw.latency_search) w.params.iodepth = std::min(sw.latency_search->max_iodepth, 32u);
     scale_workload(w, o);
+    // --early-stop: every workload with a time limit of its own; rounds (SNIA PTS steady state)
+    // and latency searches keep their own stopping rules. "off" turns a suite's rule off too.
+    if (o.early_stop && !sw.steady_state && !sw.latency_search)
+      set_workload_option(w, "early_stop", *o.early_stop);
     validate(w);
     plan.push_back(std::move(w));
   }

@@ -23,10 +23,11 @@ struct QualificationOptions {
   std::optional<std::string> suite;      // --suite NAME|FILE (overrides the sheet's)
   std::string out_dir = ".";             // default home of the three reports
   std::optional<std::string> junit_path, html_path, json_path;
-  bool junit_rich = false;              // --junit-rich (reporting/junit_report.hpp)
-  std::optional<std::string> ioengine;  // overrides every workload's
-  double runtime_scale = 1.0;           // multiplies every runtime and ramp_time
-  std::optional<std::uint64_t> size;    // overrides every workload's size (e.g. a small scratch)
+  bool junit_rich = false;                // --junit-rich (reporting/junit_report.hpp)
+  std::optional<std::string> ioengine;    // overrides every workload's
+  double runtime_scale = 1.0;             // multiplies every runtime and ramp_time
+  std::optional<std::uint64_t> size;      // overrides every workload's size (e.g. a small scratch)
+  std::optional<std::string> early_stop;  // --early-stop RULE|off (runner/measure/early_stop.hpp)
   bool allow_destructive = false;
   bool force = false;
   bool allow_nvme_purge = false;    // a suite's purge="format|sanitize" may erase the namespace

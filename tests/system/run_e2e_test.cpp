@@ -116,6 +116,7 @@ print(t, f, e, s)
 
 struct VerdictCounts {
   int total = 0, fail = 0, error = 0, skipped = 0;
+  int busy = 0;  // of the errors, claims not met on a busy host ("host busy: ...")
 };
 
 VerdictCounts verdicts_of(const fs::path& json_path) {
@@ -127,6 +128,7 @@ VerdictCounts verdicts_of(const fs::path& json_path) {
     std::string st = x["status"];
     if (st == "fail") ++v.fail;
     if (st == "error") ++v.error;
+    if (st == "error" && x["message"].get<std::string>().rfind("host busy:", 0) == 0) ++v.busy;
     if (st == "skipped") ++v.skipped;
   }
   return v;
@@ -196,15 +198,17 @@ class RunEndToEnd : public ::testing::Test {
     extra.insert(extra.end(),
                  {"--spec", (dir_ / "twice.xml").string(), "--out", (dir_ / "t").string()});
     r = run(prefix, target, extra);
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     auto v = verdicts_of(dir_ / "t" / "storqual-result.json");
-    EXPECT_EQ(v.fail, 3);
+    // On a host that other processes keep busy (a shared CI machine) a claim not met is an
+    // error "host busy: ..." rather than a device failure (runner/measure/host_load.hpp).
+    EXPECT_EQ(r.exit_code, v.busy ? 3 : 1) << r.out << r.err;
+    EXPECT_EQ(v.fail + v.busy, 3);
     EXPECT_EQ(v.skipped, 1);
     std::ifstream in(dir_ / "t" / "storqual-result.json");
     auto j = nlohmann::json::parse(in);
     for (const auto& x : j["verdicts"]) {
-      if (x["status"] != "fail") continue;
       std::string msg = x["message"];
+      if (x["status"] != "fail" && msg.rfind("host busy:", 0) != 0) continue;
       EXPECT_NE(msg.find("measured"), std::string::npos) << msg;
       EXPECT_NE(msg.find("below the claimed"), std::string::npos) << msg;
       EXPECT_NE(msg.find("tolerance 10%"), std::string::npos) << msg;

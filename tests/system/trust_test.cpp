@@ -118,8 +118,9 @@ TEST(SteadyRequired, AWorkloadForcedNotToSettleIsInconclusiveWithTheWindowsNumbe
   WorkloadSpec w = sw.spec;
   w.params.target = "null";
   w.interval_s = 0.02;
-  auto r = run_rounds(w, *sw.steady_state, [&](const WorkloadSpec& spec, unsigned n) {
-    *round = static_cast<int>(n);
+  int calls = 0;
+  auto r = run_rounds(w, *sw.steady_state, [&](const WorkloadSpec& spec) {
+    *round = ++calls;
     return run_workload(spec, ro);
   });
   ASSERT_TRUE(r.steady_state);

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// Busy-host sampling from procfs (see host_load.hpp).
+#include "runner/measure/host_load.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace storqual::runner {
+namespace {
+
+std::string format_number(double v, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// The state letter of a /proc/PID/task/TID/stat line: after the last ')' of the command name.
+char task_state(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return '?';
+  auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return '?';
+  return line[close + 2];
+}
+
+}  // namespace
+
+HostLoadSample read_host_load(const std::string& proc_root) {
+  HostLoadSample s;
+  std::ifstream stat(proc_root + "/stat");
+  std::string line;
+  while (std::getline(stat, line)) {
+    if (line.rfind("cpu ", 0) == 0) {
+      std::istringstream in(line.substr(4));
+      std::uint64_t v = 0;
+      for (int field = 0; in >> v; ++field) {
+        // user nice system idle iowait irq softirq steal guest guest_nice: guest time is
+        // already in user/nice, so the sum stops at steal.
+        if (field < 8) s.cpu_total += v;
+        if (field == 7) s.cpu_steal = v;
+      }
+      s.ok = true;
+    } else if (line.rfind("procs_running ", 0) == 0) {
+      s.procs_running = static_cast<unsigned>(std::stoul(line.substr(14)));
+    }
+  }
+  std::ifstream pressure(proc_root + "/pressure/cpu");
+  while (std::getline(pressure, line)) {
+    if (line.rfind("some ", 0) != 0) continue;
+    auto at = line.find("total=");
+    if (at != std::string::npos) {
+      s.pressure_some_us = std::stoull(line.substr(at + 6));
+      s.has_pressure = true;
+    }
+  }
+  const std::string tasks = proc_root + "/self/task";
+  if (DIR* d = opendir(tasks.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      if (task_state(tasks + "/" + e->d_name + "/stat") == 'R') ++s.own_running;
+    }
+    closedir(d);
+  }
+  return s;
+}
+
+HostLoadTracker::HostLoadTracker(std::string proc_root, unsigned cpus)
+    : root_(std::move(proc_root)), cpus_(cpus) {
+  if (cpus_ == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpus_ = n > 0 ? static_cast<unsigned>(n) : 1;
+  }
+}
+
+void HostLoadTracker::sample(std::uint64_t now_ns) {
+  HostLoadSample s = read_host_load(root_);
+  if (!s.ok) return;
+  if (samples_ == 0) {
+    first_ = s;
+    first_ns_ = now_ns;
+  }
+  last_ = s;
+  last_ns_ = now_ns;
+  other_sum_ += s.procs_running > s.own_running ? s.procs_running - s.own_running : 0;
+  ++samples_;
+}
+
+reporting::HostBusyReport HostLoadTracker::report() const {
+  double other = samples_ ? other_sum_ / samples_ : 0;
+  double steal = 0, pressure = 0;
+  if (samples_ > 1) {
+    const std::uint64_t total = last_.cpu_total - first_.cpu_total;
+    if (total > 0)
+      steal = static_cast<double>(last_.cpu_steal - first_.cpu_steal) * 100.0 /
+              static_cast<double>(total);
+    if (first_.has_pressure && last_.has_pressure && last_ns_ > first_ns_)
+      pressure = static_cast<double>(last_.pressure_some_us - first_.pressure_some_us) * 1e5 /
+                 static_cast<double>(last_ns_ - first_ns_);
+  }
+  return assess_host_busy(other, steal, std::min(pressure, 100.0), cpus_, samples_);
+}
+
+reporting::HostBusyReport assess_host_busy(double other_runnable, double steal_pct,
+                                           double pressure_pct, unsigned cpus, unsigned samples) {
+  reporting::HostBusyReport r;
+  r.other_runnable = other_runnable;
+  r.steal_pct = steal_pct;
+  r.cpu_pressure_pct = pressure_pct;
+  r.cpus = cpus;
+  r.samples = samples;
+  if (samples == 0) return r;
+  if (other_runnable >= kBusyOtherRunnablePerCpu * cpus)
+    r.reasons.push_back(format_number(other_runnable, 1) +
+                        " runnable tasks of other processes on average for " +
+                        std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs"));
+  if (steal_pct >= kBusyStealPct)
+    r.reasons.push_back("steal time " + format_number(steal_pct, 0) + "% of the CPU time");
+  r.busy = !r.reasons.empty();
+  if (r.busy && pressure_pct >= kBusyPressurePct)
+    r.reasons.push_back("CPU pressure " + format_number(pressure_pct, 0) +
+                        "% (a task waited for a CPU)");
+  return r;
+}
+
+std::string host_busy_reason(const reporting::HostBusyReport& report) {
+  if (!report.busy) return {};
+  std::string out;
+  for (const auto& r : report.reasons) out += (out.empty() ? "" : ", ") + r;
+  return out;
+}
+
+}  // namespace storqual::runner

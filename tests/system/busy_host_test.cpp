@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// A run while CPU-bound processes compete is marked busy; the same run without them is not.
+// The competitors are children of the test (one busy loop per online CPU), killed by their
+// pids in the fixture's teardown, also when an assertion fails. The machine may be shared: the
+// idle case is only asserted when the host was not already busy before the test (sampled the
+// same way just before); otherwise it skips, saying what it saw.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "runner/measure/host_load.hpp"
+#include "runner/measure/job_runner.hpp"
+
+namespace storqual::runner {
+namespace {
+
+WorkloadSpec null_workload() {
+  WorkloadSpec w;
+  w.id = "busy-probe";
+  w.params.ioengine = "null";
+  w.params.target = "nothing-here";
+  w.params.rw = "randread";
+  w.params.bs = 4096;
+  w.params.iodepth = 1;
+  w.params.size = 1ull << 30;
+  w.params.runtime_s = 1.5;
+  w.interval_s = 0.1;
+  return w;
+}
+
+// The host over one second, without any workload of ours.
+reporting::HostBusyReport host_now() {
+  HostLoadTracker t;
+  for (int i = 0; i < 10; ++i) {
+    t.sample(static_cast<std::uint64_t>(i) * 100'000'000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return t.report();
+}
+
+class BusyHostTest : public ::testing::Test {
+ protected:
+  void start_competitors() {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long i = 0; i < std::max(1L, cpus); ++i) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0) << "fork failed";
+      if (pid == 0) {
+        volatile unsigned long spin = 0;
+        for (;;) spin = spin + 1;  // CPU-bound until killed
+      }
+      children_.push_back(pid);
+    }
+    // Let them be scheduled before the workload starts.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  void TearDown() override {
+    for (pid_t pid : children_) kill(pid, SIGKILL);
+    for (pid_t pid : children_) waitpid(pid, nullptr, 0);
+    children_.clear();
+  }
+  std::vector<pid_t> children_;
+};
+
+TEST_F(BusyHostTest, CompetingBusyLoopsMarkTheRunBusy) {
+  start_competitors();
+  const auto r = run_workload(null_workload());
+  ASSERT_TRUE(r.host_busy);
+  EXPECT_TRUE(r.host_busy->busy) << "other runnable " << r.host_busy->other_runnable << " for "
+                                 << r.host_busy->cpus << " CPUs";
+  EXPECT_GE(r.host_busy->other_runnable, kBusyOtherRunnablePerCpu * r.host_busy->cpus);
+  EXPECT_GE(r.host_busy->samples, 10u);
+  ASSERT_FALSE(r.host_busy->reasons.empty());
+  EXPECT_NE(r.host_busy->reasons[0].find("runnable tasks of other processes"), std::string::npos);
+}
+
+TEST_F(BusyHostTest, SameRunWithoutThemIsNotBusy) {
+  const auto before = host_now();
+  if (before.busy)
+    GTEST_SKIP() << "the host was already busy before the test: " << host_busy_reason(before);
+  const auto r = run_workload(null_workload());
+  ASSERT_TRUE(r.host_busy);
+  const auto after = host_now();
+  if (r.host_busy->busy && after.busy)
+    GTEST_SKIP() << "another process made the host busy during the test: "
+                 << host_busy_reason(after);
+  EXPECT_FALSE(r.host_busy->busy) << host_busy_reason(*r.host_busy);
+  EXPECT_LT(r.host_busy->other_runnable, kBusyOtherRunnablePerCpu * r.host_busy->cpus);
+}
+
+}  // namespace
+}  // namespace storqual::runner
