@@ -150,6 +150,10 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   std::vector<Line> lines;
   for (const auto& disk : sysfs.disks()) {
     FullIdentity full = read_full_identity(opt, sysfs, disk);
+    // Hidden NVMe path devices (nvme0c1n1: no device node) are paths of a multipath head, which
+    // names them in its nvme_paths row; they are not devices of their own.
+    if (full.identity.devnode.empty() && full.identity.transport == devices::Transport::Nvme)
+      continue;
     Line l;
     l.rows = devices::identity_rows(full.identity);
     l.health = full.health;

@@ -160,6 +160,17 @@ TEST(IdentifyCaptured, HostileStringsYieldValidJsonAndCleanText) {
   }
 }
 
+TEST(IdentifyCaptured, HiddenNvmePathsAreNotListedAsDevices) {
+  json list = identify_json({"--sysfs-root", (kTrees / "nvme-multipath-6.1/sys").string()});
+  std::vector<std::string> names;
+  for (const auto& d : list["devices"]) names.push_back(d["name"].get<std::string>());
+  EXPECT_EQ(names, (std::vector<std::string>{"nvme0n1", "nvme0n2"}));
+  bool paths = false;
+  for (const auto& row : list["devices"][0]["identity"])
+    if (row["field"] == "nvme_paths") paths = row["value"] == "nvme0c0n1 nvme0c1n1";
+  EXPECT_TRUE(paths) << list.dump(1);
+}
+
 TEST(IdentifyCaptured, UnknownTargetIsAUsageError) {
   auto r = run_command({STORQUAL_BINARY, "identify", "--sysfs-root",
                         (kTrees / "virtio/sys").string(), "--target", "sdq"});
