@@ -76,6 +76,7 @@ void add_verdict_case(pugi::xml_node suite, const std::string& classname, const 
       set_attr(f, "type",
                v.kind == "baseline" ? "baseline-regression"
                : v.kind == "lot"    ? "lot-outlier"
+               : v.kind == "health" ? "device-health"
                                     : "claim-not-met");
       f.text().set(sanitize_text(message).c_str());
       break;

@@ -35,12 +35,14 @@
 #include "runner/cli.hpp"
 #include "runner/environment.hpp"
 #include "runner/fault_spec.hpp"
+#include "runner/health_verdict.hpp"
 #include "runner/host_limits.hpp"
 #include "runner/job_runner.hpp"
 #include "runner/latency_search.hpp"
 #include "runner/preconditioning.hpp"
 #include "runner/signals.hpp"
 #include "runner/spec_sheet.hpp"
+#include "runner/stall_check.hpp"
 #include "runner/steady_state.hpp"
 #include "runner/suite.hpp"
 #include "runner/sustained_write.hpp"
@@ -443,6 +445,8 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
 
   // 4. Health before, the workloads, health after.
   auto before = snapshot(admin.get(), notes);
+  std::vector<devices::HealthSnapshot> health_during;
+  std::vector<std::string> health_labels;
   const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -465,6 +469,10 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
         r = measure_entry(suite.workloads[i], plan[i], o, nvme_purge, measure, preconditioning);
         r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                          read_pcie_link(o.sysfs_root, resolved.device));
+        if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
+        // The reason a workload is in error is said where it happened, not only in the reports.
+        for (const auto& e : r.errors)
+          std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.c_str());
       }
     } catch (const std::exception& e) {
       r.id = plan[i].id;
@@ -492,6 +500,14 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
+    if (admin && before && i + 1 < plan.size() && gone.empty()) {
+      // A mid-run SMART sample: a warning raised (or cleared again) between workloads is seen.
+      if (auto mid = snapshot(admin.get(), notes)) {
+        health_during.push_back(*mid);
+        health_labels.push_back("after workload " + std::to_string(i + 1) + " of " +
+                                std::to_string(plan.size()));
+      }
+    }
     if (!gone.empty()) {
       // The device went away: the workloads left are reported as not run, not run against nothing.
       const std::string why = "the device went away during '" + gone_in + "': " + gone;
@@ -521,6 +537,9 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);
   run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
+  // The device's own health is a testcase of its own too: a new critical warning fails the run.
+  if (auto health = health_verdict(before, health_during, health_labels, after))
+    run.verdicts.push_back(std::move(*health));
   if (o.baseline) {
     auto against = compare_with_baseline(*o.baseline, run, o.regression_pct);
     run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());
