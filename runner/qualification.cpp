@@ -63,12 +63,14 @@ std::vector<reporting::FieldRow> to_field_rows(const std::vector<devices::Identi
   return out;
 }
 
-std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id) {
+std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id,
+                                                std::string_view target) {
   return {{"model", id.model.value},
           {"firmware", id.firmware.value},
           {"vendor", id.vendor.value},
           {"serial", id.serial.value},
-          {"transport", std::string(devices::to_string(id.transport))}};
+          {"transport", std::string(devices::to_string(id.transport))},
+          {"target", std::string(target)}};
 }
 
 bool is_spec_sheet_file(const fs::path& p) {
@@ -108,12 +110,13 @@ struct SpecChoice {
   std::string why;  // how it was chosen, for the console
 };
 
-SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id) {
+SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id,
+                       std::string_view target) {
   SpecChoice c;
   if (o.spec_file) {
     c.sheet = SpecSheet::load(*o.spec_file);
     c.why = "given with --spec";
-    if (!c.sheet->matches(match_fields(id)))
+    if (!c.sheet->matches(match_fields(id, target)))
       c.why += " (note: its <match> does not fit this device's identity)";
     return c;
   }
@@ -131,7 +134,7 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   std::vector<SpecSheet> matching;
   for (const auto& f : files) {
     SpecSheet s = SpecSheet::load(f);
-    if (s.matches(match_fields(id))) matching.push_back(std::move(s));
+    if (s.matches(match_fields(id, target))) matching.push_back(std::move(s));
   }
   if (matching.size() > 1)
     throw UsageError("two spec sheets match " + id.model.value + ": " + matching[0].path.string() +
@@ -381,7 +384,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   run.device.identity = to_field_rows(devices::identity_rows(identity));
 
   // 2. Spec sheet and suite.
-  SpecChoice choice = choose_spec(o, identity);
+  SpecChoice choice = choose_spec(o, identity, match_target(resolved.kind));
   std::vector<fs::path> dirs;
   for (const auto& d : o.suite_dirs) dirs.emplace_back(d);
   if (dirs.empty()) dirs = default_suite_dirs();
