@@ -53,7 +53,8 @@ if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
 fi
 
 # A run with a SMART critical warning raised from the host (QMP) while it runs.
-storqual run --target /dev/nvme0n1 --suite /lab/warn-suite.xml --out /tmp/warn \
+nv=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)
+storqual run --target "/dev/$nv" --suite /lab/warn-suite.xml --out /tmp/warn \
   > /tmp/warn.log 2>&1 &
 pid=$!
 sleep 3

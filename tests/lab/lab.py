@@ -36,15 +36,16 @@ def nvme_wwid(nsid):
 
 
 DISKS = [
-    {"name": "nvme ns1 (512 B)", "match": ("name", "nvme0n1"), "image": "nvme-ns1",
+    # The subsystem's instance (nvme0n1 or nvme1n1) is that of the controller probed first.
+    {"name": "nvme ns1 (512 B)", "match": ("nsid", "1"), "image": "nvme-ns1",
      "expect": {"transport": "nvme", "model": "QEMU NVMe Ctrl", "serial": "SQNVME0001",
                 "wwid": nvme_wwid(1), "logical_block_size": "512",
-                "nvme_paths": "nvme0c0n1 nvme0c1n1", "nvme_multipath": "native",
-                "nvme_subsystem": "nvme-subsys0"}},
-    {"name": "nvme ns2 (4 KiB)", "match": ("name", "nvme0n2"), "image": "nvme-ns2",
+                "nvme_paths": r"re:nvme(\d)c\dn1 nvme\1c\dn1", "nvme_multipath": "native",
+                "nvme_subsystem": r"re:nvme-subsys\d"}},
+    {"name": "nvme ns2 (4 KiB)", "match": ("nsid", "2"), "image": "nvme-ns2",
      "expect": {"transport": "nvme", "model": "QEMU NVMe Ctrl", "serial": "SQNVME0001",
                 "wwid": nvme_wwid(2), "logical_block_size": "4096",
-                "nvme_paths": "nvme0c0n2 nvme0c1n2"}},
+                "nvme_paths": r"re:nvme(\d)c\dn2 nvme\1c\dn2"}},
     {"name": "sata on ahci", "match": ("pci", "0000:00:05.0"), "image": "sata",
      "expect": {"transport": "sata", "model": "SQLAB SATA SSD 870 WITH LONG NAME",
                 "serial": "SQSATA0001", "firmware": "SQFW0002", "wwid": "naa.5000c50012345678",
@@ -291,7 +292,8 @@ def find_disk(blocks, passname, disk):
         if parts[0] != passname or parts[1] != "path":
             continue
         name = parts[2]
-        if (kind == "name" and name == key) or (kind == "pci" and "/" + key + "/" in text):
+        if (kind == "nsid" and "/nvme-subsystem/" in text and re.fullmatch(r"nvme\d+n" + key, name)) \
+                or (kind == "pci" and "/" + key + "/" in text):
             return name
     return None
 
@@ -306,10 +308,13 @@ def check_identity(blocks, passname, checks, table):
         text = blocks.get("%s text %s" % (passname, dev), "")
         for field, want in disk["expect"].items():
             got = rows.get(field, "<absent>")
-            checks.expect(got == want, "%s %s (%s) %s: JSON says %r, QEMU was given %r"
+            pattern = want[3:] if want.startswith("re:") else re.escape(want)
+            checks.expect(re.fullmatch(pattern, got) is not None,
+                          "%s %s (%s) %s: JSON says %r, QEMU was given %r"
                           % (passname, disk["name"], dev, field, got, want))
             line = next((l for l in text.splitlines() if l.split()[:1] == [field]), "")
-            checks.expect(want in line, "%s %s (%s) %s: text row %r lacks %r"
+            checks.expect(re.search(r"\s" + pattern + r"\s", line + " ") is not None,
+                          "%s %s (%s) %s: text row %r lacks %r"
                           % (passname, disk["name"], dev, field, line.strip(), want))
             table.setdefault((disk["name"], dev, field), {"want": want})[passname] = got
     listing = blocks.get(passname + " list-json", "")
