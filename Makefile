@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 CTEST_ARGS ?=
 DEMO_DIR   ?= storqual-demo
 
-.PHONY: all demo test build deps-build deps-test format format-check sanitize asan tsan fuzz fuzz-long bench clean
+.PHONY: lab all demo test build deps-build deps-test format format-check sanitize asan tsan fuzz fuzz-long bench clean
 
 all: build
 
@@ -30,6 +30,11 @@ test: deps-test $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 	@scripts/format-check.sh
 	cd $(BUILD) && ctest --output-on-failure -j 2 $(CTEST_ARGS)
+
+# The QEMU hardware lab (tests/lab/): every emulated disk's identity with and without udev, a run
+# on each, the guard, a SMART warning raised mid-run. `make test` runs its short pass.
+lab: build
+	python3 tests/lab/lab.py --build $(BUILD)
 
 format:
 	@scripts/format-check.sh --fix

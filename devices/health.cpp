@@ -92,4 +92,39 @@ std::vector<std::string> health_changes(const HealthSnapshot& before, const Heal
   return out;
 }
 
+std::vector<std::string> health_failures(const HealthSnapshot& before,
+                                         const std::vector<HealthSnapshot>& during,
+                                         const std::vector<std::string>& during_labels) {
+  const NvmeSmartLog& a = before.smart;
+  std::vector<std::string> out;
+  std::uint8_t reported_bits = 0;
+  bool media_reported = false, spare_reported = false;
+  auto below = [](const NvmeSmartLog& l) {
+    return l.available_spare_threshold > 0 && l.available_spare < l.available_spare_threshold;
+  };
+  for (std::size_t i = 0; i < during.size(); ++i) {
+    const NvmeSmartLog& b = during[i].smart;
+    const std::string when = i < during_labels.size() ? " (" + during_labels[i] + ")" : "";
+    auto new_bits =
+        static_cast<std::uint8_t>(b.critical_warning & ~a.critical_warning & ~reported_bits);
+    if (new_bits) {
+      out.push_back("new critical warning " + hex_byte(new_bits) + ": " +
+                    describe_critical_warning(new_bits) + when);
+      reported_bits |= new_bits;
+    }
+    if (!media_reported && b.media_errors > a.media_errors) {
+      out.push_back("new media and data integrity errors: " +
+                    counter_change("media errors", a.media_errors, b.media_errors) + when);
+      media_reported = true;
+    }
+    if (!spare_reported && below(b) && !below(a)) {
+      out.push_back("available spare " + std::to_string(b.available_spare) +
+                    "% below its threshold of " + std::to_string(b.available_spare_threshold) +
+                    "% (was " + std::to_string(a.available_spare) + "%)" + when);
+      spare_reported = true;
+    }
+  }
+  return out;
+}
+
 }  // namespace storqual::devices

@@ -32,4 +32,14 @@ struct HealthSnapshot {
 [[nodiscard]] std::vector<std::string> health_changes(const HealthSnapshot& before,
                                                       const HealthSnapshot& after);
 
+// What makes a device fail qualification on its own health, whatever it measured: against
+// `before`, any of `during` (mid-run samples, then the reading after the run) showing a critical
+// warning bit that was not set before, more media and data integrity errors than before, or an
+// available spare below its threshold that was not below it before. One line per finding, the
+// first reading that showed it named ("after workload 2 of 5", "after the run"); empty when the
+// device stayed healthy. `during_labels` names each reading of `during` (same length).
+[[nodiscard]] std::vector<std::string> health_failures(
+    const HealthSnapshot& before, const std::vector<HealthSnapshot>& during,
+    const std::vector<std::string>& during_labels);
+
 }  // namespace storqual::devices

@@ -102,6 +102,11 @@ std::string format_verdict_table(const RunResult& run) {
   for (auto w : width) total += w + 2;
   out += std::string(total - 2, '-') + "\n";
   for (const auto& r : rows) out += line(r);
+  // A device whose health degraded during the run is said in words, not only as a table row.
+  for (const auto& v : run.verdicts)
+    if (v.kind == "health" && v.status != VerdictStatus::Pass)
+      out += "DEVICE HEALTH " + std::string(v.status == VerdictStatus::Fail ? "FAILED" : "ERROR") +
+             ": " + clean(v.message) + "\n";
   const auto c = count_verdicts(run);
   char buf[200];
   std::snprintf(buf, sizeof buf,

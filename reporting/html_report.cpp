@@ -336,11 +336,12 @@ void sustained_block(std::string& o, const SustainedWriteReport& s) {
 void host_limit_block(std::string& o, const HostLimitReport& h) {
   std::string link;
   if (!h.link_speed.empty() || h.link_width) {
-    link = "PCIe link " + (h.link_speed.empty() ? std::string("?") : h.link_speed) + " x" +
-           std::to_string(h.link_width);
+    auto lanes = [](unsigned w) { return w ? " x" + std::to_string(w) : std::string(" x?"); };
+    link = "PCIe link " + (h.link_speed.empty() ? std::string("?") : h.link_speed) +
+           lanes(h.link_width);
     if (!h.max_link_speed.empty() || h.max_link_width)
-      link +=
-          " (device maximum " + h.max_link_speed + " x" + std::to_string(h.max_link_width) + ")";
+      link += " (device maximum " + (h.max_link_speed.empty() ? "?" : h.max_link_speed) +
+              lanes(h.max_link_width) + ")";
     if (h.link_bw_bytes > 0) link += ", usable " + format_rate_mb(h.link_bw_bytes);
   }
   char buf[160];

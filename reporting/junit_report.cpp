@@ -182,6 +182,7 @@ class SuiteWriter {
         set_attr(f, "type",
                  v.kind == "baseline" ? "baseline-regression"
                  : v.kind == "lot"    ? "lot-outlier"
+                 : v.kind == "health" ? "device-health"
                                       : "claim-not-met");
         set_text(f, body);
         break;

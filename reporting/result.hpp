@@ -126,7 +126,7 @@ struct HostLimitReport {
   double engine_ceiling_iops = 0;  // null engine at the same bs/iodepth/numjobs; 0 = not measured
   // The PCIe link of an NVMe/PCIe device, when sysfs has it ("" / 0 otherwise).
   std::string link_speed;   // current_link_speed as sysfs prints it, "8.0 GT/s PCIe"
-  unsigned link_width = 0;  // current_link_width
+  unsigned link_width = 0;  // current_link_width; 0 = unknown (sysfs 0 or 255)
   std::string max_link_speed;
   unsigned max_link_width = 0;
   double link_bw_bytes = 0;  // usable bytes/s of the current link (after line encoding)

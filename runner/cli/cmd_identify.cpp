@@ -93,9 +93,11 @@ FullIdentity read_full_identity(const IdentifyOptions& opt, const devices::Sysfs
   return full;
 }
 
-std::map<std::string, std::string> match_fields(const std::vector<IdentityRow>& rows) {
+std::map<std::string, std::string> match_fields(const std::vector<IdentityRow>& rows,
+                                                devices::TargetKind kind) {
   std::map<std::string, std::string> fields;
   for (std::string_view f : kMatchFields) fields[std::string(f)] = value_of(rows, std::string(f));
+  fields["target"] = std::string(match_target(kind));
   return fields;
 }
 
@@ -104,7 +106,8 @@ struct SpecMatches {
   std::vector<std::string> problems;                          // sheets that failed to load
 };
 
-SpecMatches find_matching_specs(const std::string& dir, const std::vector<IdentityRow>& rows) {
+SpecMatches find_matching_specs(const std::string& dir, const std::vector<IdentityRow>& rows,
+                                devices::TargetKind kind) {
   SpecMatches out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw UsageError("--specs " + dir + ": not a directory");
@@ -112,7 +115,7 @@ SpecMatches find_matching_specs(const std::string& dir, const std::vector<Identi
   for (const auto& e : fs::recursive_directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".xml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  auto fields = match_fields(rows);
+  auto fields = match_fields(rows, kind);
   for (const auto& f : files) {
     try {
       SpecSheet sheet = SpecSheet::load(f);
@@ -146,10 +149,15 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
     std::vector<IdentityRow> rows, health;
     std::vector<std::string> users, notes;
     std::uint64_t capacity_bytes = 0;
+    std::optional<SpecMatches> specs;  // with --specs: the sheets that match the whole device
   };
   std::vector<Line> lines;
   for (const auto& disk : sysfs.disks()) {
     FullIdentity full = read_full_identity(opt, sysfs, disk);
+    // Hidden NVMe path devices (nvme0c1n1: no device node) are paths of a multipath head, which
+    // names them in its nvme_paths row; they are not devices of their own.
+    if (full.identity.devnode.empty() && full.identity.transport == devices::Transport::Nvme)
+      continue;
     Line l;
     l.rows = devices::identity_rows(full.identity);
     l.health = full.health;
@@ -167,6 +175,8 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
     l.users = users_of(sysfs, disk);
     for (const auto& u : l.users) l.in_use += (l.in_use.empty() ? "" : "; ") + u;
     if (l.in_use.empty()) l.in_use = sysfs.is_live() ? "no" : "unknown (captured tree)";
+    if (opt.specs_dir)
+      l.specs = find_matching_specs(*opt.specs_dir, l.rows, devices::TargetKind::BlockDevice);
     lines.push_back(std::move(l));
   }
   if (opt.json) {
@@ -184,6 +194,12 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
                               {"identity", rows_json(l.rows)},
                               {"health", rows_json(l.health)},
                               {"notes", l.notes}});
+      if (l.specs) {
+        auto m = nlohmann::json::array();
+        for (const auto& [name, path] : l.specs->matching)
+          m.push_back({{"name", name}, {"path", path}});
+        j["devices"].back()["spec_matches"] = m;
+      }
     }
     std::cout << dump(j) << "\n";
     return kExitPass;
@@ -196,6 +212,20 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
                 or_dash(model).c_str(), or_dash(l.serial).c_str(), or_dash(l.firmware).c_str(),
                 l.capacity.c_str(), l.in_use.c_str());
   }
+  if (opt.specs_dir) {
+    // Which sheet `storqual run --specs DIR --target /dev/<name>` would pick for each device.
+    std::printf("\nspec sheets in %s:\n", opt.specs_dir->c_str());
+    for (const auto& l : lines) {
+      std::string which;
+      for (const auto& [name, path] : l.specs->matching)
+        which += (which.empty() ? "" : ", ") + name + " (" + path + ")";
+      if (l.specs->matching.empty()) which = "none matches: measured only";
+      if (l.specs->matching.size() > 1) which += ": more than one matches, run refuses";
+      std::printf("  %-12s %s\n", l.name.c_str(), which.c_str());
+    }
+    if (!lines.empty())
+      for (const auto& p : lines.front().specs->problems) std::printf("warning: %s\n", p.c_str());
+  }
   return kExitPass;
 }
 
@@ -206,7 +236,7 @@ int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   auto rows = devices::identity_rows(full.identity);
   auto users = users_of(sysfs, resolved.device);
   std::optional<SpecMatches> specs;
-  if (opt.specs_dir) specs = find_matching_specs(*opt.specs_dir, rows);
+  if (opt.specs_dir) specs = find_matching_specs(*opt.specs_dir, rows, resolved.kind);
   const std::string target = devices::sanitize_device_string(*opt.target);
 
   if (opt.json) {

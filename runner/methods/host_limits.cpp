@@ -25,6 +25,17 @@ unsigned read_unsigned(const std::filesystem::path& p) {
   return v;
 }
 
+// The kernel prints "Unknown" (or "Unknown speed") for a speed it cannot decode, width 0 for a
+// link that is down or virtual, and 255 where the register reads all ones (a device behind an
+// emulated or absent link): none of them is a link to report or to compute a bandwidth from.
+std::string link_speed(std::string s) {
+  if (s.empty() || s.starts_with("Unknown") || s.starts_with("unknown")) return "";
+  return s;
+}
+unsigned link_width(unsigned w) {
+  return (w == 0 || w >= 255) ? 0 : w;
+}
+
 double total_iops(const reporting::WorkloadResult& r) {
   return (r.read ? r.read->iops : 0) + (r.write ? r.write->iops : 0);
 }
@@ -46,11 +57,13 @@ std::optional<PcieLink> read_pcie_link(const std::string& sysfs_root, const std:
     std::error_code ec;
     if (!fs::exists(d / "current_link_speed", ec)) continue;
     PcieLink link;
-    link.speed = read_line(d / "current_link_speed");
-    link.width = read_unsigned(d / "current_link_width");
-    link.max_speed = read_line(d / "max_link_speed");
-    link.max_width = read_unsigned(d / "max_link_width");
+    link.speed = link_speed(read_line(d / "current_link_speed"));
+    link.width = link_width(read_unsigned(d / "current_link_width"));
+    link.max_speed = link_speed(read_line(d / "max_link_speed"));
+    link.max_width = link_width(read_unsigned(d / "max_link_width"));
     link.bw_bytes = pcie_link_bandwidth(link.speed, link.width);
+    if (link.speed.empty() && link.width == 0 && link.max_speed.empty() && link.max_width == 0)
+      return std::nullopt;  // a virtual function or emulated device: no link to speak of
     return link;
   }
   return std::nullopt;

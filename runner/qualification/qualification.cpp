@@ -34,6 +34,8 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/baseline.hpp"
+#include "runner/judge/health_verdict.hpp"
+#include "runner/judge/stall_check.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/measure/fault_spec.hpp"
 #include "runner/measure/job_runner.hpp"
@@ -61,12 +63,14 @@ std::vector<reporting::FieldRow> to_field_rows(const std::vector<devices::Identi
   return out;
 }
 
-std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id) {
+std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id,
+                                                std::string_view target) {
   return {{"model", id.model.value},
           {"firmware", id.firmware.value},
           {"vendor", id.vendor.value},
           {"serial", id.serial.value},
-          {"transport", std::string(devices::to_string(id.transport))}};
+          {"transport", std::string(devices::to_string(id.transport))},
+          {"target", std::string(target)}};
 }
 
 bool is_spec_sheet_file(const fs::path& p) {
@@ -106,12 +110,13 @@ struct SpecChoice {
   std::string why;  // how it was chosen, for the console
 };
 
-SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id) {
+SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id,
+                       std::string_view target) {
   SpecChoice c;
   if (o.spec_file) {
     c.sheet = SpecSheet::load(*o.spec_file);
     c.why = "given with --spec";
-    if (!c.sheet->matches(match_fields(id)))
+    if (!c.sheet->matches(match_fields(id, target)))
       c.why += " (note: its <match> does not fit this device's identity)";
     return c;
   }
@@ -129,7 +134,7 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   std::vector<SpecSheet> matching;
   for (const auto& f : files) {
     SpecSheet s = SpecSheet::load(f);
-    if (s.matches(match_fields(id))) matching.push_back(std::move(s));
+    if (s.matches(match_fields(id, target))) matching.push_back(std::move(s));
   }
   if (matching.size() > 1)
     throw UsageError("two spec sheets match " + id.model.value + ": " + matching[0].path.string() +
@@ -386,9 +391,10 @@ struct ChosenSuite {
   Suite suite;
 };
 
-ChosenSuite choose_suite(const QualificationOptions& o, const devices::DeviceIdentity& identity,
+ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& target,
                          reporting::RunResult& run) {
-  SpecChoice choice = choose_spec(o, identity);
+  const devices::DeviceIdentity& identity = target.identity;
+  SpecChoice choice = choose_spec(o, identity, match_target(target.resolved.kind));
   std::vector<fs::path> dirs;
   for (const auto& d : o.suite_dirs) dirs.emplace_back(d);
   if (dirs.empty()) dirs = default_suite_dirs();
@@ -437,8 +443,11 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   return plan;
 }
 
-void admit_plan(std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
-                std::vector<std::string>& notes) {
+// The admitted target holds the guard (and a scratch file) for as long as the run needs it: the
+// caller keeps it.
+[[nodiscard]] devices::AdmittedTarget admit_plan(std::vector<WorkloadSpec>& plan,
+                                                 const QualificationOptions& o,
+                                                 std::vector<std::string>& notes) {
   bool any_write = false, whole = false;
   std::uint64_t reach = 0;
   for (const auto& w : plan) {
@@ -457,6 +466,7 @@ void admit_plan(std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
     w.params.target = admitted.path;
     if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
   }
+  return admitted;
 }
 
 // One planned workload, measured as its suite entry says (measure_entry), or skipped, or the error
@@ -483,6 +493,10 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
                         preconditioning);
       r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                        read_pcie_link(o.sysfs_root, target.resolved.device));
+      if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
+      // The reason a workload is in error is said where it happened, not only in the reports.
+      for (const auto& e : r.errors)
+        std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.c_str());
     }
   } catch (const engines::EngineError& e) {
     // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
@@ -521,13 +535,16 @@ void skip_the_rest(const std::vector<WorkloadSpec>& plan, std::size_t from, cons
 }
 
 // Step 4: health before, every workload of the plan in order (until a stop request or the device
-// going away), health after.
-void measure_plan(const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan,
-                  const QualificationOptions& o, const IdentifiedTarget& target,
-                  std::vector<std::string>& notes, reporting::RunResult& run) {
+// going away), health after (and between workloads). Returns the device-health testcase when the
+// health degraded during the run.
+std::optional<reporting::ClaimVerdict> measure_plan(
+    const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
+    const IdentifiedTarget& target, std::vector<std::string>& notes, reporting::RunResult& run) {
   std::atomic<bool>& stop = install_stop_handlers();
   std::FILE* con = o.console;
   auto before = snapshot(target.admin.get(), notes);
+  std::vector<devices::HealthSnapshot> health_during;
+  std::vector<std::string> health_labels;
   const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = target.admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -541,6 +558,14 @@ void measure_plan(const ChosenSuite& chosen, const std::vector<WorkloadSpec>& pl
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
+    if (target.admin && before && i + 1 < plan.size() && gone.empty()) {
+      // A mid-run SMART sample: a warning raised (or cleared again) between workloads is seen.
+      if (auto mid = snapshot(target.admin.get(), notes)) {
+        health_during.push_back(*mid);
+        health_labels.push_back("after workload " + std::to_string(i + 1) + " of " +
+                                std::to_string(plan.size()));
+      }
+    }
     if (!gone.empty()) {
       std::fprintf(con, "  device gone: %s; %zu workload(s) not run\n", gone.c_str(),
                    plan.size() - i - 1);
@@ -553,16 +578,19 @@ void measure_plan(const ChosenSuite& chosen, const std::vector<WorkloadSpec>& pl
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
   for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
+  return health_verdict(before, health_during, health_labels, after);
 }
 
 // Step 5: the verdicts (claims, data integrity, baseline) and the exit code they make.
 void judge_run(const ChosenSuite& chosen, const QualificationOptions& o,
-               reporting::RunResult& run) {
+               std::optional<reporting::ClaimVerdict> health, reporting::RunResult& run) {
   run.verdicts = chosen.choice.sheet ? judge(*chosen.choice.sheet, chosen.suite, run.workloads)
                                      : judge_measured_only(chosen.suite, run.workloads);
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);
   run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
+  // The device's own health is a testcase of its own too: a new critical warning fails the run.
+  if (health) run.verdicts.push_back(std::move(*health));
   if (o.baseline) {
     auto against = compare_with_baseline(*o.baseline, run, o.regression_pct);
     run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());
@@ -601,11 +629,11 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   install_stop_handlers();
   std::vector<std::string> notes;
   IdentifiedTarget target = identify_device(o, run, notes);
-  ChosenSuite chosen = choose_suite(o, target.identity, run);
+  ChosenSuite chosen = choose_suite(o, target, run);
   std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
-  admit_plan(plan, o, notes);
-  measure_plan(chosen, plan, o, target, notes, run);
-  judge_run(chosen, o, run);
+  const devices::AdmittedTarget admitted = admit_plan(plan, o, notes);  // held to the end
+  auto health = measure_plan(chosen, plan, o, target, notes, run);
+  judge_run(chosen, o, std::move(health), run);
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_reports(o, out);

@@ -287,7 +287,7 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
 }
 
 MatchRule load_match(const XmlFile& file, pugi::xml_node node) {
-  expect_only(file, node, "model firmware vendor serial transport", "");
+  expect_only(file, node, "model firmware vendor serial transport target", "");
   MatchRule rule;
   for (pugi::xml_attribute a : node.attributes()) {
     if (trim(a.value()).empty())
@@ -297,8 +297,8 @@ MatchRule load_match(const XmlFile& file, pugi::xml_node node) {
   }
   if (rule.patterns.empty())
     throw file.error(node,
-                     "<match> needs at least one of model, firmware, vendor, serial or "
-                     "transport");
+                     "<match> needs at least one of model, firmware, vendor, serial, "
+                     "transport or target");
   return rule;
 }
 
@@ -443,6 +443,18 @@ std::string Claim::workload_label() const {
     out += w;
   }
   return out;
+}
+
+std::string_view match_target(devices::TargetKind kind) {
+  switch (kind) {
+    case devices::TargetKind::BlockDevice:
+      return "block";
+    case devices::TargetKind::FileOnDevice:
+      return "file";
+    case devices::TargetKind::DirectoryOnDevice:
+      return "scratch";
+  }
+  return "block";
 }
 
 bool SpecSheet::matches(const std::map<std::string, std::string>& identity) const {

@@ -11,7 +11,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
 #include <vector>
+#include "devices/sysfs.hpp"
 
 #include "reporting/metric.hpp"
 #include "runner/measure/latency_histogram.hpp"
@@ -98,9 +100,14 @@ class SpecSheet {
   [[nodiscard]] static SpecSheet parse(std::string text, std::string display_name);
 };
 
-// The identity fields <match> may name.
-inline constexpr std::array<std::string_view, 5> kMatchFields = {"model", "firmware", "vendor",
-                                                                 "serial", "transport"};
+// The identity fields <match> may name. `target` is what the run's target is rather than a
+// field of the device: "block" (a block device or partition), "file" (a regular file on one) or
+// "scratch" (a directory, where storqual makes its scratch file); see match_target().
+inline constexpr std::array<std::string_view, 6> kMatchFields = {"model",  "firmware",  "vendor",
+                                                                 "serial", "transport", "target"};
+
+// The `target` match value of a resolved target's kind.
+[[nodiscard]] std::string_view match_target(devices::TargetKind kind);
 
 // Lower-case hex SHA-256 of bytes (OpenSSL libcrypto).
 [[nodiscard]] std::string sha256_hex(std::string_view bytes);

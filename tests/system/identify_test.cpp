@@ -160,6 +160,17 @@ TEST(IdentifyCaptured, HostileStringsYieldValidJsonAndCleanText) {
   }
 }
 
+TEST(IdentifyCaptured, HiddenNvmePathsAreNotListedAsDevices) {
+  json list = identify_json({"--sysfs-root", (kTrees / "nvme-multipath-6.1/sys").string()});
+  std::vector<std::string> names;
+  for (const auto& d : list["devices"]) names.push_back(d["name"].get<std::string>());
+  EXPECT_EQ(names, (std::vector<std::string>{"nvme0n1", "nvme0n2"}));
+  bool paths = false;
+  for (const auto& row : list["devices"][0]["identity"])
+    if (row["field"] == "nvme_paths") paths = row["value"] == "nvme0c0n1 nvme0c1n1";
+  EXPECT_TRUE(paths) << list.dump(1);
+}
+
 TEST(IdentifyCaptured, UnknownTargetIsAUsageError) {
   auto r = run_command({STORQUAL_BINARY, "identify", "--sysfs-root",
                         (kTrees / "virtio/sys").string(), "--target", "sdq"});
@@ -185,6 +196,42 @@ TEST(IdentifyCaptured, SpecSheetWhoseMatchFitsIsNamed) {
   EXPECT_TRUE(t.at("spec_problems").empty()) << t.at("spec_problems").dump();
   ASSERT_EQ(t.at("spec_matches").size(), 1u) << t.dump(2);
   EXPECT_EQ(t.at("spec_matches")[0].at("name"), "Samsung 870");
+}
+
+TEST(IdentifyCaptured, ListingWithSpecsSaysWhichSheetMatchesEachDeviceAndNeverTheDemo) {
+  // The shipped specs/ directory: the demo sheet (scratch files only) beside real sheets.
+  const std::string specs = std::string(STORQUAL_SOURCE_DIR) + "/specs";
+  for (const char* tree : {"sata-ssd", "nvme", "virtio-scsi"}) {
+    json list = identify_json({"--sysfs-root", (kTrees / tree / "sys").string(), "--specs", specs});
+    ASSERT_FALSE(list["devices"].empty()) << tree;
+    for (const auto& d : list["devices"]) {
+      ASSERT_TRUE(d.contains("spec_matches")) << d.dump(1);
+      for (const auto& m : d["spec_matches"])
+        EXPECT_NE(m["name"], "storqual demo") << tree << "/" << d["name"] << " got the demo sheet";
+    }
+  }
+  // A sheet that does match is named, in JSON and in text.
+  ScratchDir dir("identify-list-specs");
+  fs::copy_file(specs + "/demo.xml", dir / "demo.xml");
+  std::ofstream(dir / "samsung.xml")
+      << "<?xml version=\"1.0\"?>\n<spec-sheet name=\"Samsung 870\" vendor=\"x\" "
+         "suite=\"quick\" source=\"test\">\n  <match model=\"Samsung SSD 870*\"/>\n"
+         "</spec-sheet>\n";
+  const std::string root = (kTrees / "sata-ssd/sys").string();
+  json list = identify_json({"--sysfs-root", root, "--specs", dir.path().string()});
+  ASSERT_EQ(list["devices"].size(), 1u);
+  ASSERT_EQ(list["devices"][0]["spec_matches"].size(), 1u) << list.dump(1);
+  EXPECT_EQ(list["devices"][0]["spec_matches"][0]["name"], "Samsung 870");
+  auto text = run_command(
+      {STORQUAL_BINARY, "identify", "--sysfs-root", root, "--specs", dir.path().string()});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("spec sheets in "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("sda          Samsung 870 ("), std::string::npos) << text.out;
+  // The demo sheet still matches what the demo targets: a directory (scratch file).
+  json scratch = identify_json({"--target", dir.path().string(), "--specs", dir.path().string()});
+  bool demo = false;
+  for (const auto& m : scratch["spec_matches"]) demo = demo || m["name"] == "storqual demo";
+  EXPECT_TRUE(demo) << scratch.dump(1);
 }
 
 TEST(IdentifyCaptured, NvmeAdminPagesOverrideSysfsAndAddHealth) {

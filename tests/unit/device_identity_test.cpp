@@ -88,12 +88,30 @@ INSTANTIATE_TEST_SUITE_P(CapturedTrees, GoldenIdentity, ::testing::ValuesIn(gold
 TEST(CapturedTrees, EveryRequiredKindHasGoldenDisksAndPartitions) {
   std::set<std::string> have;
   for (const auto& c : golden_cases()) have.insert(c.tree + "/" + c.device);
-  for (const char* need :
-       {"nvme/nvme0n1", "nvme/nvme0n1p1", "nvme-multipath/nvme0n1", "nvme-multipath/nvme0c0n1",
-        "nvme-multipath/nvme0n1p1", "sata-ssd/sda", "sata-ssd/sda2", "sas-disk/sdb",
-        "sas-disk/sdb1", "virtio/vda", "virtio/vda1", "mmc-sd/mmcblk0", "mmc-sd/mmcblk0p2",
-        "usb-stick/sdc", "usb-stick/sdc1", "loop/loop3", "loop/loop3p1", "zram/zram1",
-        "hostile-model/sdb"})
+  for (const char* need : {"nvme/nvme0n1",
+                           "nvme/nvme0n1p1",
+                           "nvme-multipath/nvme0n1",
+                           "nvme-multipath/nvme0c0n1",
+                           "nvme-multipath/nvme0n1p1",
+                           "sata-ssd/sda",
+                           "sata-ssd/sda2",
+                           "sas-disk/sdb",
+                           "sas-disk/sdb1",
+                           "virtio/vda",
+                           "virtio/vda1",
+                           "mmc-sd/mmcblk0",
+                           "mmc-sd/mmcblk0p2",
+                           "usb-stick/sdc",
+                           "usb-stick/sdc1",
+                           "loop/loop3",
+                           "loop/loop3p1",
+                           "zram/zram1",
+                           "hostile-model/sdb",
+                           "virtio-scsi/sda",
+                           "sata-ahci/sdb",
+                           "scsi-udev/sdc",
+                           "nvme-multipath-6.1/nvme0n1",
+                           "nvme-multipath-6.1/nvme0c1n1"})
     EXPECT_TRUE(have.count(need)) << "missing golden output for " << need;
 }
 
@@ -160,6 +178,72 @@ TEST(CapturedTrees, DevnumLookupAndListing) {
   EXPECT_FALSE(s.name_of_devnum(8, 0).has_value());
   EXPECT_EQ(s.disks(), (std::vector<std::string>{"nvme0c0n1", "nvme0n1"}));
   EXPECT_EQ(s.partitions("nvme0n1"), (std::vector<std::string>{"nvme0n1p1"}));
+}
+
+// Field and source of one identity row, for assertions that name both.
+std::string field_of(const std::vector<IdentityRow>& rows, const std::string& field) {
+  for (const auto& r : rows)
+    if (r.field == field) return r.value + " <- " + r.source;
+  return "<absent>";
+}
+
+TEST(CapturedTrees, VirtioScsiDiskIsScsiWithItsInquiryAndVpdIdentity) {
+  Sysfs s(kTrees / "virtio-scsi" / "sys");
+  auto rows = identity_rows(read_identity(s, "sda"));
+  EXPECT_EQ(field_of(rows, "transport"), "scsi <- derived:device path");
+  EXPECT_EQ(field_of(rows, "vendor"), "SQLABVND <- sysfs:device/vendor");
+  EXPECT_EQ(field_of(rows, "model"), "SQLAB-VSCSI <- sysfs:device/model");
+  EXPECT_EQ(field_of(rows, "serial"), "SQVSCSI001 <- sysfs:device/vpd_pg80");
+  EXPECT_EQ(field_of(rows, "firmware"), "SQV1 <- sysfs:device/rev");
+  EXPECT_EQ(field_of(rows, "wwid"), "naa.5000c500aabbcc01 <- sysfs:device/vpd_pg83")
+      << "the NAA designator, not the T10 vendor id before it";
+  EXPECT_EQ(row_value(rows, "scsi_host"), "virtio_scsi");
+  // A virtio-blk disk stays virtio.
+  Sysfs blk(kTrees / "virtio" / "sys");
+  EXPECT_EQ(read_identity(blk, "vda").transport, Transport::Virtio);
+}
+
+TEST(CapturedTrees, SataWithoutUdevTakesIdentityFromAtaIdentifyInVpd89) {
+  Sysfs s(kTrees / "sata-ahci" / "sys");
+  auto rows = identity_rows(read_identity(s, "sdb"));
+  const std::string ata = " <- ata:identify (sysfs:device/vpd_pg89)";
+  EXPECT_EQ(field_of(rows, "transport"), "sata <- derived:device path");
+  EXPECT_EQ(field_of(rows, "firmware"), "SQFW0002" + ata) << "not the 4 characters of device/rev";
+  EXPECT_EQ(field_of(rows, "model"), "SQLAB SATA SSD WITH A LONG MODEL NAME" + ata)
+      << "not the 16 characters of device/model";
+  EXPECT_EQ(field_of(rows, "serial"), "SQSATA0001" + ata);
+  EXPECT_EQ(field_of(rows, "wwid"), "naa.5000c50012345678" + ata);
+  EXPECT_EQ(row_value(rows, "scsi_host"), "ahci");
+}
+
+TEST(CapturedTrees, ScsiSerialIsTheUnitSerialNeverTheWwnFromUdev) {
+  // The captured udev record has ID_SERIAL_SHORT=5000c500aabbcc02 (the NAA WWN) and
+  // ID_SCSI_SERIAL=SQLSI00001; sysfs has no VPD page 0x80.
+  Sysfs s(kTrees / "scsi-udev" / "sys");
+  auto rows = identity_rows(read_identity(s, "sdc"));
+  EXPECT_EQ(field_of(rows, "serial"), "SQLSI00001 <- udev:ID_SCSI_SERIAL");
+  EXPECT_EQ(field_of(rows, "model"), "SQLAB-LSI <- udev:ID_MODEL_ENC");
+  EXPECT_EQ(field_of(rows, "wwid"), "naa.5000c500aabbcc02 <- sysfs:device/wwid");
+  // With VPD page 0x80 in sysfs, it wins over udev (the SAS tree has one and no udev record).
+  Sysfs sas(kTrees / "sas-disk" / "sys");
+  EXPECT_EQ(field_of(identity_rows(read_identity(sas, "sdb")), "serial"),
+            "ZC1ABCDE <- sysfs:device/vpd_pg80");
+}
+
+TEST(CapturedTrees, NvmeMultipathWithoutMultipathLinksFindsTheHiddenPaths) {
+  Sysfs s(kTrees / "nvme-multipath-6.1" / "sys");
+  for (const char* head : {"nvme0n1", "nvme0n2"}) {
+    auto rows = identity_rows(read_identity(s, head));
+    const std::string n = std::string(head).substr(6);
+    EXPECT_EQ(row_value(rows, "nvme_multipath"), "native") << head;
+    EXPECT_EQ(row_value(rows, "nvme_paths"), "nvme0c0n" + n + " nvme0c1n" + n) << head;
+    EXPECT_EQ(row_value(rows, "nvme_subsystem"), "nvme-subsys0");
+    EXPECT_EQ(row_value(rows, "vendor"), "Red Hat/QEMU (0x1b36)");
+    EXPECT_EQ(row_value(rows, "nvme_transport"), "pcie");
+  }
+  EXPECT_EQ(row_value(identity_rows(read_identity(s, "nvme0n2")), "logical_block_size"), "4096");
+  // The hidden path devices have no device node.
+  EXPECT_EQ(read_identity(s, "nvme0c1n1").devnode, "");
 }
 
 TEST(Sanitize, HostileModelIsNeutralized) {

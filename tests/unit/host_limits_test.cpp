@@ -47,6 +47,24 @@ TEST(PcieLink, ReadFromSysfs) {
   EXPECT_FALSE(read_pcie_link(dir.path().string(), "loop0"));
 }
 
+TEST(PcieLink, UnknownSpeedAndImpossibleWidthsAreAbsentNotRaw) {
+  testing::ScratchDir dir("storqual-pcie-unknown");
+  auto pci = dir / "block/nvme0n1/device/device";
+  write_text(pci / "current_link_speed", "Unknown");
+  write_text(pci / "current_link_width", "0");
+  write_text(pci / "max_link_speed", "Unknown speed");
+  write_text(pci / "max_link_width", "255");
+  EXPECT_FALSE(read_pcie_link(dir.path().string(), "nvme0n1")) << "nothing known: no link";
+  write_text(pci / "current_link_speed", "16.0 GT/s PCIe");
+  auto link = read_pcie_link(dir.path().string(), "nvme0n1");
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->speed, "16.0 GT/s PCIe");
+  EXPECT_EQ(link->width, 0u);
+  EXPECT_EQ(link->max_speed, "");
+  EXPECT_EQ(link->max_width, 0u) << "255 is an all-ones register, not 255 lanes";
+  EXPECT_EQ(link->bw_bytes, 0);
+}
+
 reporting::WorkloadResult result_with(double iops, double thread_cpu) {
   reporting::WorkloadResult r;
   r.id = "w";

@@ -217,11 +217,13 @@ TEST(ShippedFiles, TheSataSheetCarriesSeed000sClaims) {
   EXPECT_DOUBLE_EQ(claimed["seqwrite-1m-qd32 bw"], 520e6);
 }
 
-TEST(ShippedFiles, TheDemoSheetMatchesAnyDevice) {
+TEST(ShippedFiles, TheDemoSheetMatchesOnlyScratchFilesNeverABlockDevice) {
   SpecSheet s = SpecSheet::load(kSource / "specs" / "demo.xml");
   EXPECT_EQ(s.suite, "quick");
-  EXPECT_TRUE(s.matches({}));
-  EXPECT_TRUE(s.matches({{"model", "QEMU HARDDISK"}, {"transport", "sata"}}));
+  EXPECT_TRUE(s.matches({{"model", "QEMU HARDDISK"}, {"target", "scratch"}}));
+  EXPECT_TRUE(s.matches({{"target", "file"}}));
+  EXPECT_FALSE(s.matches({{"model", "QEMU HARDDISK"}, {"transport", "sata"}, {"target", "block"}}));
+  EXPECT_FALSE(s.matches({})) << "an identity without a target kind is not the demo's";
 }
 
 // `storqual check` as a user runs it.

@@ -199,7 +199,140 @@ def hostile():
              serial=b"\x01SER\x00IAL\x7f", partitions=False)
 
 
-CASES = [nvme, nvme_multipath, sata_ssd, sas_disk, virtio, mmc, usb_stick, loop, zram, hostile]
+def vpd(code, payload):
+    return bytes([0, code, len(payload) >> 8, len(payload) & 0xff]) + payload
+
+
+def vpd83_naa(naa_hex):
+    d = bytes.fromhex(naa_hex)
+    # A T10 vendor id designator first (as QEMU writes one), then the NAA of the logical unit.
+    t10 = b"SQLAB   SERIAL"
+    return vpd(0x83, bytes([0x02, 0x01, 0, len(t10)]) + t10 + bytes([0x01, 0x03, 0, len(d)]) + d)
+
+
+def ata_identify(model, serial, firmware, wwn_hex=None):
+    """512 bytes of IDENTIFY DEVICE data: ATA strings are words with the first character high."""
+    words = [0] * 256
+
+    def put(first, last, text):
+        text = text.ljust(2 * (last - first + 1))
+        for i, w in enumerate(range(first, last + 1)):
+            words[w] = (ord(text[2 * i]) << 8) | ord(text[2 * i + 1])
+
+    put(10, 19, serial)
+    put(23, 26, firmware)
+    put(27, 46, model)
+    if wwn_hex:
+        words[87] = 0x4100
+        for i in range(4):
+            words[108 + i] = int(wwn_hex[4 * i:4 * i + 4], 16)
+    return b"".join(w.to_bytes(2, "little") for w in words)
+
+
+def vpd89(identify):
+    # SAT-3 ATA Information page: SAT vendor/product/revision, signature, command code ECh, then
+    # the IDENTIFY data at byte 60 of the page.
+    body = b"\0" * 4 + b"linux   " + b"libata          " + b"1.00" + b"\0" * 20 + b"\xec" + b"\0" * 3
+    return vpd(0x89, body + identify)
+
+
+def scsi_host(t, host_rel, name, proc_name):
+    t.attr(host_rel + "/scsi_host/" + name + "/proc_name", proc_name)
+
+
+def virtio_scsi():
+    # QEMU -device virtio-scsi-pci -device scsi-hd,vendor=...,product=...,serial=...,ver=...,wwn=...
+    t = Tree("virtio-scsi")
+    vdev = "devices/pci0000:00/0000:00:04.0/virtio1"
+    t.attrs(vdev, {"vendor": "0x1af4", "device": "0x0008"})
+    host = vdev + "/host0"
+    scsi_host(t, host, "host0", "virtio_scsi")
+    sdev = host + "/target0:0:0/0:0:0:0"
+    t.attrs(sdev, {"vendor": "SQLABVND", "model": "SQLAB-VSCSI     ", "rev": "SQV1", "type": "0",
+                   "vpd_pg80": vpd(0x80, b"SQVSCSI001"),
+                   "vpd_pg83": vpd83_naa("5000c500aabbcc01")})
+    blk = sdev + "/block/sda"
+    t.disk(blk, "sda", "8:0", 131072, queue(rot=1, sched="[mq-deadline] none", nr=128))
+    t.link(blk + "/device", sdev)
+
+
+def sata_ahci():
+    # A SATA disk on AHCI without udev: sysfs rev holds 4 characters of "SQFW0002" (the last
+    # four, as libata's SAT INQUIRY does) and model 16 of the 40; VPD page 0x89 has them all.
+    t = Tree("sata-ahci")
+    port = "devices/pci0000:00/0000:00:1f.2/ata1"
+    host = port + "/host0"
+    scsi_host(t, host, "host0", "ahci")
+    sdev = host + "/target0:0:0/0:0:0:0"
+    model = "SQLAB SATA SSD WITH A LONG MODEL NAME"
+    t.attrs(sdev, {"vendor": "ATA     ", "model": model[:16], "rev": "0002", "type": "0",
+                   "vpd_pg80": vpd(0x80, b"SQSATA0001".rjust(20)),
+                   "vpd_pg89": vpd89(ata_identify(model, "SQSATA0001", "SQFW0002",
+                                                  "5000c50012345678"))})
+    blk = sdev + "/block/sdb"
+    t.disk(blk, "sdb", "8:16", 131072, queue(sched="[mq-deadline] none", nr=32))
+    t.link(blk + "/device", sdev)
+
+
+def scsi_udev():
+    # An LSI (sym53c8xx) SCSI disk whose sysfs has no VPD pages, read with a udev record: udev's
+    # ID_SERIAL_SHORT is the NAA WWN (scsi_id builds it from page 0x83), ID_SCSI_SERIAL the unit
+    # serial number.
+    t = Tree("scsi-udev")
+    pci = "devices/pci0000:00/0000:00:05.0"
+    host = pci + "/host1"
+    scsi_host(t, host, "host1", "sym53c8xx")
+    sdev = host + "/target1:0:0/1:0:0:0"
+    t.attrs(sdev, {"vendor": "SQLABLSI", "model": "SQLAB-LSI       ", "rev": "SQL1", "type": "0",
+                   "wwid": "naa.5000c500aabbcc02"})
+    blk = sdev + "/block/sdc"
+    t.disk(blk, "sdc", "8:32", 131072, queue(rot=1, sched="[mq-deadline] none", nr=128))
+    t.link(blk + "/device", sdev)
+    os.makedirs(os.path.join(HERE, "scsi-udev", "udev"), exist_ok=True)
+    with open(os.path.join(HERE, "scsi-udev", "udev", "sdc.properties"), "w") as f:
+        f.write("\n".join([
+            "DEVNAME=/dev/sdc", "ID_BUS=scsi", "ID_MODEL=SQLAB-LSI", "ID_MODEL_ENC=SQLAB-LSI\\x20\\x20",
+            "ID_REVISION=SQL1", "ID_SCSI=1", "ID_SCSI_SERIAL=SQLSI00001",
+            "ID_SERIAL=35000c500aabbcc02", "ID_SERIAL_SHORT=5000c500aabbcc02", "ID_TYPE=disk",
+            "ID_VENDOR=SQLABLSI", "ID_VENDOR_ENC=SQLABLSI", "ID_WWN=0x5000c500aabbcc02",
+            "ID_WWN_WITH_EXTENSION=0x5000c500aabbcc02", ""]))
+
+
+def nvme_multipath_two_controllers():
+    # Native multipath on kernel 6.1 (QEMU nvme-subsys with two nvme controllers): the head has no
+    # multipath/ directory; its paths are the hidden disks nvme0c0n1 and nvme0c1n1. The emulated
+    # PCIe link reads "Unknown", width 0 and maximum 255.
+    t = Tree("nvme-multipath-6.1")
+    subsys = "devices/virtual/nvme-subsystem/nvme-subsys0"
+    model = "QEMU NVMe Ctrl".ljust(40)
+    serial = "SQNVME0001".ljust(20)
+    nqn = "nqn.2019-08.org.qemu:sqlab"
+    t.attrs(subsys, {"model": model, "serial": serial, "firmware_rev": "10.0.2",
+                     "subsysnqn": nqn, "iopolicy": "numa", "subsystype": "nvm"})
+    for c, slot in ((0, "06"), (1, "07")):
+        pci = "devices/pci0000:00/0000:00:%s.0" % slot
+        t.attrs(pci, {"vendor": "0x1b36", "device": "0x0010", "current_link_speed": "Unknown",
+                      "current_link_width": "0", "max_link_speed": "Unknown",
+                      "max_link_width": "255"})
+        ctrl = pci + "/nvme/nvme%d" % c
+        t.attrs(ctrl, {"model": model, "serial": serial, "firmware_rev": "10.0.2",
+                       "transport": "pcie", "cntlid": str(c), "subsysnqn": nqn})
+        t.link(ctrl + "/device", pci)
+        t.link(subsys + "/nvme%d" % c, ctrl)
+        for nsid, lbs, sectors in ((1, 512, 131072), (2, 4096, 131072)):
+            path = ctrl + "/nvme0c%dn%d" % (c, nsid)
+            t.disk(path, "nvme0c%dn%d" % (c, nsid), "", sectors, queue(lbs=lbs, pbs=lbs, nr=1023),
+                   {"nsid": str(nsid), "ana_state": "optimized"}, hidden=True)
+            t.link(path + "/device", ctrl)
+    for nsid, lbs, sectors in ((1, 512, 131072), (2, 4096, 131072)):
+        head = subsys + "/nvme0n%d" % nsid
+        t.disk(head, "nvme0n%d" % nsid, "259:%d" % (nsid - 1), sectors,
+               queue(lbs=lbs, pbs=lbs, nr=1023), {"wwid": "nvme.1b36-%d" % nsid, "nsid": str(nsid)})
+        t.link(head + "/device", subsys)
+
+
+CASES = [nvme, nvme_multipath, sata_ssd, sas_disk, virtio, mmc, usb_stick, loop, zram, hostile,
+         virtio_scsi, sata_ahci, scsi_udev, nvme_multipath_two_controllers]
 
 if __name__ == "__main__":
     for case in CASES:

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// The device-health verdict of a run (see health_verdict.hpp).
+#include "runner/judge/health_verdict.hpp"
+
+namespace storqual::runner {
+
+std::optional<reporting::ClaimVerdict> health_verdict(
+    const std::optional<devices::HealthSnapshot>& before,
+    const std::vector<devices::HealthSnapshot>& during,
+    const std::vector<std::string>& during_labels,
+    const std::optional<devices::HealthSnapshot>& after) {
+  if (!before) return std::nullopt;
+  reporting::ClaimVerdict v;
+  v.kind = "health";
+  v.workload = "device";
+  v.metric = "smart";
+  v.unit = "findings";
+  std::vector<devices::HealthSnapshot> readings = during;
+  std::vector<std::string> labels = during_labels;
+  labels.resize(readings.size());
+  if (after) {
+    readings.push_back(*after);
+    labels.emplace_back("after the run");
+  }
+  auto failures = devices::health_failures(*before, readings, labels);
+  v.measured = static_cast<double>(failures.size());
+  if (!failures.empty()) {
+    v.status = reporting::VerdictStatus::Fail;
+    v.message = "device health degraded during the run: ";
+    for (std::size_t i = 0; i < failures.size(); ++i) v.message += (i ? "; " : "") + failures[i];
+    return v;
+  }
+  if (!after) {
+    v.status = reporting::VerdictStatus::Error;
+    v.message = "the SMART / health log could not be read after the run (it was before)";
+    return v;
+  }
+  v.status = reporting::VerdictStatus::Pass;
+  v.message = "no new critical warning, no new media errors, available spare " +
+              std::to_string(after->smart.available_spare) + "% (threshold " +
+              std::to_string(after->smart.available_spare_threshold) + "%), over " +
+              std::to_string(readings.size()) + " reading(s) after the one before the run";
+  return v;
+}
+
+}  // namespace storqual::runner

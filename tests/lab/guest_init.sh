@@ -1,0 +1,105 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: Apache-2.0
+# /init of the lab's guest (tests/lab/lab.py builds the initramfs around it): loads the storage
+# drivers, runs storqual on every emulated disk and prints what it said between markers on the
+# serial console, base64-encoded, for the host to check. lab=short|full on the kernel command line.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /run /tmp && mount -t tmpfs run /run && mount -t tmpfs tmp /tmp
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin LD_LIBRARY_PATH=/lab/lib
+mode=short
+for a in $(cat /proc/cmdline); do case $a in lab=*) mode=${a#lab=} ;; esac; done
+
+for m in $(cat /lab/modules.order); do insmod "/lab/modules/$m" 2>/dev/null; done
+# Wait for the disks QEMU was given (TCG is slow to probe SCSI and USB).
+want=$(cat /lab/disk-count)
+i=0
+while [ $i -lt 120 ]; do
+  n=$(ls /sys/block | grep -cv '^nvme[0-9]*c')
+  [ "$n" -ge "$want" ] && break
+  sleep 1; i=$((i + 1))
+done
+sleep 1
+
+emit() {  # emit TAG FILE: the file, base64, between markers
+  echo "LAB:BEGIN $1"
+  base64 "$2"
+  echo "LAB:END $1"
+}
+disks() { ls /sys/block | grep -v '^nvme[0-9]*c'; }
+
+identify_all() {  # identify_all PASS
+  storqual identify --json > /tmp/list.json 2>&1; emit "$1 list-json" /tmp/list.json
+  storqual identify > /tmp/list.txt 2>&1; emit "$1 list-text" /tmp/list.txt
+  for d in $(disks); do
+    readlink -f "/sys/block/$d" > /tmp/path.txt; emit "$1 path $d" /tmp/path.txt
+    storqual identify --target "/dev/$d" --json > /tmp/id.json 2>&1; emit "$1 json $d" /tmp/id.json
+    storqual identify --target "/dev/$d" > /tmp/id.txt 2>&1; emit "$1 text $d" /tmp/id.txt
+  done
+}
+
+identify_all noudev
+if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
+  /lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/tmp/udevd.log
+  udevadm trigger --action=add --subsystem-match=block 2>>/tmp/udevd.log
+  udevadm trigger --action=add --subsystem-match=scsi 2>>/tmp/udevd.log
+  udevadm settle -t 60 2>>/tmp/udevd.log
+  n=$(ls /run/udev/data 2>/dev/null | grep -c '^b')
+  echo "udev records of block devices: $n" >> /tmp/udevd.log
+  emit "udevd log" /tmp/udevd.log
+  [ "$n" -gt 0 ] && identify_all udev
+fi
+
+# A run with a SMART critical warning raised from the host (QMP) while it runs.
+nv=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)
+storqual run --target "/dev/$nv" --suite /lab/warn-suite.xml --out /tmp/warn \
+  > /tmp/warn.log 2>&1 &
+pid=$!
+sleep 3
+echo "LAB:RAISE-WARNING"
+wait $pid
+echo "exit $?" >> /tmp/warn.log
+emit "warn console" /tmp/warn.log
+emit "warn json" /tmp/warn/storqual-result.json
+emit "warn junit" /tmp/warn/storqual-junit.xml
+grep -o 'new critical warning[^<]*' /tmp/warn/storqual-report.html > /tmp/warn-html.txt
+emit "warn html" /tmp/warn-html.txt
+
+if [ "$mode" = full ]; then
+  # A run on every disk (the NVMe namespaces, SATA, both SCSI, USB), each ending with a verdict.
+  for d in $(disks); do
+    storqual run --target "/dev/$d" --suite /lab/run-suite.xml --allow-destructive \
+      --out "/tmp/run-$d" > "/tmp/run-$d.log" 2>&1
+    echo "exit $?" >> "/tmp/run-$d.log"
+    emit "run console $d" "/tmp/run-$d.log"
+    emit "run json $d" "/tmp/run-$d/storqual-result.json"
+  done
+  # Guard refusals, each with its exit code, on disks the lab made for it.
+  guard() {  # guard NAME DEVICE [extra args]
+    name=$1; dev=$2; shift 2
+    storqual run --target "$dev" --suite /lab/run-suite.xml --out /tmp/guard "$@" \
+      > /tmp/guard.log 2>&1
+    echo "exit $?" >> /tmp/guard.log
+    emit "guard $name" /tmp/guard.log
+  }
+  sata=$(cat /lab/sata-disk 2>/dev/null)
+  usb=$(cat /lab/usb-disk 2>/dev/null)
+  for d in $(disks); do
+    p=$(readlink -f "/sys/block/$d")
+    case $p in *"$(cat /lab/sata-pci)"*) sata=$d ;; *"$(cat /lab/usb-pci)"*) usb=$d ;; esac
+  done
+  mke2fs -q "/dev/$sata" && mkdir -p /mnt && mount -t ext4 "/dev/$sata" /mnt ||
+    echo "lab: could not mount /dev/$sata"
+  guard mounted "/dev/$sata" --allow-destructive
+  umount /mnt
+  guard signature "/dev/$sata" --allow-destructive
+  guard no-destructive "/dev/$sata"
+  mkswap "/dev/$usb" > /dev/null && swapon "/dev/$usb"
+  guard swap "/dev/$usb" --allow-destructive
+  swapoff "/dev/$usb"
+fi
+echo "LAB:DONE"
+sync
+poweroff -f

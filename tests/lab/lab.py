@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# The hardware lab: boots Debian 12's kernel under QEMU (TCG, one vCPU) with emulated NVMe (two
+# namespaces, two controllers in one nvme-subsys: native multipath), SATA on AHCI, SCSI on
+# virtio-scsi and on an LSI 53C895A, and USB mass storage, each with a configured identity; runs
+# storqual inside (tests/lab/guest_init.sh) and checks, field by field, that what storqual reports
+# is what QEMU was given, with and without systemd-udevd; that a run on every disk ends with a
+# verdict; that the guard refuses with exit 2; and that a SMART critical warning raised from the
+# host through QMP during a run fails it (exit 1), named in the console, JUnit, JSON and HTML.
+#
+#   lab.py [--short] [--build DIR]      (make lab: the whole lab; make test: --short)
+#
+# Exit 0 when every check held, 1 when one did not, 77 (skip) with the reason when QEMU or the
+# guest kernel cannot be fetched (tests/lab/fetch.sh).
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+# What QEMU is given, and what storqual must report for it. "pci" places the controller.
+
+
+def nvme_wwid(nsid):
+    # What the kernel derives for a namespace without EUI-64, NGUID or UUID (nvme_init_subnqn /
+    # wwid_show): PCI vendor, serial and model in hex, namespace id.
+    return "nvme.1b36-%s-%s-%08x" % (b"SQNVME0001".hex(), b"QEMU NVMe Ctrl".hex(), nsid)
+
+
+DISKS = [
+    # The subsystem's instance (nvme0n1 or nvme1n1) is that of the controller probed first.
+    {"name": "nvme ns1 (512 B)", "match": ("nsid", "1"), "image": "nvme-ns1",
+     "expect": {"transport": "nvme", "model": "QEMU NVMe Ctrl", "serial": "SQNVME0001",
+                "wwid": nvme_wwid(1), "logical_block_size": "512",
+                "nvme_paths": r"re:nvme(\d)c\dn1 nvme\1c\dn1", "nvme_multipath": "native",
+                "nvme_subsystem": r"re:nvme-subsys\d"}},
+    {"name": "nvme ns2 (4 KiB)", "match": ("nsid", "2"), "image": "nvme-ns2",
+     "expect": {"transport": "nvme", "model": "QEMU NVMe Ctrl", "serial": "SQNVME0001",
+                "wwid": nvme_wwid(2), "logical_block_size": "4096",
+                "nvme_paths": r"re:nvme(\d)c\dn2 nvme\1c\dn2"}},
+    {"name": "sata on ahci", "match": ("pci", "0000:00:05.0"), "image": "sata",
+     "expect": {"transport": "sata", "model": "SQLAB SATA SSD 870 WITH LONG NAME",
+                "serial": "SQSATA0001", "firmware": "SQFW0002", "wwid": "naa.5000c50012345678",
+                "rotational": "no", "scsi_host": "ahci"}},
+    {"name": "scsi on virtio-scsi", "match": ("pci", "0000:00:06.0"), "image": "vscsi",
+     "expect": {"transport": "scsi", "vendor": "SQLABVND", "model": "SQLAB-VSCSI",
+                "serial": "SQVSCSI001", "firmware": "SQV1", "wwid": "naa.5000c500aabbcc01",
+                "rotational": "yes", "scsi_host": "virtio_scsi"}},
+    {"name": "scsi on lsi53c895a", "match": ("pci", "0000:00:07.0"), "image": "lsi",
+     "expect": {"transport": "scsi", "vendor": "SQLABLSI", "model": "SQLAB-LSI",
+                "serial": "SQLSI00001", "firmware": "SQL1", "wwid": "naa.5000c500aabbcc02",
+                "rotational": "yes", "scsi_host": "sym53c8xx"}},
+    {"name": "usb mass storage", "match": ("pci", "0000:00:08.0"), "image": "usb",
+     "expect": {"transport": "usb", "serial": "SQUSB00001", "model": "QEMU HARDDISK",
+                "scsi_host": "usb-storage"}},
+]
+
+MODULES = ["nvme", "ahci", "virtio_pci", "virtio_scsi", "sd_mod", "sym53c8xx", "xhci_pci",
+           "usb_storage", "ext4", "crc32c_generic"]
+
+
+def qemu_args(lab, kernel, initrd, mode, qmp):
+    def d(n):
+        return os.path.join(lab, "disks", n + ".img")
+    s = DISKS
+    return [
+        "-accel", "tcg", "-smp", "1", "-m", "1024", "-display", "none", "-serial", "stdio",
+        "-monitor", "none", "-no-reboot", "-nic", "none", "-qmp", "unix:%s,server=on,wait=off" % qmp,
+        "-kernel", kernel, "-initrd", initrd,
+        "-append", "console=ttyS0 quiet panic=-1 no_timer_check lab=%s" % mode,
+        "-device", "nvme-subsys,id=subsys0,nqn=sqlab",
+        "-device", "nvme,id=nvme0,serial=SQNVME0001,subsys=subsys0,addr=0x4",
+        "-device", "nvme,id=nvme1,serial=SQNVME0001,subsys=subsys0,addr=0x9",
+        "-drive", "file=%s,if=none,id=n1,format=raw" % d("nvme-ns1"),
+        "-device", "nvme-ns,drive=n1,nsid=1,logical_block_size=512",
+        "-drive", "file=%s,if=none,id=n2,format=raw" % d("nvme-ns2"),
+        "-device", "nvme-ns,drive=n2,nsid=2,logical_block_size=4096,physical_block_size=4096",
+        "-device", "ahci,id=ahci0,addr=0x5",
+        "-drive", "file=%s,if=none,id=s1,format=raw" % d("sata"),
+        "-device", "ide-hd,drive=s1,bus=ahci0.0,model=%s,serial=SQSATA0001,ver=SQFW0002,"
+                   "wwn=0x5000c50012345678,rotation_rate=1" % s[2]["expect"]["model"],
+        "-device", "virtio-scsi-pci,id=vs0,addr=0x6",
+        "-drive", "file=%s,if=none,id=c1,format=raw" % d("vscsi"),
+        "-device", "scsi-hd,drive=c1,bus=vs0.0,vendor=SQLABVND,product=SQLAB-VSCSI,"
+                   "serial=SQVSCSI001,ver=SQV1,wwn=0x5000c500aabbcc01,rotation_rate=7200",
+        "-device", "lsi53c895a,id=lsi0,addr=0x7",
+        "-drive", "file=%s,if=none,id=c2,format=raw" % d("lsi"),
+        "-device", "scsi-hd,drive=c2,bus=lsi0.0,vendor=SQLABLSI,product=SQLAB-LSI,"
+                   "serial=SQLSI00001,ver=SQL1,wwn=0x5000c500aabbcc02,rotation_rate=7200",
+        "-device", "qemu-xhci,id=xhci,addr=0x8",
+        "-drive", "file=%s,if=none,id=u1,format=raw" % d("usb"),
+        "-device", "usb-storage,drive=u1,bus=xhci.0,serial=SQUSB00001",
+    ]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def module_deps(root, version):
+    """name -> (path, [dependency names]) from each .ko's modinfo depends= string."""
+    base = os.path.join(root, "lib/modules", version, "kernel")
+    mods = {}
+    for dirpath, _, files in os.walk(base):
+        for f in files:
+            if not f.endswith(".ko"):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            m = re.search(rb"depends=([^\0]*)\0", data)
+            deps = [x for x in m.group(1).decode().split(",") if x] if m else []
+            mods[f[:-3].replace("-", "_")] = (path, [x.replace("-", "_") for x in deps])
+    return mods
+
+
+def libraries(binary, env_path=""):
+    env = dict(os.environ)
+    if env_path:
+        env["LD_LIBRARY_PATH"] = env_path
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, env=env).stdout
+    libs, interp = [], None
+    for line in out.splitlines():
+        m = re.match(r"\s*(\S+) => (\S+) \(", line)
+        if m:
+            libs.append(m.group(2))
+        elif re.match(r"\s*(/\S+ld-linux\S+) \(", line):
+            interp = line.split()[0]
+    return libs, interp
+
+
+def build_initramfs(lab, root, version, storqual):
+    ir = os.path.join(lab, "initramfs")
+    shutil.rmtree(ir, ignore_errors=True)
+    for d in ("bin", "sbin", "proc", "sys", "dev", "run", "tmp", "mnt", "etc", "lab/lib",
+              "lab/modules", "lib64", "lib/systemd", "lib/udev"):
+        os.makedirs(os.path.join(ir, d), exist_ok=True)
+    shutil.copy(os.path.join(root, "bin/busybox"), os.path.join(ir, "bin/busybox"))
+    shutil.copy(os.path.join(HERE, "guest_init.sh"), os.path.join(ir, "init"))
+    os.chmod(os.path.join(ir, "init"), 0o755)
+    # Without its debug information (tens of MB the guest would unpack for nothing).
+    subprocess.run(["strip", "--strip-debug", "-o", os.path.join(ir, "bin/storqual"), storqual],
+                   check=True)
+    libs, interp = libraries(storqual)
+    # systemd-udevd (Debian's udev package) with its helpers and rules, for the pass with udev.
+    udevadm = os.path.join(root, "bin/udevadm")
+    if os.path.exists(udevadm):
+        shutil.copy(udevadm, os.path.join(ir, "bin/udevadm"))
+        os.symlink("/bin/udevadm", os.path.join(ir, "lib/systemd/systemd-udevd"))
+        libpath = ":".join(os.path.join(root, p) for p in
+                           ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib/systemd",
+                            "usr/lib/x86_64-linux-gnu/systemd"))
+        more, _ = libraries(udevadm, libpath)
+        libs += more
+        for helper in ("ata_id", "scsi_id"):
+            p = os.path.join(root, "lib/udev", helper)
+            if os.path.exists(p):
+                shutil.copy(p, os.path.join(ir, "lib/udev", helper))
+                libs += libraries(p, libpath)[0]
+        shutil.copytree(os.path.join(root, "lib/udev/rules.d"), os.path.join(ir, "lib/udev/rules.d"))
+    for lib in set(libs):
+        shutil.copy(lib, os.path.join(ir, "lab/lib", os.path.basename(lib)))
+    shutil.copy(interp, os.path.join(ir, "lib64", os.path.basename(interp)))
+    # Modules in load order (dependencies first).
+    mods = module_deps(root, version)
+    order = []
+
+    def add(name):
+        if name in order:
+            return
+        if name not in mods:
+            raise RuntimeError("module %s not in %s" % (name, version))
+        for dep in mods[name][1]:
+            add(dep)
+        order.append(name)
+
+    for m in MODULES:
+        add(m)
+    for m in order:
+        shutil.copy(mods[m][0], os.path.join(ir, "lab/modules", m + ".ko"))
+    with open(os.path.join(ir, "lab/modules.order"), "w") as f:
+        f.write("\n".join(m + ".ko" for m in order) + "\n")
+    with open(os.path.join(ir, "lab/disk-count"), "w") as f:
+        f.write("%d\n" % len(DISKS))
+    for name, pci in (("sata-pci", "0000:00:05.0"), ("usb-pci", "0000:00:08.0")):
+        with open(os.path.join(ir, "lab", name), "w") as f:
+            f.write(pci + "\n")
+    for suite in ("warn-suite.xml", "run-suite.xml"):
+        shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
+    initrd = os.path.join(lab, "initrd.gz")
+    busybox = os.path.join(root, "bin/busybox")
+    files = subprocess.run(["find", "."], cwd=ir, capture_output=True, text=True).stdout
+    cpio = subprocess.run([busybox, "cpio", "-o", "-H", "newc"], cwd=ir, input=files.encode(),
+                          capture_output=True, check=True).stdout
+    with open(initrd, "wb") as f:
+        f.write(subprocess.run(["gzip", "-1"], input=cpio, capture_output=True, check=True).stdout)
+    return initrd
+
+
+def qmp_command(path, command, arguments):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    s.connect(path)
+    f = s.makefile("rw")
+    f.readline()  # greeting
+    for msg in ({"execute": "qmp_capabilities"}, {"execute": command, "arguments": arguments}):
+        f.write(json.dumps(msg) + "\n")
+        f.flush()
+        while True:
+            reply = json.loads(f.readline())
+            if "return" in reply or "error" in reply:
+                break
+    s.close()
+    return reply
+
+
+def boot(lab, qemu, datadir, kernel, initrd, mode, log):
+    qmp = os.path.join(lab, "qmp.sock")
+    if os.path.exists(qmp):
+        os.unlink(qmp)
+    os.makedirs(os.path.join(lab, "disks"), exist_ok=True)
+    for disk in DISKS:
+        img = os.path.join(lab, "disks", disk["image"] + ".img")
+        with open(img, "wb") as f:
+            f.truncate(64 << 20)
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = datadir["libs"]
+    cmd = [qemu, "-L", datadir["bios"], "-L", datadir["seabios"]] + qemu_args(
+        lab, kernel, initrd, mode, qmp)
+    blocks, current, raised = {}, None, None
+    with open(log, "w") as logf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        for raw in p.stdout:
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            logf.write(line + "\n")
+            if line.startswith("LAB:BEGIN "):
+                current, buf = line[10:], []
+            elif line.startswith("LAB:END ") and current:
+                try:
+                    blocks[current] = base64.b64decode("".join(buf)).decode(errors="replace")
+                except ValueError:
+                    blocks[current] = "<undecodable>"
+                current = None
+            elif current is not None:
+                buf.append(line.strip())
+            elif line.startswith("LAB:RAISE-WARNING"):
+                # Available spare below threshold (bit 0) and reliability degraded (bit 2).
+                # On both controllers: the kernel sends the namespace head's admin commands
+                # down whichever path it picks.
+                for ctrl in ("nvme0", "nvme1"):
+                    raised = qmp_command(qmp, "qom-set", {"path": "/machine/peripheral/" + ctrl,
+                                                          "property": "smart_critical_warning",
+                                                          "value": 5})
+                    logf.write("host: qom-set %s smart_critical_warning=5: %s\n"
+                               % (ctrl, json.dumps(raised)))
+        p.wait()
+    return blocks, raised
+
+
+def rows_of(identity_json):
+    try:
+        j = json.loads(identity_json)
+    except ValueError:
+        return None
+    return {r["field"]: r["value"] for r in j.get("identity", [])}
+
+
+class Checks:
+    def __init__(self):
+        self.failed = []
+        self.count = 0
+
+    def expect(self, ok, what):
+        self.count += 1
+        if not ok:
+            self.failed.append(what)
+            print("  FAIL: " + what)
+
+
+def find_disk(blocks, passname, disk):
+    kind, key = disk["match"]
+    for tag, text in blocks.items():
+        parts = tag.split(" ")
+        if parts[0] != passname or parts[1] != "path":
+            continue
+        name = parts[2]
+        if (kind == "nsid" and "/nvme-subsystem/" in text and re.fullmatch(r"nvme\d+n" + key, name)) \
+                or (kind == "pci" and "/" + key + "/" in text):
+            return name
+    return None
+
+
+def check_identity(blocks, passname, checks, table):
+    for disk in DISKS:
+        dev = find_disk(blocks, passname, disk)
+        checks.expect(dev is not None, "%s: %s not found in the guest" % (passname, disk["name"]))
+        if dev is None:
+            continue
+        rows = rows_of(blocks.get("%s json %s" % (passname, dev), "")) or {}
+        text = blocks.get("%s text %s" % (passname, dev), "")
+        for field, want in disk["expect"].items():
+            got = rows.get(field, "<absent>")
+            pattern = want[3:] if want.startswith("re:") else re.escape(want)
+            checks.expect(re.fullmatch(pattern, got) is not None,
+                          "%s %s (%s) %s: JSON says %r, QEMU was given %r"
+                          % (passname, disk["name"], dev, field, got, want))
+            line = next((l for l in text.splitlines() if l.split()[:1] == [field]), "")
+            checks.expect(re.search(r"\s" + pattern + r"\s", line + " ") is not None,
+                          "%s %s (%s) %s: text row %r lacks %r"
+                          % (passname, disk["name"], dev, field, line.strip(), want))
+            table.setdefault((disk["name"], dev, field), {"want": want})[passname] = got
+    listing = blocks.get(passname + " list-json", "")
+    try:
+        names = [d["name"] for d in json.loads(listing)["devices"]]
+    except (ValueError, KeyError):
+        names = []
+    checks.expect(not any(re.match(r"nvme\d+c\d+n\d+", n) for n in names) and names,
+                  "%s: the device list shows hidden NVMe paths or nothing: %s" % (passname, names))
+
+
+def check_warning_run(blocks, raised, checks):
+    console = blocks.get("warn console", "")
+    warning = "new critical warning 0x05: available spare below threshold, reliability degraded"
+    checks.expect(raised is not None and "return" in raised,
+                  "QMP qom-set smart_critical_warning answered %r" % (raised,))
+    checks.expect("exit 1" in console, "the run with the raised warning exits 1: %s"
+                  % console[-400:])
+    checks.expect("DEVICE HEALTH FAILED" in console and warning in console,
+                  "the console names the warning: %s" % console[-600:])
+    checks.expect(warning in blocks.get("warn junit", "") and "device-health" in
+                  blocks.get("warn junit", ""), "the JUnit has the device-health failure")
+    try:
+        verdicts = json.loads(blocks.get("warn json", ""))["verdicts"]
+    except (ValueError, KeyError):
+        verdicts = []
+    health = [v for v in verdicts if v.get("kind") == "health"]
+    checks.expect(health and health[0]["status"] == "fail" and warning in health[0]["message"],
+                  "the JSON has the failed health verdict: %s" % health)
+    checks.expect(warning in blocks.get("warn html", ""), "the HTML names the warning")
+
+
+def check_runs_and_guards(blocks, checks):
+    runs = sorted(t for t in blocks if t.startswith("run console "))
+    checks.expect(len(runs) >= len(DISKS), "a run on every disk: %s" % runs)
+    for tag in runs:
+        text = blocks[tag]
+        checks.expect(re.search(r"RESULT: (PASS|FAIL|ERROR|MEASURED)", text) is not None,
+                      "%s ends with a verdict: %s" % (tag, text[-300:]))
+    for name in ("mounted", "signature", "no-destructive", "swap"):
+        text = blocks.get("guard " + name, "")
+        checks.expect("exit 2" in text, "guard %s refuses with exit 2: %s" % (name, text[-300:]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--short", action="store_true", help="identity of every disk and the run "
+                    "with the mid-run warning only (what make test runs)")
+    ap.add_argument("--build", default="build")
+    args = ap.parse_args()
+    t0 = time.time()
+    build = os.path.abspath(args.build)
+    lab = os.path.join(build, "lab")
+    storqual = os.path.join(build, "app", "storqual")
+    if not os.path.exists(storqual):
+        print("lab: no storqual binary at %s (build first)" % storqual)
+        return SKIP
+    r = subprocess.run([os.path.join(HERE, "fetch.sh"), lab], capture_output=True, text=True)
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        print("lab: skipped: QEMU or the guest kernel could not be fetched: " + r.stdout + r.stderr)
+        return SKIP
+    with open(os.path.join(lab, "fetched")) as f:
+        qemu_suite, kernel_pkg = f.read().split()
+    root = os.path.join(lab, "root")
+    version = kernel_pkg[len("linux-image-"):]
+    kernel = os.path.join(root, "boot", "vmlinuz-" + version)
+    qemu = os.path.join(root, "usr/bin/qemu-system-x86_64")
+    datadir = {"bios": os.path.join(root, "usr/share/qemu"),
+               "seabios": os.path.join(root, "usr/share/seabios"),
+               "libs": ":".join(os.path.join(root, p) for p in
+                                ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"))}
+    version_text = subprocess.run([qemu, "--version"], capture_output=True, text=True,
+                                  env=dict(os.environ, LD_LIBRARY_PATH=datadir["libs"])).stdout
+    print("lab: %s; kernel %s; %s mode" % (version_text.splitlines()[0] if version_text else
+                                           "QEMU does not start", version,
+                                           "short" if args.short else "full"))
+    if not version_text:
+        print("lab: skipped: the unpacked QEMU does not start")
+        return SKIP
+    initrd = build_initramfs(lab, root, version, storqual)
+    log = os.path.join(lab, "serial.log")
+    blocks, raised = boot(lab, qemu, datadir, kernel, initrd, "short" if args.short else "full",
+                          log)
+    checks, table = Checks(), {}
+    print("lab: guest finished in %.0f s; serial console in %s" % (time.time() - t0, log))
+    check_identity(blocks, "noudev", checks, table)
+    passes = ["noudev"]
+    if not args.short:
+        if "udev json nvme0n1" in blocks or any(t.startswith("udev json") for t in blocks):
+            check_identity(blocks, "udev", checks, table)
+            passes.append("udev")
+        else:
+            print("lab: systemd-udevd did not run in the guest: %s"
+                  % blocks.get("udevd log", "(no log)").strip())
+            checks.expect(False, "the pass with udev ran")
+        check_runs_and_guards(blocks, checks)
+    check_warning_run(blocks, raised, checks)
+    print("\n| disk | device | field | configured | " + " | ".join(passes) + " |")
+    print("| --- | --- | --- | --- | " + " | ".join("---" for _ in passes) + " |")
+    for (disk, dev, field), v in table.items():
+        print("| %s | %s | %s | %s | %s |" % (disk, dev, field, v["want"],
+                                             " | ".join(v.get(p, "-") for p in passes)))
+    for tag in sorted(t for t in blocks if t.startswith("guard ")):
+        last = blocks[tag].strip().splitlines()
+        print("%s: %s" % (tag, " / ".join(l for l in last if "refus" in l or l.startswith("exit")
+                                          or "storqual" in l)[:300]))
+    ok = not checks.failed and "LAB:DONE" in open(log, errors="replace").read()
+    print("\nlab: %d checks, %d failed; wall time %.0f s (QEMU %s from %s)"
+          % (checks.count, len(checks.failed), time.time() - t0,
+             version_text.split()[3] if version_text else "?", qemu_suite))
+    if qemu_suite != "bookworm-backports":
+        print("lab: note: Debian 12's QEMU 7.2 stalls its emulated NVMe; runs on it may error")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a whole `storqual run` says when the device, not a claim, is the problem, in every output
+// (console, JUnit, JSON, HTML) and the exit code: SMART health that degraded during the run (the
+// captured NVMe pages of tests/data/nvme through the hidden --nvme-capture admin seam) fails it; a
+// device that completed no I/O (the fault engine's latency and stuck faults through
+// --inject-fault) is an error of the run, never a failed claim. A scratch file is the target.
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runner/cli/cli.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using testing::read_file;
+using testing::run_command;
+using testing::ScratchDir;
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+struct Outputs {
+  testing::CommandResult cmd;
+  Json json;
+  pugi::xml_document junit;
+  std::string html;
+};
+
+class RunOutcome : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(dir_ / "target");
+    std::ofstream(dir_ / "suite.xml") << R"(<?xml version="1.0"?>
+<suite name="outcome" description="one read, one write">
+  <defaults direct="1" ramp_time="0" iodepth="4" runtime="300ms" size="8m" io_timeout="3s"/>
+  <workload id="randread-4k" rw="randread" bs="4k"/>
+  <workload id="randwrite-4k" rw="randwrite" bs="4k"/>
+</suite>
+)";
+    std::ofstream(dir_ / "sheet.xml") << R"(<?xml version="1.0"?>
+<spec-sheet name="outcome sheet" vendor="test" suite="outcome" source="test">
+  <match model="*"/>
+  <claims tolerance="10%">
+    <claim workload="randread-4k" metric="iops" value="10"/>
+    <claim workload="randwrite-4k" metric="iops" value="10"/>
+  </claims>
+</spec-sheet>
+)";
+  }
+  Outputs run(const std::string& name, const std::vector<std::string>& extra) {
+    const fs::path out = dir_ / name;
+    std::vector<std::string> argv = {STORQUAL_BINARY, "run",
+                                     "--target",      (dir_ / "target").string(),
+                                     "--suite",       (dir_ / "suite.xml").string(),
+                                     "--spec",        (dir_ / "sheet.xml").string(),
+                                     "--out",         out.string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Outputs o;
+    o.cmd = run_command(argv);
+    std::ifstream json(out / "storqual-result.json");
+    o.json = Json::parse(json, nullptr, false);
+    EXPECT_TRUE(o.json.is_object()) << o.cmd.out << o.cmd.err;
+    EXPECT_TRUE(o.junit.load_file((out / "storqual-junit.xml").c_str()));
+    o.html = read_file(out / "storqual-report.html");
+    return o;
+  }
+  ScratchDir dir_{"storqual-outcome"};
+};
+
+const Json* verdict(const Outputs& o, const std::string& kind, const std::string& workload) {
+  if (!o.json.is_object()) return nullptr;
+  for (const auto& v : o.json["verdicts"])
+    if (v.value("kind", std::string("claim")) == kind && v.value("workload", "") == workload)
+      return &v;
+  return nullptr;
+}
+
+TEST_F(RunOutcome, HealthDegradedDuringTheRunIsAFailedTestcaseOfItsOwnAndExit1) {
+  // smart-before.bin: no warning, 0 media errors; smart-after.bin: 0x04 and 3 media errors.
+  Outputs o = run("health", {"--nvme-capture", (fs::path(STORQUAL_TEST_DATA) / "nvme").string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitClaimFailed) << o.cmd.out << o.cmd.err;
+  const std::string warning = "new critical warning 0x04: reliability degraded";
+  // Console: named in words, not only a table row.
+  EXPECT_TRUE(has(o.cmd.out, "DEVICE HEALTH FAILED: ")) << o.cmd.out;
+  EXPECT_TRUE(has(o.cmd.out, warning)) << o.cmd.out;
+  EXPECT_TRUE(has(o.cmd.out, "media errors 0 -> 3")) << o.cmd.out;
+  // JSON: a verdict of kind health, failed, with the finding; the claims themselves passed.
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h) << o.json["verdicts"].dump(1);
+  EXPECT_EQ((*h)["status"], "fail");
+  EXPECT_TRUE(has((*h)["message"].get<std::string>(), warning));
+  ASSERT_TRUE(verdict(o, "claim", "randread-4k"));
+  EXPECT_EQ((*verdict(o, "claim", "randread-4k"))["status"], "pass");
+  // JUnit: its own testcase with a <failure> of type device-health.
+  pugi::xml_node tc = o.junit.select_node("//testcase[@name='health: device smart']").node();
+  ASSERT_TRUE(tc);
+  EXPECT_STREQ(tc.child("failure").attribute("type").value(), "device-health");
+  EXPECT_TRUE(has(tc.child("failure").attribute("message").value(), warning));
+  // HTML.
+  EXPECT_TRUE(has(o.html, warning));
+}
+
+TEST_F(RunOutcome, HealthUnchangedPassesItsTestcase) {
+  // Without new findings the health testcase passes and the run exits 0: the verdict is real.
+  ScratchDir pages("storqual-outcome-pages");
+  for (const char* f : {"identify-ctrl.bin", "identify-ns.bin"})
+    fs::copy_file(fs::path(STORQUAL_TEST_DATA) / "nvme" / f, pages / f);
+  fs::copy_file(fs::path(STORQUAL_TEST_DATA) / "nvme" / "smart-before.bin",
+                pages / "smart-before.bin");
+  fs::copy_file(fs::path(STORQUAL_TEST_DATA) / "nvme" / "smart-before.bin",
+                pages / "smart-after.bin");
+  Outputs o = run("healthy", {"--nvme-capture", pages.path().string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitPass) << o.cmd.out << o.cmd.err;
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h);
+  EXPECT_EQ((*h)["status"], "pass");
+  EXPECT_FALSE(has(o.cmd.out, "DEVICE HEALTH"));
+}
+
+// The workload with no completions is in error in every output, and no claim on it failed.
+void expect_stall_error(const Outputs& o, const std::string& id, const std::string& reason) {
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitRuntime) << o.cmd.out << o.cmd.err;
+  const std::string console = o.cmd.out + o.cmd.err;
+  EXPECT_TRUE(has(console, id + ": error: ")) << console;
+  EXPECT_TRUE(has(console, reason)) << console;
+  const Json* v = verdict(o, "claim", id);
+  ASSERT_TRUE(v) << o.json.dump(1);
+  EXPECT_EQ((*v)["status"], "error") << (*v)["message"];
+  EXPECT_TRUE(has((*v)["message"].get<std::string>(), reason)) << (*v)["message"];
+  for (const auto& w : o.json["workloads"]) {
+    if (w["id"] != id) continue;
+    std::string errors;
+    for (const auto& e : w["errors"]) errors += e.get<std::string>();
+    EXPECT_TRUE(has(errors, reason)) << errors;
+  }
+  pugi::xml_node tc = o.junit.select_node(("//testcase[@name='" + id + " iops']").c_str()).node();
+  ASSERT_TRUE(tc);
+  EXPECT_TRUE(tc.child("error")) << "an <error>, not a <failure>";
+  EXPECT_FALSE(tc.child("failure"));
+  EXPECT_TRUE(has(tc.child("error").attribute("message").value(), reason));
+  EXPECT_TRUE(has(o.html, reason));
+  EXPECT_EQ(o.json["exit_code"].get<int>(), runner::kExitRuntime);
+}
+
+TEST_F(RunOutcome, ZeroCompletionsIsAnErrorNotAFailedClaim) {
+  // Every I/O takes 2 s (within io_timeout), the workload measures 300 ms: it ends with nothing
+  // completed, as a stalled emulated NVMe did. Before, this was "measured 0 IOPS", a failed claim.
+  Outputs o = run("stalled", {"--inject-fault", "latency:base=2s"});
+  expect_stall_error(o, "randread-4k", "the device stalled: 0 I/Os completed in");
+}
+
+TEST_F(RunOutcome, StuckIoIsAnErrorNotAFailedClaim) {
+  // Every read stuck (never completes): io_timeout (3 s) ends it as an error; the write goes on.
+  Outputs o = run("stuck", {"--inject-fault", "stuck:dir=read"});
+  expect_stall_error(o, "randread-4k", "did not complete within io_timeout 3s");
+  const Json* w = verdict(o, "claim", "randwrite-4k");
+  ASSERT_TRUE(w);
+  EXPECT_EQ((*w)["status"], "pass") << (*w)["message"];
+}
+
+}  // namespace
+}  // namespace storqual
