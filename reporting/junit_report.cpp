@@ -151,7 +151,11 @@ class SuiteWriter {
       if (v.claimed) add_property(props, "tolerance_pct", number_text(v.tolerance_pct));
       if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
     }
-    std::string message = names_.label + " " + claim + ": " + v.message;
+    const bool says_inconclusive = v.message.rfind("inconclusive:", 0) == 0;
+    std::string message = names_.label + " " + claim + ": " +
+                          (v.status == VerdictStatus::Inconclusive && !says_inconclusive
+                               ? "inconclusive: " + v.message
+                               : v.message);
     if (v.claimed && v.status != VerdictStatus::MeasuredOnly && !v.measured) {
       // An error or skip before measuring: the claim's figures still belong in the message.
       message += " (" + reference_name(v) + " " + format_verdict_value(*v.claimed, v.unit) + ", " +
