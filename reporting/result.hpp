@@ -255,6 +255,11 @@ struct ClaimVerdict {
   // `claimed` holds the reference value and `tolerance_pct` the allowed regression or shortfall.
   // Reports name such verdicts "<kind>: <workload> <metric>" (verdict_name()).
   std::string kind = "claim";
+  // Whether a larger measured value is the better one (IOPS, bandwidth, capacity: yes; latency,
+  // bad blocks: no), set by the code that judges the verdict from the metric's definition
+  // (runner/spec_sheet.hpp Metric::higher_is_better). Lot acceptance reads it; absent in files of
+  // versions before it was recorded.
+  std::optional<bool> higher_is_better;
 };
 
 struct Environment {

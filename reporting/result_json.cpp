@@ -346,6 +346,7 @@ Json verdict_json(const ClaimVerdict& v) {
   put(j, "time_s", v.time_s);
   // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
   if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
+  put(j, "higher_is_better", v.higher_is_better);
   return j;
 }
 
@@ -551,6 +552,7 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("message", v.message);
   n.get("time_s", v.time_s);
   n.get("kind", v.kind);
+  n.get("higher_is_better", v.higher_is_better);
   return v;
 }
 

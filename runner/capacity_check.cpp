@@ -217,6 +217,7 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
   v.workload = result.id;
   v.metric = "capacity";
   v.unit = "B";
+  v.higher_is_better = true;  // usable bytes (runner/spec_sheet.hpp: MetricKind::Capacity)
   v.claimed = claimed_bytes;
   v.tolerance_pct = tolerance_pct;
   v.time_s = result.elapsed_s;
