@@ -209,6 +209,27 @@ std::string fleet_verdict(const FleetReport& fleet) {
   return fleet_overall(fleet.runs);
 }
 
+std::string fleet_summary(const FleetReport& fleet) {
+  std::set<std::string> hosts, models;
+  int pass = 0, fail = 0, error = 0, measured = 0;
+  for (const auto& r : fleet.runs) {
+    hosts.insert(r.environment.host);
+    if (const auto m = unit_model(r); !m.empty()) models.insert(m);
+    const std::string o = count_verdicts(r).overall();
+    pass += o == "PASS";
+    fail += o == "FAIL";
+    error += o == "ERROR";
+    measured += o == "MEASURED";
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; units: %d pass, %d fail, %d error, %d measured only; ", pass,
+                fail, error, measured);
+  return fleet_verdict(fleet) + ": " + count_of(fleet.runs.size(), "device") + " on " +
+         count_of(hosts.size(), "host") + ", " + count_of(models.size(), "model") + buf +
+         count_of(fleet.flagged_count(), "lot outlier") + " (lot tolerance " +
+         pct_text(fleet.lot_tolerance_pct) + ")";
+}
+
 Json fleet_to_json(const FleetReport& fleet) {
   Json j;
   j["fleet_format"] = 1;

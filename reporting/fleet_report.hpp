@@ -72,6 +72,9 @@ struct FleetReport {
 // The fleet's outcome, as the fleet page's banner shows it: ERROR if any unit is in error, else
 // FAIL if any failed (a claim, a baseline or the lot), else PASS if any passed, else MEASURED.
 [[nodiscard]] std::string fleet_verdict(const FleetReport& fleet);
+// One line for a console: "FAIL: 3 devices on 3 hosts, 1 model; units: 2 pass, 1 fail, 0 error,
+// 0 measured only; 1 lot outlier (lot tolerance 10.0%)".
+[[nodiscard]] std::string fleet_summary(const FleetReport& fleet);
 
 [[nodiscard]] nlohmann::ordered_json fleet_to_json(const FleetReport& fleet);
 [[nodiscard]] std::string fleet_to_json_text(const FleetReport& fleet);
