@@ -132,11 +132,10 @@ TEST(SeveralTargets, ResultLineExitCodeJUnitAndBannerAgree) {
   fs::create_directories(dir / "one");
   fs::create_directories(dir / "two");
   const auto missing = (dir / "missing").string();
-  const auto run =
-      storqual({"run", "--target", (dir / "one").string(), "--target", (dir / "two").string(),
-                "--target", missing, "--parallel", "--spec",
-                std::string(STORQUAL_SOURCE_DIR) + "/specs/demo.xml", "--runtime-scale", "0.05",
-                "--size", "16m", "--out", (dir / "out").string()});
+  const auto run = storqual(
+      {"run", "--target", (dir / "one").string(), "--target", (dir / "two").string(), "--target",
+       missing, "--parallel", "--spec", std::string(STORQUAL_SOURCE_DIR) + "/specs/demo.xml",
+       "--runtime-scale", "0.05", "--size", "16m", "--out", (dir / "out").string()});
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_NE(run.out.find("RESULT: ERROR, exit 2 (3 targets, 0 lot outliers)"), std::string::npos)
       << run.out;
