@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -44,6 +45,11 @@ std::string pct_text(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", std::fabs(pct));
   return buf;
+}
+
+// "1 host", "3 hosts".
+std::string count_of(std::size_t n, const std::string& singular) {
+  return std::to_string(n) + " " + singular + (n == 1 ? "" : "s");
 }
 
 Json number_or_null(double v) {
@@ -156,7 +162,10 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
       c.model = model;
       c.workload = workload;
       c.metric = metric;
-      c.higher_is_better = reporting::higher_is_better(metric);
+      // The direction is what the judging code recorded from the metric's definition; a lot whose
+      // files do not all record the same one is shown, not judged.
+      std::optional<bool> direction;
+      bool direction_known = true;
       std::vector<double> values;
       for (std::size_t i : members)
         for (const auto& v : fleet.runs[i].verdicts)
@@ -165,16 +174,26 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
             c.unit = v.unit;
             c.units.push_back({i, *v.measured, 0, false});
             values.push_back(*v.measured);
+            if (!v.higher_is_better || (direction && *direction != *v.higher_is_better))
+              direction_known = false;
+            else
+              direction = v.higher_is_better;
             break;
           }
       if (values.size() < 2) continue;
       c.median = median_of(values);
       if (!(c.median > 0)) continue;
+      c.higher_is_better = direction.value_or(true);
+      if (c.units.size() < kMinLotUnits)
+        c.not_judged = "a lot check needs at least " + std::to_string(kMinLotUnits) + " units";
+      else if (!direction_known)
+        c.not_judged = "the result files do not record whether higher or lower is better";
       const double tol = lot_tolerance_pct / 100;
       for (auto& u : c.units) {
         u.diff_pct = (u.measured - c.median) / c.median * 100;
-        u.flagged = c.higher_is_better ? u.measured < c.median * (1 - tol)
-                                       : u.measured > c.median * (1 + tol);
+        u.flagged =
+            c.not_judged.empty() && (c.higher_is_better ? u.measured < c.median * (1 - tol)
+                                                        : u.measured > c.median * (1 + tol));
         ClaimVerdict v;
         v.kind = "lot";
         v.workload = workload;
@@ -184,13 +203,17 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
         v.claimed = c.median;
         v.tolerance_pct = lot_tolerance_pct;
         v.diff_pct = u.diff_pct;
-        v.status = u.flagged ? VerdictStatus::Fail : VerdictStatus::Pass;
+        v.higher_is_better = direction;
+        v.status = !c.not_judged.empty() ? VerdictStatus::MeasuredOnly
+                   : u.flagged           ? VerdictStatus::Fail
+                                         : VerdictStatus::Pass;
         const bool above = u.diff_pct >= 0;
         v.message = "measured " + format_verdict_value(u.measured, c.unit) + ", " +
                     pct_text(u.diff_pct) + (above ? " above" : " below") + " the median " +
                     format_verdict_value(c.median, c.unit) + " of " +
                     std::to_string(c.units.size()) + " units of model " + model +
-                    " (lot tolerance " + pct_text(lot_tolerance_pct) + ")" +
+                    (c.not_judged.empty() ? " (lot tolerance " + pct_text(lot_tolerance_pct) + ")"
+                                          : ": not judged, " + c.not_judged) +
                     (u.flagged ? ": an outlier of its lot" : "");
         fleet.runs[u.run].verdicts.push_back(std::move(v));
       }
@@ -198,6 +221,31 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
     }
   }
   return fleet;
+}
+
+std::string fleet_verdict(const FleetReport& fleet) {
+  return fleet_overall(fleet.runs);
+}
+
+std::string fleet_summary(const FleetReport& fleet) {
+  std::set<std::string> hosts, models;
+  int pass = 0, fail = 0, error = 0, measured = 0;
+  for (const auto& r : fleet.runs) {
+    hosts.insert(r.environment.host);
+    if (const auto m = unit_model(r); !m.empty()) models.insert(m);
+    const std::string o = count_verdicts(r).overall();
+    pass += o == "PASS";
+    fail += o == "FAIL";
+    error += o == "ERROR";
+    measured += o == "MEASURED";
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; units: %d pass, %d fail, %d error, %d measured only; ", pass,
+                fail, error, measured);
+  return fleet_verdict(fleet) + ": " + count_of(fleet.runs.size(), "device") + " on " +
+         count_of(hosts.size(), "host") + ", " + count_of(models.size(), "model") + buf +
+         count_of(fleet.flagged_count(), "lot outlier") + " (lot tolerance " +
+         pct_text(fleet.lot_tolerance_pct) + ")";
 }
 
 Json fleet_to_json(const FleetReport& fleet) {
@@ -224,9 +272,12 @@ Json fleet_to_json(const FleetReport& fleet) {
                       {"unit", c.unit},
                       {"median", number_or_null(c.median)},
                       {"higher_is_better", c.higher_is_better},
+                      {"judged", c.not_judged.empty()},
+                      {"not_judged", c.not_judged},
                       {"units", std::move(units)}});
   }
   j["lot"] = {{"tolerance_pct", fleet.lot_tolerance_pct},
+              {"min_units", kMinLotUnits},
               {"comparisons", fleet.lot.size()},
               {"flagged", fleet.flagged_count()},
               {"groups", std::move(groups)}};
@@ -303,20 +354,20 @@ std::string render_fleet_html(const FleetReport& fleet) {
         ++flags_per_run[u.run];
       }
 
-  std::string o = html_page_start("storqual fleet " + overall + ": " + std::to_string(runs.size()) +
-                                      " devices on " + std::to_string(hosts.size()) + " hosts",
+  const std::string devices = count_of(runs.size(), "device"),
+                    on_hosts = count_of(hosts.size(), "host");
+  std::string o = html_page_start("storqual fleet " + overall + ": " + devices + " on " + on_hosts,
                                   kFleetStyle);
   char buf[256];
-  o += "<div class=\"banner " + overall + "\" id=\"verdict\"><div class=\"big\">" + overall +
-       "</div><div>Fleet of " + std::to_string(runs.size()) + " devices on " +
-       std::to_string(hosts.size()) + " hosts, " + std::to_string(models.size()) +
-       " models</div><div class=\"small\">";
+  o += "<h1>Fleet qualification report</h1>\n<div class=\"banner " + overall +
+       "\" id=\"verdict\"><div class=\"big\">" + overall + "</div><div>Fleet of " + devices +
+       " on " + on_hosts + ", " + count_of(models.size(), "model") + "</div><div class=\"small\">";
   std::snprintf(buf, sizeof buf,
-                "%d pass, %d fail, %d error, %d measured only &middot; %zu lot outliers (lot "
-                "tolerance %g%%)",
-                pass, fail, error, measured, fleet.flagged_count(), fleet.lot_tolerance_pct);
+                "%d pass, %d fail, %d error, %d measured only &middot; %s (lot tolerance %g%%)",
+                pass, fail, error, measured, count_of(fleet.flagged_count(), "lot outlier").c_str(),
+                fleet.lot_tolerance_pct);
   o += buf;
-  o += "</div></div>\n<h1>Fleet qualification report</h1>";
+  o += "</div></div>\n";
 
   o += "<h2>Fleet</h2><table class=\"fleet\" id=\"fleet-table\"><thead><tr><th>#</th>"
        "<th>host</th><th>device</th><th>model</th><th>serial</th><th>firmware</th><th>spec "
@@ -348,18 +399,39 @@ std::string render_fleet_html(const FleetReport& fleet) {
   o += "<h2>Lot acceptance</h2><p>Units of one model are compared with each other: a unit more "
        "than " +
        pct_text(fleet.lot_tolerance_pct) +
-       " worse than the lot median (below it for IOPS and bandwidth, above it for latency) is "
-       "flagged, even when it meets its claim.</p>";
+       " worse than the lot median (below it where higher is better, above it where lower is "
+       "better) is flagged, even when it meets its claim. A lot of fewer than " +
+       std::to_string(kMinLotUnits) + " units is shown, not judged.</p>";
   if (fleet.lot.empty()) {
     o += "<p class=\"muted\">No model has two or more units with the same measured metric: "
          "nothing to compare.</p>";
   } else {
     std::size_t compared = 0;
     for (const auto& c : fleet.lot) compared += c.units.size();
-    o += "<p>" + std::to_string(fleet.lot.size()) + " metrics compared over " +
-         std::to_string(compared) + " unit values; " + std::to_string(fleet.flagged_count()) +
-         " outliers" + (fleet.flagged_count() ? " (below)" : "") +
+    o += "<p>" + count_of(fleet.lot.size(), "metric") + " compared over " +
+         count_of(compared, "unit value") + "; " + count_of(fleet.flagged_count(), "outlier") +
+         (fleet.flagged_count() ? " (below)" : "") +
          ". Every comparison is a <code>lot:</code> row in its device's claims table.</p>";
+    // What was shown and not judged: the spread of each such metric.
+    std::string rows;
+    for (const auto& c : fleet.lot) {
+      if (c.not_judged.empty()) continue;
+      double lo = c.units.front().diff_pct, hi = lo;
+      for (const auto& u : c.units) {
+        lo = std::min(lo, u.diff_pct);
+        hi = std::max(hi, u.diff_pct);
+      }
+      rows += "<tr><td>" + esc(c.model) + "</td><td>" + esc(c.workload) + "</td><td>" +
+              esc(c.metric) + "</td><td class=\"num\">" + std::to_string(c.units.size()) +
+              "</td><td class=\"num\">" + esc(format_metric_value(c.median, c.unit)) +
+              "</td><td class=\"num\">" + esc(format_percent_signed(lo)) + " .. " +
+              esc(format_percent_signed(hi)) + "</td><td>" + esc(c.not_judged) + "</td></tr>";
+    }
+    if (!rows.empty())
+      o += "<table class=\"lot not-judged\"><thead><tr><th>model</th><th>workload</th>"
+           "<th>metric</th><th>units</th><th>lot median</th><th>spread</th><th>not judged: "
+           "why</th></tr></thead><tbody>" +
+           rows + "</tbody></table>";
   }
   if (fleet.flagged_count()) {
     o += "<table class=\"lot\"><thead><tr><th>model</th><th>workload</th><th>metric</th>"

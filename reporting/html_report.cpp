@@ -901,7 +901,8 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   o += buf;
   o += "</div></div>\n";
 
-  o += "<h1>Storage qualification report</h1>";
+  // Nested in a fleet page, the device's own heading stands for it: one <h1> a page.
+  if (!options.nested) o += "<h1>Storage qualification report</h1>";
   o += "<p class=\"muted\">" + esc(run.environment.start_utc) + " &ndash; " +
        esc(run.environment.end_utc) + " UTC on " + esc(run.environment.host) + "</p>";
 

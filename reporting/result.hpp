@@ -297,6 +297,11 @@ struct ClaimVerdict {
   // the 1-based line of its <claim>; empty and 0 for a verdict no claim line stands behind.
   std::string file;
   unsigned line = 0;
+  // Whether a larger measured value is the better one (IOPS, bandwidth, capacity: yes; latency,
+  // bad blocks: no), set by the code that judges the verdict from the metric's definition
+  // (runner/specs/spec_sheet.hpp Metric::higher_is_better). Lot acceptance reads it; absent in
+  // files of versions before it was recorded.
+  std::optional<bool> higher_is_better;
 };
 
 struct Environment {

@@ -379,6 +379,7 @@ Json verdict_json(const ClaimVerdict& v) {
   if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
   if (!v.file.empty()) put(j, "file", v.file);
   if (v.line > 0) put(j, "line", v.line);
+  put(j, "higher_is_better", v.higher_is_better);
   return j;
 }
 
@@ -590,6 +591,7 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("kind", v.kind);
   n.get("file", v.file);
   n.get("line", v.line);
+  n.get("higher_is_better", v.higher_is_better);
   return v;
 }
 

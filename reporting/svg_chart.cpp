@@ -312,7 +312,14 @@ std::string render_ratio_bars(const std::string& title, const std::vector<RatioB
 
 std::string render_value_bars(const std::string& title, const std::vector<ValueBar>& bars,
                               const std::function<std::string(double)>& format_x, double width) {
-  const double row = 22, top = 30, bottom = 34, label_w = 260, right = 170;
+  // The label column is as wide as the longest label (11 px sans-serif, at most 7 px a character,
+  // plus the gap), so "12. host-name scratch file /srv/x (on sdb)" is not cut at the left edge;
+  // the plot keeps at least 300 px and the whole chart grows instead.
+  std::size_t longest = 0;
+  for (const auto& b : bars) longest = std::max(longest, b.label.size());
+  const double row = 22, top = 30, bottom = 34, right = 170;
+  const double label_w = std::max(120.0, 7.0 * static_cast<double>(longest) + 16);
+  width = std::max(width, label_w + 300 + right);
   const double height =
       top + bottom + row * static_cast<double>(std::max<std::size_t>(bars.size(), 1));
   double max_value = 0;

@@ -85,7 +85,8 @@ struct ValueBar {
 
 // Horizontal bars of measured values (a claim across a fleet), with x tick labels from
 // `format_x` (default "%g"). A claim marker per row shows which units fall short of their claim;
-// the eye finds an outlier among equal bars.
+// the eye finds an outlier among equal bars. The label column is sized from the longest label,
+// and the chart widened past `width` when the labels need it.
 [[nodiscard]] std::string render_value_bars(const std::string& title,
                                             const std::vector<ValueBar>& bars,
                                             const std::function<std::string(double)>& format_x,

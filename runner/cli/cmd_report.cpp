@@ -90,9 +90,11 @@ int cmd_report(const Args& args) {
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
   }
-  if (merged)
+  if (merged) {
     std::fprintf(stderr, "merged %zu results from %zu files; lot: %zu comparisons, %zu flagged\n",
                  results.size(), inputs.size(), fleet.lot.size(), fleet.flagged_count());
+    std::printf("fleet: %s\n", reporting::fleet_summary(fleet).c_str());
+  }
   if (junit.empty() && html.empty() && json.empty()) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (results.size() > 1) std::printf("%s:\n", origins[i].c_str());

@@ -397,6 +397,7 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
   v.workload = c.workload_label();
   v.metric = c.metric.name;
   v.unit = c.metric.unit();
+  v.higher_is_better = c.metric.higher_is_better();
   if (c.workloads.size() > 1) v.aggregate = to_string(c.aggregate);
   v.claimed = c.value;
   v.tolerance_pct = c.tolerance_pct;
@@ -473,6 +474,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     Metric iops = parse_metric("iops");
     Metric bw = parse_metric("bw");
     Metric lat = parse_metric("lat.mean");
+    v.higher_is_better = iops.higher_is_better();
     std::optional<double> io = metric_value(iops, *r, ignored);
     if (!io) {
       v.status = VerdictStatus::Error;

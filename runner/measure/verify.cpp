@@ -337,6 +337,7 @@ reporting::ClaimVerdict integrity_verdict(const reporting::WorkloadResult& resul
   v.workload = result.id;
   v.metric = "integrity";
   v.unit = "blocks";
+  v.higher_is_better = false;  // bad blocks
   v.claimed = 0;
   v.tolerance_pct = 0;
   v.time_s = result.elapsed_s;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engines/engine.hpp"
+#include "reporting/metric.hpp"
 #include "reporting/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/block_io_driver.hpp"
@@ -217,6 +218,7 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
   v.workload = result.id;
   v.metric = "capacity";
   v.unit = "B";
+  v.higher_is_better = reporting::higher_is_better(reporting::MetricKind::Capacity);
   v.claimed = claimed_bytes;
   v.tolerance_pct = tolerance_pct;
   v.time_s = result.elapsed_s;

@@ -22,6 +22,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/baseline.hpp"
+#include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 
 namespace storqual::runner {
@@ -66,6 +67,23 @@ QualificationOptions options_for(const QualificationOptions& base, const TargetR
   o.html_path =
       path_with_label(default_path(base.html_path, base.out_dir, "storqual-report.html"), t.label);
   return o;
+}
+
+// A target that did not run is still a unit of the fleet: in error, with the reason, so the
+// merged JUnit and the fleet page show it as the table and the exit code do.
+reporting::RunResult not_run_result(const TargetRun& t) {
+  reporting::RunResult r;
+  r.environment = capture_environment();
+  r.device.name = t.target;
+  r.device.path = t.target;
+  reporting::ClaimVerdict v;
+  v.workload = "storqual run";
+  v.metric = "result";
+  v.status = reporting::VerdictStatus::Error;
+  v.message = "not run (exit " + std::to_string(t.exit_code) + "): " + t.error;
+  r.verdicts.push_back(std::move(v));
+  r.exit_code = t.exit_code;
+  return r;
 }
 
 int severity(int code) {
@@ -166,32 +184,42 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
     }
   }
 
-  // The merged summary.
+  // The merged summary: lot acceptance first, so the table, the exit code, the merged JUnit and
+  // the fleet page all count a lot outlier as a failed check (docs/fleet.md, "Lot acceptance").
+  // fleet.runs[i] is runs[i]'s result.
   std::vector<reporting::RunResult> results;
+  for (const auto& t : runs) results.push_back(t.outcome ? t.outcome->result : not_run_result(t));
+  const auto fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
+  std::vector<std::size_t> flags(fleet.runs.size(), 0);
+  for (const auto& c : fleet.lot)
+    for (const auto& u : c.units) flags[u.run] += u.flagged ? 1 : 0;
+
   int worst = kExitPass;
   std::fprintf(con, "\n%-3s %-22s %-24s %-20s %-9s %-5s %s\n", "#", "target", "model", "serial",
                "verdict", "exit", "counts or error");
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto& t = runs[i];
-    if (severity(t.exit_code) > severity(worst)) worst = t.exit_code;
+    auto& t = runs[i];
     if (t.outcome) {
-      const auto& r = t.outcome->result;
+      const auto& r = fleet.runs[i];
+      const std::size_t lot_flags = flags[i];
+      // A unit that passed its own claims but is its lot's outlier fails, as in the JUnit.
+      if (lot_flags && t.exit_code == kExitPass) t.exit_code = kExitClaimFailed;
       const auto c = reporting::count_verdicts(r);
-      char counts[128];
-      std::snprintf(counts, sizeof counts, "%d pass, %d fail, %d error, %d skipped -> %s", c.pass,
-                    c.fail, c.error, c.skipped, t.outcome->json_path.c_str());
+      const std::string lot = lot_flags ? " (" + std::to_string(lot_flags) + " lot)" : "";
+      char counts[160];
+      std::snprintf(counts, sizeof counts, "%d pass, %d fail%s, %d error, %d skipped -> %s", c.pass,
+                    c.fail, lot.c_str(), c.error, c.skipped, t.outcome->json_path.c_str());
       std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(),
                    reporting::unit_model(r).c_str(), reporting::identity_field(r, "serial").c_str(),
                    c.overall(), t.exit_code, counts);
-      results.push_back(r);
     } else {
       std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(), "-", "-",
                    "NOT RUN", t.exit_code, t.error.c_str());
     }
+    if (severity(t.exit_code) > severity(worst)) worst = t.exit_code;
   }
-  if (!results.empty()) {
+  {
     // The merged reports take the paths a single run would have used.
-    const auto fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
     const std::string json = default_path(base.json_path, base.out_dir, "storqual-result.json");
     const std::string junit = default_path(base.junit_path, base.out_dir, "storqual-junit.xml");
     const std::string html = default_path(base.html_path, base.out_dir, "storqual-report.html");
@@ -202,7 +230,10 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
                  fleet.runs.size(), fleet.flagged_count(), junit.c_str(), json.c_str(),
                  html.c_str());
   }
-  std::fprintf(con, "RESULT: exit %d\n", worst);
+  std::fprintf(con, "RESULT: %s, exit %d (%s, %zu lot outlier%s)\n",
+               reporting::fleet_verdict(fleet).c_str(), worst,
+               (std::to_string(runs.size()) + (runs.size() == 1 ? " target" : " targets")).c_str(),
+               fleet.flagged_count(), fleet.flagged_count() == 1 ? "" : "s");
   return worst;
 }
 

@@ -23,9 +23,12 @@ namespace storqual::runner {
 // Runs every target (sequentially, or each in its own thread with `parallel`, their console output
 // buffered and printed whole when each finishes), prints the device table and writes the merged
 // reports (lot acceptance with `lot_tolerance_pct`, reporting/fleet_report.hpp). A target that
-// fails to start (refused, no spec sheet, bad file) is reported and the others still run. Returns
-// the exit code of the whole: an interruption's 128+signal, else the worst of 3 (run-time error), 2
-// (usage or refusal), 1 (a claim failed), 0.
+// fails to start (refused, no spec sheet, bad file) is reported, and is a unit in error in the
+// merged reports, and the others still run. A lot outlier is a failed check: its unit's exit code
+// in the table is 1 (if it was 0), as its JUnit testcase fails and the fleet page says FAIL.
+// Returns the exit code of the whole: an interruption's 128+signal, else the worst of 3 (run-time
+// error), 2 (usage or refusal), 1 (a claim failed or a unit is a lot outlier), 0; the last line
+// printed, "RESULT: <fleet verdict>, exit N (...)", says both.
 [[nodiscard]] int run_several_targets(const QualificationOptions& base,
                                       const std::vector<std::string>& targets, bool parallel,
                                       bool baseline_any_model, double lot_tolerance_pct);

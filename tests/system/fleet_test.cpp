@@ -123,6 +123,35 @@ TEST(SeveralTargets, ParallelRunsWritePerDeviceAndMergedReports) {
   EXPECT_NE(run.out.find("==== " + (dir / "one").string()), std::string::npos) << run.out;
 }
 
+// What a lot outlier and a target that did not run are, every output says the same: the console's
+// RESULT line, the exit code, the merged JUnit and the fleet page's banner (docs/fleet.md). Two
+// scratch files are never a lot (fewer than 3 units: their spread is shown, not judged), so their
+// noise on a shared disk fails nothing; the missing target is a unit in error everywhere.
+TEST(SeveralTargets, ResultLineExitCodeJUnitAndBannerAgree) {
+  ScratchDir dir("fleet-agree");
+  fs::create_directories(dir / "one");
+  fs::create_directories(dir / "two");
+  const auto missing = (dir / "missing").string();
+  const auto run = storqual(
+      {"run", "--target", (dir / "one").string(), "--target", (dir / "two").string(), "--target",
+       missing, "--parallel", "--spec", std::string(STORQUAL_SOURCE_DIR) + "/specs/demo.xml",
+       "--runtime-scale", "0.05", "--size", "16m", "--out", (dir / "out").string()});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("RESULT: ERROR, exit 2 (3 targets, 0 lot outliers)"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("NOT RUN"), std::string::npos) << run.out;
+  const std::string junit = read_file(dir / "out" / "storqual-junit.xml");
+  EXPECT_EQ(count(junit, "<testsuite "), 3u) << junit;
+  EXPECT_NE(junit.find("not run (exit 2)"), std::string::npos) << junit;
+  EXPECT_EQ(count(junit, "type=\"lot-outlier\""), 0u) << "two units are not a lot";
+  EXPECT_NE(read_file(dir / "out" / "storqual-report.html").find("class=\"banner ERROR\""),
+            std::string::npos);
+  const Json merged = Json::parse(read_file(dir / "out" / "storqual-result.json"));
+  ASSERT_EQ(merged["fleet"].size(), 3u);
+  EXPECT_EQ(merged["lot"]["flagged"], 0);
+  EXPECT_EQ(merged["fleet"][2]["device"]["path"], missing);
+}
+
 std::string find_chromium() {
   for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
     if (fs::exists(p)) return p;

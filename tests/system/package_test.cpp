@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Debian package: `cpack -G DEB` in this build tree, `apt-get install ./storqual_*.deb`, then
-// the installed storqual runs from /tmp with its installed suites and sheets, and its man page is
-// there; finally `apt-get remove --purge` leaves no file behind. Needs root and a build configured
-// with CMAKE_INSTALL_PREFIX=/usr (the package's prefix); skips otherwise, and never touches a
-// storqual package that was installed before the test.
+// The Debian package, as docs/fleet.md ("Packaging") builds it: a build of its own configured with
+// CMAKE_INSTALL_PREFIX=/usr (<build>/package-build, kept between runs; only the storqual binary and
+// its man page are built, through ccache when it is there), `cpack -G DEB`, `apt-get install
+// ./storqual_*.deb`, then the installed storqual runs from /tmp with its installed suites and
+// sheets, and its man page is there; finally `apt-get remove --purge` leaves no file behind. Needs
+// root (it installs a package); skips otherwise, and never touches a storqual package that was
+// installed before the test.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -29,12 +31,45 @@ fs::path build_dir() {
   return fs::path(STORQUAL_BINARY).parent_path().parent_path();
 }
 
-std::string install_prefix() {
-  std::istringstream cache(read_file(build_dir() / "CMakeCache.txt"));
-  const std::string key = "CMAKE_INSTALL_PREFIX:PATH=";
+// The value of `key` ("CMAKE_INSTALL_PREFIX:PATH") in a build tree's CMakeCache.txt, or "".
+std::string cache_value(const fs::path& build, const std::string& key) {
+  if (!fs::exists(build / "CMakeCache.txt")) return {};
+  std::istringstream cache(read_file(build / "CMakeCache.txt"));
   for (std::string line; std::getline(cache, line);)
-    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
   return {};
+}
+
+// A build tree configured for /usr with storqual and its man page built: this build when it is
+// one (a packaging build), else <build>/package-build (made by the build, or configured here).
+fs::path package_build(std::string& log) {
+  if (cache_value(build_dir(), "CMAKE_INSTALL_PREFIX:PATH") == "/usr") return build_dir();
+  const fs::path dir = build_dir() / "package-build";
+  std::vector<std::string> configure = {"cmake",
+                                        "-S",
+                                        STORQUAL_SOURCE_DIR,
+                                        "-B",
+                                        dir.string(),
+                                        "-G",
+                                        "Ninja",
+                                        "-DCMAKE_INSTALL_PREFIX=/usr",
+                                        "-DSTORQUAL_TESTS=OFF"};
+  // The same flags as this build where they change the compile line, so ccache finds its objects.
+  for (const std::string key : {"CMAKE_BUILD_TYPE:STRING", "STORQUAL_WERROR:BOOL"})
+    if (const auto v = cache_value(build_dir(), key); !v.empty())
+      configure.push_back("-D" + key + "=" + v);
+  if (run_shell("command -v ccache >/dev/null 2>&1").exit_code == 0)
+    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+  // Configured already (by the build's storqual_package_tree target, tests/CMakeLists.txt): as is.
+  if (!fs::exists(dir / "CMakeCache.txt")) {
+    const auto configured = run_command(configure);
+    log += configured.out + configured.err;
+    if (configured.exit_code != 0) return {};
+  }
+  const auto built = run_command(
+      {"cmake", "--build", dir.string(), "-j", "2", "--target", "storqual", "storqual_manpage"});
+  log += built.out + built.err;
+  return built.exit_code == 0 ? dir : fs::path();
 }
 
 // Removes the package when the test installed it, whatever happens in between.
@@ -49,19 +84,22 @@ struct InstalledPackage {
 };
 
 TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
-  STORQUAL_REQUIRE_ROOT();
-  if (run_command({"which", "cpack"}).exit_code != 0 ||
-      run_command({"which", "apt-get"}).exit_code != 0)
-    GTEST_SKIP() << "needs cpack and apt-get";
-  if (install_prefix() != "/usr")
-    GTEST_SKIP() << "this build's CMAKE_INSTALL_PREFIX is '" << install_prefix()
-                 << "'; the package test needs a build configured with -DCMAKE_INSTALL_PREFIX=/usr";
+  if (!testing::is_root())
+    GTEST_SKIP() << "needs root: the test installs and removes the package with apt-get";
+  for (const char* tool : {"cmake", "cpack", "ninja", "apt-get", "dpkg-deb", "dpkg-shlibdeps"})
+    if (run_shell(std::string("command -v ") + tool + " >/dev/null 2>&1").exit_code != 0)
+      GTEST_SKIP() << "needs " << tool << " (scripts/install-deps.sh test)";
   if (run_shell("dpkg -s storqual >/dev/null 2>&1").exit_code == 0)
     GTEST_SKIP() << "a storqual package is already installed; not replacing it";
 
+  std::string log;
+  const fs::path build = package_build(log);
+  ASSERT_FALSE(build.empty()) << "the /usr build failed:\n" << log;
+  ASSERT_EQ(cache_value(build, "CMAKE_INSTALL_PREFIX:PATH"), "/usr");
+
   ScratchDir dir("package");
   const auto packed = run_command({"cpack", "-G", "DEB", "-B", dir.path().string(), "--config",
-                                   (build_dir() / "CPackConfig.cmake").string()});
+                                   (build / "CPackConfig.cmake").string()});
   ASSERT_EQ(packed.exit_code, 0) << packed.out << packed.err;
   fs::path deb;
   for (const auto& e : fs::directory_iterator(dir.path()))

@@ -88,6 +88,105 @@ TEST(LotAcceptance, LatencyIsFlaggedAboveTheMedianAndModelsAreNotMixed) {
   EXPECT_EQ(fleet.flagged_count(), 1u);
 }
 
+// A unit whose <capacity> check found `bytes` usable (claimed 1 TB), as
+// runner/methods/capacity_check.cpp judges it: higher is better.
+RunResult capacity_unit(const std::string& serial, double bytes) {
+  RunResult r = unit("h", serial, 100000);
+  ClaimVerdict v = sample::verdict("capacity", "capacity", "B", 1e12, bytes, 10, 1);
+  v.higher_is_better = true;
+  r.verdicts.push_back(v);
+  return r;
+}
+
+TEST(LotAcceptance, CapacityDirectionComesFromTheVerdictNotTheMetricName) {
+  // Median 1 TB of {1 TB, 1 TB, 0.9 TB}: the unit 10% short is flagged (lot tolerance 5%).
+  const auto low = build_fleet(
+      {capacity_unit("S1", 1e12), capacity_unit("S2", 1e12), capacity_unit("S3", 0.9e12)}, 5);
+  const auto* flagged = find_verdict(low.runs[2], "lot", "capacity", "capacity");
+  ASSERT_NE(flagged, nullptr);
+  EXPECT_EQ(flagged->status, VerdictStatus::Fail) << flagged->message;
+  EXPECT_NE(flagged->message.find("10.0% below the median"), std::string::npos) << flagged->message;
+  EXPECT_EQ(low.flagged_count(), 1u);
+  // 10% more capacity than the lot is no defect.
+  const auto high = build_fleet(
+      {capacity_unit("S1", 1e12), capacity_unit("S2", 1e12), capacity_unit("S3", 1.1e12)}, 5);
+  const auto* roomy = find_verdict(high.runs[2], "lot", "capacity", "capacity");
+  ASSERT_NE(roomy, nullptr);
+  EXPECT_EQ(roomy->status, VerdictStatus::Pass) << roomy->message;
+  EXPECT_EQ(high.flagged_count(), 0u);
+  // The direction is what the verdict says: the same numbers as a lower-is-better metric flip.
+  std::vector<RunResult> runs = {capacity_unit("S1", 1e12), capacity_unit("S2", 1e12),
+                                 capacity_unit("S3", 1.1e12)};
+  for (auto& r : runs) r.verdicts.back().higher_is_better = false;
+  EXPECT_EQ(build_fleet(runs, 5).flagged_count(), 1u);
+}
+
+TEST(LotAcceptance, TwoUnitsAreNeverFlaggedTheirSpreadIsShown) {
+  // 120k and 60k IOPS, p99 200us and 900us: far apart, and still no finding with two units.
+  std::vector<RunResult> runs = {unit("a", "S1", 120000), unit("b", "S2", 60000)};
+  runs[0].verdicts.push_back(
+      sample::verdict("randread-4k-qd32", "lat.p99", "ns", 1e6, 200e3, 10, 1));
+  runs[1].verdicts.push_back(
+      sample::verdict("randread-4k-qd32", "lat.p99", "ns", 1e6, 900e3, 10, 1));
+  const auto fleet = build_fleet(runs, 10);
+  EXPECT_EQ(fleet.flagged_count(), 0u);
+  ASSERT_FALSE(fleet.lot.empty());
+  for (const auto& c : fleet.lot) {
+    EXPECT_NE(c.not_judged.find("at least 3 units"), std::string::npos) << c.not_judged;
+    for (const auto& u : c.units) EXPECT_FALSE(u.flagged);
+  }
+  const auto* slow = find_verdict(fleet.runs[1], "lot", "randread-4k-qd32", "iops");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->status, VerdictStatus::MeasuredOnly) << slow->message;
+  EXPECT_NE(slow->message.find("33.3% below the median"), std::string::npos) << slow->message;
+  EXPECT_NE(slow->message.find("not judged"), std::string::npos) << slow->message;
+  for (const auto& r : fleet.runs)
+    for (const auto& v : r.verdicts)
+      if (v.kind == "lot") {
+        EXPECT_NE(v.status, VerdictStatus::Fail) << v.message;
+      }
+  const auto json = fleet_to_json(fleet);
+  EXPECT_EQ(json["lot"]["min_units"], 3);
+  EXPECT_EQ(json["lot"]["groups"][0]["judged"], false);
+  const std::string html = render_fleet_html(fleet);
+  EXPECT_NE(html.find("class=\"lot not-judged\""), std::string::npos);
+  EXPECT_EQ(html.find("LOT OUTLIER"), std::string::npos);
+  // A third unit makes it a lot: the 60k unit is then flagged.
+  runs.push_back(unit("c", "S3", 118000));
+  runs[2].verdicts.push_back(
+      sample::verdict("randread-4k-qd32", "lat.p99", "ns", 1e6, 210e3, 10, 1));
+  EXPECT_EQ(build_fleet(runs, 10).flagged_count(), 2u) << "its IOPS and its p99";
+}
+
+TEST(LotAcceptance, FilesWithoutTheDirectionAreShownNotJudged) {
+  std::vector<RunResult> runs = {unit("a", "S1", 120000), unit("b", "S2", 60000),
+                                 unit("c", "S3", 121000)};
+  runs[1].verdicts[0].higher_is_better.reset();  // a result of an older storqual
+  const auto fleet = build_fleet(runs, 10);
+  const auto* v = find_verdict(fleet.runs[1], "lot", "randread-4k-qd32", "iops");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->status, VerdictStatus::MeasuredOnly) << v->message;
+  EXPECT_NE(v->message.find("do not record whether higher or lower is better"), std::string::npos)
+      << v->message;
+}
+
+TEST(FleetHtml, OneHeadingSingularCountsAndChartLabelsThatFit) {
+  const std::string host(48, 'h');
+  const auto fleet = build_fleet({unit(host, "S1", 120000), unit(host, "S2", 90000)}, 10);
+  const std::string html = render_fleet_html(fleet);
+  EXPECT_EQ(count(html, "<h1"), 1u) << "one <h1> a page; the device sections nest below it";
+  EXPECT_NE(html.find("2 devices on 1 host, 1 model<"), std::string::npos);
+  EXPECT_EQ(html.find("1 hosts"), std::string::npos);
+  EXPECT_EQ(html.find("1 models"), std::string::npos);
+  // Each bar label is right-aligned at x; its 11 px glyphs (at most 7 px each) must fit left of it.
+  const std::string label = "1. " + host + " " + fleet.runs[0].device.name;
+  const auto at = html.find(">" + label + "</text>");
+  ASSERT_NE(at, std::string::npos);
+  const auto x_at = html.rfind("<text x=\"", at);
+  const double x = std::stod(html.substr(x_at + 9));
+  EXPECT_GE(x, 7.0 * static_cast<double>(label.size())) << label;
+}
+
 TEST(FleetJson, RoundTripsAndDoesNotDuplicateLotVerdicts) {
   ScratchDir dir("report-merge");
   const auto fleet =

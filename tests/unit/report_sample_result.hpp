@@ -90,6 +90,7 @@ inline ClaimVerdict verdict(const std::string& workload, const std::string& metr
   v.diff_pct = (measured - claimed) / claimed * 100;
   v.time_s = time_s;
   const bool higher = unit != "ns";
+  v.higher_is_better = higher;  // as runner/judge/verdict.cpp records it from the metric
   const bool pass =
       higher ? measured >= claimed * (1 - tol / 100) : measured <= claimed * (1 + tol / 100);
   v.status = pass ? VerdictStatus::Pass : VerdictStatus::Fail;
