@@ -75,7 +75,7 @@ std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& i
 
 bool is_spec_sheet_file(const fs::path& p) {
   std::ifstream in(p);
-  std::string head(512, '\0');
+  std::string head(4096, '\0');  // the root element may follow a long header comment
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
   return head.find("<spec-sheet") != std::string::npos;
