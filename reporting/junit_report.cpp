@@ -88,6 +88,15 @@ void add_verdict_case(pugi::xml_node suite, const std::string& classname, const 
       e.text().set(sanitize_text(message).c_str());
       break;
     }
+    case VerdictStatus::Inconclusive: {  // not decided: an error-like outcome, never a pass
+      ++counts.errors;
+      if (!message.starts_with("inconclusive:")) message = "inconclusive: " + message;
+      auto e = tc.append_child("error");
+      set_attr(e, "message", message);
+      set_attr(e, "type", "inconclusive");
+      e.text().set(sanitize_text(message).c_str());
+      break;
+    }
     case VerdictStatus::Skipped: {
       ++counts.skipped;
       set_attr(tc.append_child("skipped"), "message", message);

@@ -16,13 +16,15 @@ std::string_view to_string(VerdictStatus s) noexcept {
       return "skipped";
     case VerdictStatus::MeasuredOnly:
       return "measured-only";
+    case VerdictStatus::Inconclusive:
+      return "inconclusive";
   }
   return "error";
 }
 
 std::optional<VerdictStatus> verdict_status_from_string(std::string_view s) noexcept {
   for (auto v : {VerdictStatus::Pass, VerdictStatus::Fail, VerdictStatus::Error,
-                 VerdictStatus::Skipped, VerdictStatus::MeasuredOnly})
+                 VerdictStatus::Skipped, VerdictStatus::MeasuredOnly, VerdictStatus::Inconclusive})
     if (to_string(v) == s) return v;
   return std::nullopt;
 }

@@ -28,6 +28,7 @@
 
 #include "runner/block_io_driver.hpp"
 #include "runner/latency_histogram.hpp"
+#include "runner/tail_samples.hpp"
 #include "runner/units.hpp"
 #include "runner/verify.hpp"
 
@@ -783,7 +784,7 @@ reporting::LatencySummary summarize(const LatencyHistogram& h) {
   s.max_ns = h.max();
   s.mean_ns = h.mean();
   s.stdev_ns = h.stdev();
-  s.percentiles = h.percentiles(kFioPercentiles);
+  s.percentiles = h.percentiles(reported_percentiles(h.count()));  // runner/tail_samples.hpp
   return s;
 }
 

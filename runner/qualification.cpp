@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -45,9 +46,11 @@
 #include "runner/suite.hpp"
 #include "runner/sustained_write.hpp"
 #include "runner/target_preparation.hpp"
+#include "runner/thermal_watch.hpp"
 #include "runner/units.hpp"
 #include "runner/verdict.hpp"
 #include "runner/verify.hpp"
+#include "runner/wear.hpp"
 #include "runner/xml_file.hpp"
 
 namespace storqual::runner {
@@ -145,13 +148,27 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   return c;
 }
 
+// Captured pages (tests): smart-before.bin and smart-after.bin, or the SMART pages listed in
+// smart-sequence.txt (one name a line: the snapshots and the thermal sampler take them in turn);
+// ocp-before.bin and ocp-after.bin when present.
+std::unique_ptr<devices::NvmeAdmin> captured_admin(const fs::path& dir) {
+  std::vector<std::string> smart{"smart-before.bin", "smart-after.bin"};
+  if (std::ifstream list(dir / "smart-sequence.txt"); list) {
+    smart.clear();
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty()) smart.push_back(line);
+  }
+  auto admin = std::make_unique<devices::CapturedNvmeAdmin>(dir, smart);
+  if (fs::exists(dir / "ocp-before.bin") && fs::exists(dir / "ocp-after.bin"))
+    admin->set_ocp_pages(dir, {"ocp-before.bin", "ocp-after.bin"});
+  return admin;
+}
+
 std::unique_ptr<devices::NvmeAdmin> nvme_admin_for(const QualificationOptions& o,
                                                    const devices::DeviceIdentity& id,
                                                    std::vector<std::string>& notes) {
   try {
-    if (o.nvme_capture)
-      return std::make_unique<devices::CapturedNvmeAdmin>(
-          *o.nvme_capture, std::vector<std::string>{"smart-before.bin", "smart-after.bin"});
+    if (o.nvme_capture) return captured_admin(*o.nvme_capture);
     if (id.transport == devices::Transport::Nvme && !id.devnode.empty() && o.sysfs_root == "/sys")
       return std::make_unique<devices::LibnvmeAdmin>(id.devnode);
   } catch (const std::exception& e) {
@@ -441,9 +458,11 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
   }
 
-  // 4. Health before, the workloads, health after.
-  auto before = snapshot(admin.get(), notes);
-  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = admin.get()};
+  // 4. Health before, the workloads, health after. The thermal sampler shares the admin handle.
+  std::unique_ptr<SerializedNvmeAdmin> shared_admin;
+  if (admin) shared_admin = std::make_unique<SerializedNvmeAdmin>(*admin);
+  auto before = snapshot(shared_admin.get(), notes);
+  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
@@ -462,7 +481,14 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
         r.skipped = *unfit;
         std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
       } else {
+        std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
+        if (shared_admin && o.thermal_interval_s > 0)
+          sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
         r = measure_entry(suite.workloads[i], plan[i], o, nvme_purge, measure, preconditioning);
+        if (sampler) {
+          const double total_s = sampler->elapsed_s();
+          attach_thermal(r, sampler->stop(), total_s);
+        }
         r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                          read_pcie_link(o.sysfs_root, resolved.device));
       }
@@ -509,14 +535,26 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
       break;
     }
   }
-  auto after = snapshot(admin.get(), notes);
+  auto after = snapshot(shared_admin.get(), notes);
   if (before) run.device.health_before = to_field_rows(devices::health_rows(*before));
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
+  const double capacity = identity.capacity_bytes.known()
+                              ? std::strtod(identity.capacity_bytes.value.c_str(), nullptr)
+                              : 0;
+  if (before && after)
+    run.device.wear =
+        assess_wear(*before, *after, capacity,
+                    choice.sheet && choice.sheet->warranty_years ? *choice.sheet->warranty_years
+                                                                 : kDefaultWarrantyYears);
   for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
 
   // 5. Verdicts and reports.
-  run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads)
+  JudgeContext judge_context;  // per-TB claims scale with the capacity
+  if (capacity > 0) judge_context.capacity_bytes = capacity;
+  if (run.device.wear) judge_context.wear = &*run.device.wear;
+  if (choice.sheet) judge_context.warranty_years = choice.sheet->warranty_years;
+  run.verdicts = choice.sheet ? judge(*choice.sheet, suite, run.workloads, judge_context)
                               : judge_measured_only(suite, run.workloads);
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);

@@ -9,6 +9,8 @@
 #include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/steady_state.hpp"
+#include "runner/tail_samples.hpp"
+#include "runner/thermal_watch.hpp"
 #include "runner/units.hpp"
 
 namespace storqual::runner {
@@ -98,6 +100,10 @@ std::string subject(const Metric& m, double v) {
     }
     case MetricKind::Capacity:
       return format_metric_value(m.kind, v) + " usable";
+    case MetricKind::Waf:
+      return "write amplification " + format_metric_value(m.kind, v);
+    case MetricKind::Dwpd:
+      return "endurance " + format_metric_value(m.kind, v);
   }
   return "";
 }
@@ -170,6 +176,44 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
   return join(reasons, ", ");
 }
 
+// The run's write amplification or endurance, or empty with `why`.
+std::optional<double> wear_value(const Metric& m, const JudgeContext& ctx, std::string& why) {
+  if (!ctx.wear) {
+    why = m.name + " needs the NVMe SMART log before and after the run, which this device lacks";
+    return std::nullopt;
+  }
+  const reporting::WearReport& w = *ctx.wear;
+  if (m.kind == MetricKind::Waf) {
+    if (w.waf) return *w.waf;
+    why = !w.media_written_bytes ? "waf needs the OCP C0h log (physical media units written)"
+                                 : "waf: the host wrote nothing during the run";
+    return std::nullopt;
+  }
+  if (!ctx.warranty_years) {
+    why = "endurance.dwpd needs warranty_years on the spec sheet";
+    return std::nullopt;
+  }
+  if (w.dwpd) return *w.dwpd;
+  why = "endurance.dwpd: " + w.basis;
+  return std::nullopt;
+}
+
+// Why a percentile claim cannot be judged on `r` (too few samples beyond it, tail_samples.hpp);
+// "" when every direction the metric reads has enough.
+std::string tail_shortfall(const Metric& m, const WorkloadResult& r) {
+  if (m.kind != MetricKind::Latency || !m.percentile) return "";
+  std::vector<const DirectionResult*> dirs;
+  if (m.direction != MetricDirection::Write && r.read) dirs.push_back(&*r.read);
+  if (m.direction != MetricDirection::Read && r.write) dirs.push_back(&*r.write);
+  for (const DirectionResult* d : dirs) {
+    const LatencySummary& s = m.latency == LatencyKind::Clat ? d->clat : d->lat;
+    if (s.samples == 0 || percentile_supported(*m.percentile, s.samples)) continue;
+    std::string side = dirs.size() > 1 ? (d == &*r.read ? "read " : "write ") : "";
+    return side + describe_shortfall(*m.percentile, s.samples, d->iops);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string format_metric_value(MetricKind kind, double value) {
@@ -194,11 +238,28 @@ std::string format_metric_value(MetricKind kind, double value) {
       static constexpr const char* u[] = {" B", " kB", " MB", " GB", " TB", " PB"};
       return three_digits(value, s, u, 6);
     }
+    case MetricKind::Waf: {
+      static constexpr double s[] = {1};
+      static constexpr const char* u[] = {"x"};
+      return three_digits(value, s, u, 1);
+    }
+    case MetricKind::Dwpd: {
+      static constexpr double s[] = {1};
+      static constexpr const char* u[] = {" DWPD"};
+      return three_digits(value, s, u, 1);
+    }
   }
   return "";
 }
 
 std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std::string& why) {
+  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
+    why = metric.name +
+          " is measured over the whole run (NVMe health before and after), not in "
+          "workload '" +
+          r.id + "'";
+    return std::nullopt;
+  }
   if (metric.kind == MetricKind::Capacity) {  // runner/capacity_check.hpp
     if (!r.capacity) {
       why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
@@ -240,6 +301,8 @@ std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std
     }
     case MetricKind::Latency:
     case MetricKind::Capacity:
+    case MetricKind::Waf:
+    case MetricKind::Dwpd:
       break;
   }
   std::vector<const LatencySummary*> sums;
@@ -276,15 +339,35 @@ std::optional<double> measure(const Metric& metric, const WorkloadResult& r, std
 
 std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                                 const std::vector<WorkloadResult>& results) {
+  return judge(sheet, suite, results, JudgeContext{});
+}
+
+std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
+                                const std::vector<WorkloadResult>& results,
+                                const JudgeContext& context) {
   std::vector<ClaimVerdict> out;
   const bool interrupted_run = run_was_interrupted(results);
-  for (const Claim& c : sheet.claims) {
+  for (const Claim& as_written : sheet.claims) {
+    Claim c = as_written;  // a per-TB claim becomes the threshold for this device's capacity
     ClaimVerdict v;
     v.workload = c.workload_label();
     v.metric = c.metric.name;
     v.unit = c.metric.unit();
-    v.claimed = c.value;
     v.tolerance_pct = c.tolerance_pct;
+    std::string per_tb_note;  // "; 50k IOPS per TB x 3.84 TB"
+    if (c.per_tb) {
+      if (!context.capacity_bytes || !(*context.capacity_bytes > 0)) {
+        v.status = VerdictStatus::Error;
+        v.message = "per-TB claim '" + c.value_text +
+                    "' needs the device's capacity, which is unknown (identity capacity_bytes)";
+        out.push_back(std::move(v));
+        continue;
+      }
+      c.value = claim_threshold(as_written, *context.capacity_bytes);
+      per_tb_note = "; " + format_metric_value(c.metric.kind, as_written.value) + " per TB x " +
+                    format_metric_value(MetricKind::Capacity, *context.capacity_bytes);
+    }
+    v.claimed = c.value;
 
     std::vector<std::string> missing;
     for (const auto& id : c.workloads)
@@ -301,14 +384,33 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     std::vector<double> values;
     std::string problem;
     VerdictStatus problem_status = VerdictStatus::Pass;
+    const bool wear_metric = c.metric.kind == MetricKind::Waf || c.metric.kind == MetricKind::Dwpd;
+    if (wear_metric) {  // one figure of the whole run (runner/wear.hpp)
+      std::string why;
+      std::optional<double> m = wear_value(c.metric, context, why);
+      if (!m) {
+        v.status = VerdictStatus::Error;
+        v.message = why;
+        out.push_back(std::move(v));
+        continue;
+      }
+      values.push_back(*m);
+    }
     bool not_steady = false, steady_unknown = false;
-    std::string inconclusive, host_limited;
+    std::string inconclusive, host_limited, too_few;  // too_few: a percentile's samples
+    std::string throttled;  // the drive throttled while the claim's workload was measured
     for (const auto& id : c.workloads) {
       const WorkloadResult* r = find_result(results, id);
       if (r) v.time_s += r->elapsed_s;
+      if (wear_metric) continue;
       VerdictStatus st;
       std::string why = unusable(r, id, interrupted_run, st);
       if (why.empty()) {
+        if (std::string short_by = tail_shortfall(c.metric, *r); !short_by.empty()) {
+          if (!too_few.empty()) too_few += "; ";
+          too_few += (c.workloads.size() > 1 ? id + ": " : std::string()) + short_by;
+          continue;
+        }
         std::optional<double> m = measure(c.metric, *r, why);
         if (m) {
           values.push_back(*m);
@@ -320,6 +422,10 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                              "' does not run in rounds)";
             else if (!r->steady_state->steady)
               inconclusive = "inconclusive: " + describe(*r->steady_state);
+          }
+          if (std::string hot = describe_throttling(*r); !hot.empty()) {
+            if (!throttled.empty()) throttled += "; ";
+            throttled += (c.workloads.size() > 1 ? id + ": " : std::string()) + hot;
           }
           if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
             if (!host_limited.empty()) host_limited += ", ";
@@ -343,6 +449,14 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
       continue;
     }
 
+    if (!too_few.empty()) {
+      // Too few I/Os beyond the percentile: the value is a handful of samples, not the tail.
+      v.status = VerdictStatus::Inconclusive;
+      v.message = "inconclusive: too few samples for " + c.metric.name + ": " + too_few +
+                  " (claimed " + format_metric_value(c.metric.kind, c.value) + ")";
+      out.push_back(std::move(v));
+      continue;
+    }
     double measured = values.front();
     if (c.aggregate == Aggregate::Min)
       measured = *std::min_element(values.begin(), values.end());
@@ -384,7 +498,7 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     }
     v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
                 " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
-                tolerance_text(c.tolerance_pct) + ")";
+                tolerance_text(c.tolerance_pct) + ")" + per_tb_note;
     if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
       // What was found where: samples good, sample interval, where aliasing starts.
       if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
@@ -395,9 +509,12 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
       v.status = VerdictStatus::Error;
       v.message = inconclusive + "; " + v.message;
     } else {
+      if (wear_metric && context.wear)
+        v.message += "; over the whole run, projected from " + context.wear->basis;
       if (not_steady) v.message += "; not steady (SNIA PTS rounds gave up)";
       if (steady_unknown) v.message += "; steady state was not measured";
     }
+    if (!throttled.empty()) v.message += "; " + throttled;
     if (!host_limited.empty()) {
       if (v.status == VerdictStatus::Fail) {
         // Not a device failure: the host could not drive the device to its claim.
@@ -464,7 +581,12 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
     if (r->sustained) {
       const auto& sw = *r->sustained;
-      if (sw.dropped)
+      if (sw.dropped && sw.drop_cause == "thermal throttling")
+        text += ", throughput dropped after " +
+                format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
+                " by thermal throttling (not the write cache) to " +
+                format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
+      else if (sw.dropped)
         text += ", write cache " + format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
                 " then " + format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
       else
@@ -482,7 +604,8 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
 int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
   bool failed = false;
   for (const auto& v : verdicts) {
-    if (v.status == VerdictStatus::Error) return kExitRuntime;
+    if (v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive)
+      return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }
   return failed ? kExitClaimFailed : kExitPass;
