@@ -241,14 +241,14 @@ void throttle_block(std::string& o, const WorkloadResult& w) {
   if (w.thermal.empty()) return;
   int peak = w.thermal.front().temperature_c;
   for (const auto& s : w.thermal) peak = std::max(peak, s.temperature_c);
-  o += "<div class=" box thermal "><h4>Temperature and throttling</h4><p>" +
+  o += "<div class=\"box thermal\"><h4>Temperature and throttling</h4><p>" +
        std::to_string(w.thermal.size()) + " SMART readings, composite temperature peak " +
        std::to_string(peak) + " C. ";
   if (w.throttled.empty()) {
     o += "No thermal management transitions.</p></div>";
     return;
   }
-  o += "<strong>Throttled:</strong></p><ul class=" throttled ">";
+  o += "<strong>Throttled:</strong></p><ul class=\"throttled\">";
   char buf[160];
   for (const auto& t : w.throttled) {
     std::snprintf(buf, sizeof buf, "%s, %u s, between %.1f s and %.1f s", t.level.c_str(),

@@ -9,9 +9,12 @@ namespace storqual::runner {
 
 std::uint64_t samples_needed(double p) noexcept {
   if (!(p > 0) || !(p < 100)) return kMinSamplesBeyond;
-  // n * (100 - p) / 100 >= 10. The small slack keeps 99.9999 (not exact in binary) at 10^7.
+  // n * (100 - p) / 100 >= 10. 99.9999 is not exact in binary: a quotient within a billionth of
+  // an integer is that integer (10^7, not 10^7 + 1).
   const double n = static_cast<double>(kMinSamplesBeyond) * 100.0 / (100.0 - p);
-  return static_cast<std::uint64_t>(std::ceil(n - 1e-6 * n));
+  const double nearest = std::round(n);
+  if (std::fabs(n - nearest) <= 1e-9 * n) return static_cast<std::uint64_t>(nearest);
+  return static_cast<std::uint64_t>(std::ceil(n));
 }
 
 std::vector<double> reported_percentiles(std::uint64_t n) {

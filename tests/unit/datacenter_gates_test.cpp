@@ -103,8 +103,9 @@ TEST(PerTbClaims, OneClaimTwoCapacitiesTwoThresholds) {
   SpecSheet s = SpecSheet::parse(kPerTbSheet, "dc-sheet.xml");
   const std::vector<WorkloadResult> results = {reads("randread-4k-qd32", 150'000, 6e8),
                                                reads("seqread-128k", 12'000, 1.2e9)};
-  JudgeContext small{.capacity_bytes = 1.92e12};
-  JudgeContext big{.capacity_bytes = 3.84e12};
+  JudgeContext small, big;
+  small.capacity_bytes = 1.92e12;
+  big.capacity_bytes = 3.84e12;
   auto a = judge(s, dc_suite(), results, small);
   auto b = judge(s, dc_suite(), results, big);
   const auto& iops_a = find(a, "iops");
@@ -205,7 +206,10 @@ TEST(Wear, WafAndDwpdAreClaimsASheetCanMake) {
   fill.id = "fill";
   fill.params.rw = "write";
   fill.write.emplace();
-  JudgeContext ctx{.capacity_bytes = kCapacity, .wear = &wear, .warranty_years = 5.0};
+  JudgeContext ctx;
+  ctx.capacity_bytes = kCapacity;
+  ctx.wear = &wear;
+  ctx.warranty_years = 5.0;
   auto v = judge(sheet, dc_suite(), {fill}, ctx);
   const auto& waf = find(v, "waf");
   EXPECT_EQ(waf.status, VerdictStatus::Pass) << waf.message;  // 2.5 <= 3 x 1.1

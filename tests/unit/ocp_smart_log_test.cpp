@@ -99,7 +99,9 @@ TEST(OcpSmartLog, HealthRowsCarryTheExtendedLog) {
   EXPECT_EQ(row_value(rows, "ocp.pcie_correctable_errors"), "21");
   EXPECT_EQ(row_value(rows, "ocp.log_page_guid"), "AFD514C97C6F4F9CA4F2BFEA2810AFC5 (OCP)");
   for (const auto& r : rows)
-    if (r.field.rfind("ocp.", 0) == 0) EXPECT_EQ(r.source, "nvme:ocp-c0h");
+    if (r.field.rfind("ocp.", 0) == 0) {
+      EXPECT_EQ(r.source, "nvme:ocp-c0h");
+    }
 }
 
 TEST(OcpSmartLog, BeforeAfterChangesNameTheNewErrors) {
