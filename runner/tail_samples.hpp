@@ -45,8 +45,8 @@ inline constexpr std::array<double, kFioPercentiles.size() + kExtendedPercentile
 // The list a report carries for n samples: fio's, then each extended percentile n supports.
 [[nodiscard]] std::vector<double> reported_percentiles(std::uint64_t n);
 
-// "needs 10000000 I/Os beyond the 100000 measured (10 beyond p99.9999); at the measured 1.6k IOPS
-// that is a runtime of 1.74 h". `iops` 0: the runtime part is left out.
+// "p99.9999 needs 10000000 I/Os (10 beyond it), 100000 measured; at the measured 50000 IOPS that
+// is a runtime of 3.33 min". `iops` 0: the runtime part is left out.
 [[nodiscard]] std::string describe_shortfall(double p, std::uint64_t have, double iops);
 
 }  // namespace storqual::runner
