@@ -125,9 +125,11 @@ ThermalSampler::~ThermalSampler() {
 }
 
 void ThermalSampler::loop() {
+  // A reading at the start, one per interval, and a last one when stopped: at least two, so a
+  // workload shorter than the interval still has a before and an after.
   std::unique_lock lock(mutex_);
+  bool last = false;
   for (;;) {
-    const bool last = stopping_;
     lock.unlock();
     bool ok = true;
     ThermalSample s;
@@ -140,6 +142,7 @@ void ThermalSampler::loop() {
     if (ok) samples_.push_back(s);
     if (last || !ok) return;
     wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [&] { return stopping_; });
+    last = stopping_;
   }
 }
 

@@ -322,5 +322,17 @@ TEST(Throttling, ReadingsOverTheWholeWorkloadAreShiftedOntoTheMeasuredPart) {
   EXPECT_DOUBLE_EQ(r.throttled[0].end_s, 15);
 }
 
+TEST(Throttling, TheSamplerThreadReadsThroughTheSerializedAdmin) {
+  devices::CapturedNvmeAdmin inner(kPages, {"smart-thermal-0.bin", "smart-thermal-3.bin"});
+  SerializedNvmeAdmin admin(inner);
+  ThermalSampler sampler(admin, 3600);  // one reading at the start, one at stop(): no waiting
+  auto samples = sampler.stop();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_LE(samples[0].t_s, samples[1].t_s);
+  EXPECT_EQ(samples[0].tmt1_transitions, 2u);
+  EXPECT_EQ(samples[1].tmt1_transitions, 3u);
+  EXPECT_EQ(throttled_intervals(samples).size(), 1u);
+}
+
 }  // namespace
 }  // namespace storqual::runner
