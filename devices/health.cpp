@@ -26,6 +26,11 @@ std::string counter_change(const char* what, const Counter128& a, const Counter1
 HealthSnapshot take_health_snapshot(NvmeAdmin& admin) {
   HealthSnapshot s;
   s.smart = parse_smart_log(admin.smart_log());
+  try {
+    s.ocp = read_ocp_smart_log(admin);
+  } catch (const NvmeError& e) {
+    s.ocp_note = e.what();
+  }
   return s;
 }
 
@@ -53,6 +58,15 @@ std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot) {
   add("error_log_entries", l.error_log_entries.to_decimal());
   add("warning_temp_minutes", std::to_string(l.warning_temp_minutes));
   add("critical_temp_minutes", std::to_string(l.critical_temp_minutes));
+  add("tmt1_transitions", std::to_string(l.tmt1_transitions));
+  add("tmt2_transitions", std::to_string(l.tmt2_transitions));
+  add("tmt1_seconds", std::to_string(l.tmt1_seconds));
+  add("tmt2_seconds", std::to_string(l.tmt2_seconds));
+  if (snapshot.ocp) {
+    for (auto& r : ocp_rows(*snapshot.ocp)) rows.push_back(std::move(r));
+  } else if (!snapshot.ocp_note.empty()) {
+    rows.push_back({"ocp.c0h", "not available: " + snapshot.ocp_note, "nvme:ocp-c0h"});
+  }
   return rows;
 }
 
@@ -89,6 +103,14 @@ std::vector<std::string> health_changes(const HealthSnapshot& before, const Heal
     out.push_back("data written " + units.times_to_decimal(kBytesPerDataUnit) + " bytes (+" +
                   units.to_decimal() + " data units)");
   }
+  if (b.tmt1_transitions > a.tmt1_transitions || b.tmt2_transitions > a.tmt2_transitions)
+    out.push_back("thermal management: TMT1 +" +
+                  std::to_string(b.tmt1_transitions - a.tmt1_transitions) + " transitions, +" +
+                  std::to_string(b.tmt1_seconds - a.tmt1_seconds) + " s; TMT2 +" +
+                  std::to_string(b.tmt2_transitions - a.tmt2_transitions) + " transitions, +" +
+                  std::to_string(b.tmt2_seconds - a.tmt2_seconds) + " s");
+  if (before.ocp && after.ocp)
+    for (auto& line : ocp_changes(*before.ocp, *after.ocp)) out.push_back(std::move(line));
   return out;
 }
 

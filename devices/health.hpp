@@ -4,20 +4,26 @@
 // warning bits, temperature peak, wear).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "devices/device_identity.hpp"
 #include "devices/nvme_admin.hpp"
+#include "devices/ocp_smart_log.hpp"
 
 namespace storqual::devices {
 
 struct HealthSnapshot {
   NvmeSmartLog smart;
   std::string source = "nvme:smart-log";
+  // The OCP C0h extended log when the drive has one (devices/ocp_smart_log.hpp); otherwise why not
+  // ("not an OCP log: GUID ...", the command's failure).
+  std::optional<OcpSmartLog> ocp;
+  std::string ocp_note;
 };
 
-// Reads the SMART log once. Throws NvmeError.
+// Reads the SMART log once (and C0h, whose absence is only noted). Throws NvmeError.
 [[nodiscard]] HealthSnapshot take_health_snapshot(NvmeAdmin& admin);
 
 // Rows: critical_warning, temperature_c, available_spare_pct, available_spare_threshold_pct,

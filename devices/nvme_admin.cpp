@@ -93,6 +93,15 @@ SmartLogPage LibnvmeAdmin::smart_log() {
   return page;
 }
 
+OcpSmartLogPage LibnvmeAdmin::ocp_smart_log() {
+  OcpSmartLogPage page{};
+  // A vendor-specific page: libnvme's generic call (nvme-cli's OCP plugin reads the same LID).
+  int rc = nvme_get_log_simple(fd_, static_cast<nvme_cmd_get_log_lid>(0xC0),
+                               static_cast<__u32>(page.size()), page.data());
+  if (rc != 0) throw NvmeError(command_failure(devnode_, "log page C0h (OCP SMART extended)", rc));
+  return page;
+}
+
 void LibnvmeAdmin::format_namespace(std::uint8_t secure_erase) {
   nvme_id_ns ns{};
   if (int rc = nvme_identify_ns(fd_, nsid_, &ns); rc != 0)
@@ -175,6 +184,20 @@ SanitizeLogPage CapturedNvmeAdmin::sanitize_log() {
   page[1] = static_cast<std::uint8_t>(sprog >> 8);
   page[2] = static_cast<std::uint8_t>(sstat & 0xff);
   page[3] = static_cast<std::uint8_t>(sstat >> 8);
+  return page;
+}
+
+void CapturedNvmeAdmin::set_ocp_pages(const std::filesystem::path& dir,
+                                      const std::vector<std::string>& files) {
+  ocp_.clear();
+  next_ocp_ = 0;
+  for (const auto& f : files) ocp_.push_back(read_page<512>(dir / f));
+}
+
+OcpSmartLogPage CapturedNvmeAdmin::ocp_smart_log() {
+  if (ocp_.empty()) throw NvmeError("no captured log page C0h");
+  const OcpSmartLogPage& page = ocp_[std::min(next_ocp_, ocp_.size() - 1)];
+  ++next_ocp_;
   return page;
 }
 
@@ -289,6 +312,10 @@ NvmeSmartLog parse_smart_log(const SmartLogPage& page) {
   out.error_log_entries = Counter128::from_le(s.num_err_log_entries);
   out.warning_temp_minutes = le32toh(s.warning_temp_time);
   out.critical_temp_minutes = le32toh(s.critical_comp_time);
+  out.tmt1_transitions = le32toh(s.thm_temp1_trans_count);
+  out.tmt2_transitions = le32toh(s.thm_temp2_trans_count);
+  out.tmt1_seconds = le32toh(s.thm_temp1_total_time);
+  out.tmt2_seconds = le32toh(s.thm_temp2_total_time);
   return out;
 }
 

@@ -24,6 +24,7 @@ class NvmeError : public storqual::Error {
 using IdentifyPage = std::array<std::uint8_t, 4096>;
 using SmartLogPage = std::array<std::uint8_t, 512>;
 using SanitizeLogPage = std::array<std::uint8_t, 512>;
+using OcpSmartLogPage = std::array<std::uint8_t, 512>;  // log C0h (devices/ocp_smart_log.hpp)
 
 // Sanitize actions (SANACT of the Sanitize command).
 enum class SanitizeAction : std::uint8_t { BlockErase = 2, Overwrite = 3, CryptoErase = 4 };
@@ -44,6 +45,11 @@ class NvmeAdmin {
   // Starts a sanitize of the whole NVM subsystem; it runs in the background (sanitize_log()).
   virtual void start_sanitize(SanitizeAction action) = 0;
   [[nodiscard]] virtual SanitizeLogPage sanitize_log() = 0;  // log page 81h
+  // The vendor-specific log C0h (OCP SMART / Health Information Extended on an OCP drive; another
+  // vendor's page or an error elsewhere). Default: not supported (NvmeError).
+  [[nodiscard]] virtual OcpSmartLogPage ocp_smart_log() {
+    throw NvmeError("log page C0h is not available through this NVMe admin");
+  }
 };
 
 // libnvme on a namespace block device (/dev/nvme0n1) or a controller (/dev/nvme0; then
@@ -60,6 +66,7 @@ class LibnvmeAdmin final : public NvmeAdmin {
   void format_namespace(std::uint8_t secure_erase) override;
   void start_sanitize(SanitizeAction action) override;
   SanitizeLogPage sanitize_log() override;
+  OcpSmartLogPage ocp_smart_log() override;  // generic Get Log Page, LID C0h, NSID FFFFFFFFh
 
  private:
   std::string devnode_;
@@ -67,7 +74,8 @@ class LibnvmeAdmin final : public NvmeAdmin {
   std::uint32_t nsid_ = 1;
 };
 
-// Replays pages from a directory: identify-ctrl.bin (4096 bytes), identify-ns.bin (4096 bytes) and
+// Replays pages from a directory: identify-ctrl.bin (4096 bytes), identify-ns.bin (4096 bytes), the
+// C0h pages set_ocp_pages names (512 bytes each) and
 // the SMART logs given in order (512 bytes each; by default smart-log.bin); each smart_log() call
 // returns the next one and the last one again once they run out (before/after snapshots).
 // Destructive commands are not issued anywhere: they are recorded (issued()) and a sanitize
@@ -83,6 +91,9 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
   void format_namespace(std::uint8_t secure_erase) override;
   void start_sanitize(SanitizeAction action) override;
   SanitizeLogPage sanitize_log() override;
+  // The C0h pages given in order (like the SMART logs); NvmeError when none was captured.
+  OcpSmartLogPage ocp_smart_log() override;
+  void set_ocp_pages(const std::filesystem::path& dir, const std::vector<std::string>& files);
 
   // Test hooks.
   void set_controller_page(const IdentifyPage& page) { ctrl_ = page; }
@@ -97,6 +108,8 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
   IdentifyPage ns_{};
   std::vector<SmartLogPage> smart_;
   std::size_t next_smart_ = 0;
+  std::vector<OcpSmartLogPage> ocp_;
+  std::size_t next_ocp_ = 0;
   std::vector<std::string> issued_;
   bool sanitizing_ = false;
   bool sanitize_success_ = true;
@@ -154,6 +167,10 @@ struct NvmeSmartLog {
   Counter128 error_log_entries;
   std::uint32_t warning_temp_minutes = 0;
   std::uint32_t critical_temp_minutes = 0;
+  // Host controlled thermal management (bytes 216-231): transitions into TMT1 (light) and TMT2
+  // (heavy throttling) and the total seconds spent in each.
+  std::uint32_t tmt1_transitions = 0, tmt2_transitions = 0;
+  std::uint32_t tmt1_seconds = 0, tmt2_seconds = 0;
   [[nodiscard]] int temperature_celsius() const { return int(temperature_kelvin) - 273; }
 };
 

@@ -38,6 +38,7 @@ std::string clean(const std::string& s) {
 
 const char* VerdictCounts::overall() const {
   if (error) return "ERROR";
+  if (inconclusive) return "INCONCLUSIVE";
   if (fail) return "FAIL";
   if (pass) return "PASS";
   return "MEASURED";
@@ -54,7 +55,6 @@ VerdictCounts count_verdicts(const RunResult& run) {
         ++c.fail;
         break;
       case VerdictStatus::Error:
-      case VerdictStatus::Inconclusive:  // cannot decide the claim: not a pass, not a device fail
         ++c.error;
         break;
       case VerdictStatus::Skipped:
@@ -62,6 +62,9 @@ VerdictCounts count_verdicts(const RunResult& run) {
         break;
       case VerdictStatus::MeasuredOnly:
         ++c.measured_only;
+        break;
+      case VerdictStatus::Inconclusive:
+        ++c.inconclusive;
         break;
     }
   }
@@ -110,9 +113,11 @@ std::string format_verdict_table(const RunResult& run) {
   const auto c = count_verdicts(run);
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only)\n",
-                c.overall(), c.pass, c.fail, c.error, c.skipped, c.measured_only);
+                "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only", c.overall(),
+                c.pass, c.fail, c.error, c.skipped, c.measured_only);
   out += buf;
+  if (c.inconclusive) out += ", " + std::to_string(c.inconclusive) + " inconclusive";
+  out += ")\n";
   return out;
 }
 

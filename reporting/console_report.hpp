@@ -16,6 +16,7 @@ namespace storqual::reporting {
 // that ran cleanly is "MEASURED".
 struct VerdictCounts {
   int pass = 0, fail = 0, error = 0, skipped = 0, measured_only = 0;
+  int inconclusive = 0;  // not decided (too few samples): incomplete, outranks fail
   [[nodiscard]] const char* overall() const;
 };
 [[nodiscard]] VerdictCounts count_verdicts(const RunResult& run);

@@ -69,7 +69,10 @@ void percentile_block(std::string& out, const char* name, const LatencySummary& 
     std::uint64_t v = s.percentiles[j].second;
     for (int k = 0; k < scale_down; ++k) v = (v + 999) / 1000;
     const bool last = j + 1 == n;
-    append(out, " %5.2fth=[%5llu]%c", s.percentiles[j].first, static_cast<unsigned long long>(v),
+    // fio's two decimals, more for the six-nines tail (99.9999 would print as 100.00).
+    const double p = s.percentiles[j].first;
+    const int decimals = p > 99.995 ? (p > 99.9995 ? 4 : 3) : 2;
+    append(out, " %5.*fth=[%5llu]%c", decimals, p, static_cast<unsigned long long>(v),
            last ? '\n' : ',');
     if (!last && j % 4 == 3) out += "\n";
   }

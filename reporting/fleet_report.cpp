@@ -78,7 +78,7 @@ std::string fleet_overall(const std::vector<RunResult>& runs) {
   bool error = false, fail = false, pass = false;
   for (const auto& r : runs) {
     const std::string o = count_verdicts(r).overall();
-    error = error || o == "ERROR";
+    error = error || o == "ERROR" || o == "INCONCLUSIVE";
     fail = fail || o == "FAIL";
     pass = pass || o == "PASS";
   }
@@ -341,7 +341,7 @@ std::string render_fleet_html(const FleetReport& fleet) {
     const std::string o = count_verdicts(r).overall();
     pass += o == "PASS";
     fail += o == "FAIL";
-    error += o == "ERROR";
+    error += o == "ERROR" || o == "INCONCLUSIVE";
     measured += o == "MEASURED";
   }
   // Which (run, workload, metric) the lot flagged, for the table and the charts.

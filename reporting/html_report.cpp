@@ -42,12 +42,12 @@ code,pre{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .banner{border-radius:6px;padding:14px 18px;color:#fff;margin:8px 0 16px}
 .banner .big{font-size:30px;font-weight:700;letter-spacing:1px}
-.banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.MEASURED{background:#24527a}
+.banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.INCONCLUSIVE{background:#6b4f8a}.banner.MEASURED{background:#24527a}
 .status{font-weight:700;padding:1px 6px;border-radius:3px;color:#fff;white-space:nowrap}
-.status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error,.status.inconclusive{background:var(--error)}
+.status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error{background:var(--error)}.status.inconclusive{background:#6b4f8a}
 .status.skipped,.status.measured-only{background:var(--skip)}
-tr.fail td{background:#fdecea}tr.error td{background:#fff4e5}
-.bar.pass{fill:#2e9d4a}.bar.fail{fill:#d0443a}.bar.error,.bar.inconclusive{fill:#c77700}.bar.skipped,.bar.measured-only{fill:#9aa0a6}
+tr.fail td{background:#fdecea}tr.error td{background:#fff4e5}tr.inconclusive td{background:#f3eefa}
+.bar.pass{fill:#2e9d4a}.bar.fail{fill:#d0443a}.bar.error{fill:#c77700}.bar.inconclusive{fill:#8e6cb8}.bar.skipped,.bar.measured-only{fill:#9aa0a6}
 .flag{display:inline-block;background:#fff3cd;border:1px solid #b8860b;border-radius:3px;padding:0 6px;margin-right:6px;font-weight:600}
 .changed td{background:#fff3cd;font-weight:600}
 figure.chart-block{margin:8px 0 14px}
@@ -213,8 +213,47 @@ std::optional<XMarker> cache_marker(const SustainedWriteReport& s) {
   if (!s.dropped) return std::nullopt;
   XMarker m;
   m.x = s.cache_time_s;
-  m.label = "write cache exhausted after " + format_bytes_iec(static_cast<double>(s.cache_bytes));
+  m.label =
+      s.drop_cause == "thermal throttling"
+          ? "throughput drop (thermal throttling, not the cache) after " +
+                format_bytes_iec(static_cast<double>(s.cache_bytes))
+          : "write cache exhausted after " + format_bytes_iec(static_cast<double>(s.cache_bytes));
   return m;
+}
+
+// The spans the drive throttled (SMART thermal management counters), as red bands.
+std::vector<XBand> throttle_bands(const WorkloadResult& w) {
+  std::vector<XBand> out;
+  for (const auto& t : w.throttled) {
+    XBand b;
+    b.from = t.start_s;
+    b.to = t.end_s;
+    b.label = "throttled (" + t.level + ", " + std::to_string(t.seconds) + " s)";
+    b.color = "#d62728";
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+void throttle_block(std::string& o, const WorkloadResult& w) {
+  if (w.thermal.empty()) return;
+  int peak = w.thermal.front().temperature_c;
+  for (const auto& s : w.thermal) peak = std::max(peak, s.temperature_c);
+  o += "<div class=\"box thermal\"><h4>Temperature and throttling</h4><p>" +
+       std::to_string(w.thermal.size()) + " SMART readings, composite temperature peak " +
+       std::to_string(peak) + " C. ";
+  if (w.throttled.empty()) {
+    o += "No thermal management transitions.</p></div>";
+    return;
+  }
+  o += "<strong>Throttled:</strong></p><ul class=\"throttled\">";
+  char buf[160];
+  for (const auto& t : w.throttled) {
+    std::snprintf(buf, sizeof buf, "%s, %u s, between %.1f s and %.1f s", t.level.c_str(),
+                  t.seconds, t.start_s, t.end_s);
+    o += "<li><mark>" + esc(buf) + "</mark></li>";
+  }
+  o += "</ul></div>";
 }
 
 void steady_state_block(std::string& o, const WorkloadResult& w) {
@@ -324,6 +363,7 @@ void sustained_block(std::string& o, const SustainedWriteReport& s) {
     std::snprintf(buf, sizeof buf, "%.2f s after the start", s.cache_time_s);
     kv_row(o, "drop at", buf);
     kv_row(o, "post-cache rate", format_rate_mb(s.post_cache_bw));
+    if (!s.drop_cause.empty()) kv_row(o, "drop cause", s.drop_cause);
   } else {
     kv_row(o, "write-cache size",
            "no drop: the rate stayed above the threshold over all " +
@@ -698,6 +738,7 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
           c.x_bands.push_back(std::move(*band));
       if (w.sustained)
         if (auto marker = cache_marker(*w.sustained)) c.x_markers.push_back(std::move(*marker));
+      for (auto& band : throttle_bands(w)) c.x_bands.push_back(std::move(band));
       for (const auto* v : claims) {
         if (!metric_is(v->metric, kind) || !v->claimed) continue;
         c.claim = claim_line(*v, scale, format_metric_value(*v->claimed, v->unit));
@@ -706,6 +747,7 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
       figure(o, std::string("timeline-") + kind, render_line_chart(c));
     }
   }
+  throttle_block(o, w);
 }
 
 // Completion latency percentiles on a log scale, with a latency claim's line.
@@ -844,6 +886,24 @@ void health_section(std::string& o, const DeviceReport& d) {
       o += "<tr class=\"changed\"><td>" + esc(r.field) + "</td><td></td><td>" + esc(r.value) +
            "</td><td class=\"muted small\">" + esc(r.source) + "</td></tr>";
   o += "</tbody></table>";
+  if (d.wear) {  // runner/methods/wear.hpp
+    const auto& w = *d.wear;
+    char buf[96];
+    o += "<h3>Write amplification and endurance</h3><table class=\"wear\"><tbody>";
+    kv_row(o, "host writes (SMART)", format_bytes_iec(w.host_written_bytes));
+    kv_row(o, "media writes (OCP C0h)",
+           w.media_written_bytes ? format_bytes_iec(*w.media_written_bytes) : "no C0h log");
+    if (w.waf) std::snprintf(buf, sizeof buf, "%.3g", *w.waf);
+    kv_row(o, "write amplification", w.waf ? std::string(buf) : "not measured");
+    kv_row(o, "percentage used",
+           std::to_string(w.percentage_used_before) + "% -> " +
+               std::to_string(w.percentage_used_after) + "%");
+    if (w.dwpd)
+      std::snprintf(buf, sizeof buf, "%.3g DWPD over %g years", *w.dwpd, w.warranty_years);
+    kv_row(o, "endurance", w.dwpd ? std::string(buf) : "no projection");
+    kv_row(o, "projected from", w.basis);
+    o += "</tbody></table>";
+  }
 }
 
 // Our own markup only ever writes bare <h2>..<h4> (user text is escaped, so "<h2>" cannot come
@@ -899,6 +959,8 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
                 counts.pass, counts.fail, counts.error, counts.skipped, counts.measured_only,
                 run.workloads.size());
   o += buf;
+  if (counts.inconclusive)
+    o += " &middot; " + std::to_string(counts.inconclusive) + " inconclusive";
   o += "</div></div>\n";
 
   // Nested in a fleet page, the device's own heading stands for it: one <h1> a page.

@@ -19,12 +19,18 @@ const char* metric_unit(MetricKind kind) noexcept {
       return "ns";
     case MetricKind::Capacity:
       return "B";
+    case MetricKind::Waf:
+      return "x";
+    case MetricKind::Dwpd:
+      return "DWPD";
   }
   return "";
 }
 
 std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept {
   if (name == "capacity") return MetricKind::Capacity;
+  if (name == "waf") return MetricKind::Waf;
+  if (name == "endurance.dwpd") return MetricKind::Dwpd;
   if (name == "sustained.bw") return MetricKind::Bandwidth;
   if (name.starts_with("read."))
     name.remove_prefix(5);
@@ -53,6 +59,10 @@ std::string format_metric_value(MetricKind kind, double value) {
       return format_verdict_value(value, "ns");
     case MetricKind::Capacity:
       return format_verdict_value(value, "B");
+    case MetricKind::Waf:
+      return format_verdict_value(value, "") + "x";
+    case MetricKind::Dwpd:
+      return format_verdict_value(value, "") + " DWPD";
   }
   return "";
 }

@@ -10,20 +10,23 @@
 
 namespace storqual::reporting {
 
-// Capacity: the usable bytes a <capacity> check found.
-enum class MetricKind { Iops, Bandwidth, Latency, Capacity };
+// Capacity: the usable bytes a <capacity> check found (runner/methods/capacity_check.hpp).
+// Waf (waf) and Dwpd (endurance.dwpd): over the whole run, from the NVMe health snapshots
+// (runner/methods/wear.hpp); the claim's workload only says where it is reported.
+enum class MetricKind { Iops, Bandwidth, Latency, Capacity, Waf, Dwpd };
 
-// The base unit every value of the kind is kept in: "IOPS", "B/s", "ns" or "B".
+// The base unit every value of the kind is kept in: "IOPS", "B/s", "ns", "B", "x" or "DWPD".
 [[nodiscard]] const char* metric_unit(MetricKind kind) noexcept;
 
-// Higher is better for every kind but latency.
+// Higher is better for every kind but latency and write amplification.
 [[nodiscard]] constexpr bool higher_is_better(MetricKind kind) noexcept {
-  return kind != MetricKind::Latency;
+  return kind != MetricKind::Latency && kind != MetricKind::Waf;
 }
 
 // The kind of a metric by the name spec sheets and verdicts give it: iops, bw, lat.mean, lat.pNN,
-// clat.*, each optionally prefixed read. or write.; sustained.bw; capacity. Empty for any other
-// name (runner/specs/spec_sheet.cpp parse_metric refuses those with the valid forms).
+// clat.*, each optionally prefixed read. or write.; sustained.bw; capacity; waf; endurance.dwpd.
+// Empty for any other name (runner/specs/spec_sheet.cpp parse_metric refuses those with the valid
+// forms).
 [[nodiscard]] std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept;
 
 // Higher is better for the metric of that name; a name of no kind (a report loaded from elsewhere)

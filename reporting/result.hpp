@@ -116,6 +116,37 @@ struct SustainedWriteReport {
   std::uint64_t cache_bytes = 0;    // written before the drop (interpolated inside the interval)
   double cache_time_s = 0;          // when the drop happened, seconds since the start
   double post_cache_bw = 0;         // bytes/s: mean after the drop (the sustained rate)
+  // What the drive's counters say the drop was: "cache cliff", "thermal throttling" (the SMART
+  // log's thermal management counters rose around it), or "" when there was no drop.
+  std::string drop_cause;
+};
+
+// One reading of the SMART log during a workload (runner/methods/thermal_watch.hpp).
+struct ThermalSample {
+  double t_s = 0;  // seconds since the workload's measured part began (negative: during ramp)
+  int temperature_c = 0;
+  std::uint32_t tmt1_transitions = 0, tmt2_transitions = 0;
+  std::uint32_t tmt1_seconds = 0, tmt2_seconds = 0;
+};
+
+// A span of a workload in which the drive throttled: between two readings whose thermal
+// management counts or times rose.
+struct ThrottleInterval {
+  double start_s = 0, end_s = 0;  // on the workload's timeline
+  std::string level;              // "TMT1", "TMT2" or "TMT1+TMT2"
+  std::uint32_t seconds = 0;      // throttled seconds the counters added
+};
+
+// Write amplification and an endurance projection over a run (runner/methods/wear.hpp).
+struct WearReport {
+  double host_written_bytes = 0;              // SMART data units written, after - before
+  std::optional<double> media_written_bytes;  // OCP C0h physical media units written delta
+  std::optional<double> waf;                  // media / host; empty without C0h or host writes
+  unsigned percentage_used_before = 0, percentage_used_after = 0;
+  std::optional<double> projected_write_bytes;  // lifetime writes the wear rate projects
+  std::optional<double> dwpd;                   // drive writes per day over the warranty
+  double warranty_years = 5;
+  std::string basis;  // how the projection was made, or why there is none
 };
 
 // Whether the host rather than the device limited a workload, and the evidence.
@@ -243,6 +274,10 @@ struct WorkloadResult {
   std::optional<HostBusyReport> host_busy;
   // Set when the workload ran with early_stop.
   std::optional<EarlyStopReport> early_stop;
+  // SMART readings during the workload and the spans the drive throttled, on the timeline's time
+  // axis (NVMe only; empty when the sampler was off or nothing throttled).
+  std::vector<ThermalSample> thermal;
+  std::vector<ThrottleInterval> throttled;
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").
@@ -259,6 +294,7 @@ struct DeviceReport {
   std::vector<FieldRow> health_before;  // empty when the device has no health log
   std::vector<FieldRow> health_after;
   std::vector<std::string> health_changes;  // "media errors 0 -> 3", ... (what matters)
+  std::optional<WearReport> wear;           // from the health snapshots (NVMe)
 };
 
 struct SpecReport {
@@ -271,8 +307,9 @@ struct SpecReport {
   std::string suite_path;
 };
 
-// Inconclusive: the measurement cannot decide the claim (its confidence interval straddles the
-// claim at the time limit); reported as an error with an "inconclusive:" message.
+// Inconclusive: the measurement cannot decide the claim (its early-stop confidence interval
+// straddles the claim at the time limit, or a percentile comes from too few samples,
+// runner/measure/tail_samples.hpp); never a pass. It counts as incomplete, like an error (exit 3).
 enum class VerdictStatus { Pass, Fail, Error, Skipped, MeasuredOnly, Inconclusive };
 
 struct ClaimVerdict {

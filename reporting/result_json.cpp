@@ -66,6 +66,7 @@ void visit_fields(Either<DeviceReport> auto& d, auto&& visit) {
   visit("health_before", d.health_before);
   visit("health_after", d.health_after);
   visit("health_changes", d.health_changes);
+  visit("wear", d.wear);
 }
 
 void visit_fields(Either<SpecReport> auto& s, auto&& visit) {
@@ -173,6 +174,35 @@ void visit_fields(Either<SustainedWriteReport> auto& s, auto&& visit) {
   visit("cache_bytes", s.cache_bytes);
   visit("cache_time_s", s.cache_time_s);
   visit("post_cache_bw", s.post_cache_bw);
+  visit("drop_cause", s.drop_cause);
+}
+
+void visit_fields(Either<ThermalSample> auto& s, auto&& visit) {
+  visit("t_s", s.t_s);
+  visit("temperature_c", s.temperature_c);
+  visit("tmt1_transitions", s.tmt1_transitions);
+  visit("tmt2_transitions", s.tmt2_transitions);
+  visit("tmt1_seconds", s.tmt1_seconds);
+  visit("tmt2_seconds", s.tmt2_seconds);
+}
+
+void visit_fields(Either<ThrottleInterval> auto& t, auto&& visit) {
+  visit("start_s", t.start_s);
+  visit("end_s", t.end_s);
+  visit("level", t.level);
+  visit("seconds", t.seconds);
+}
+
+void visit_fields(Either<WearReport> auto& w, auto&& visit) {
+  visit("host_written_bytes", w.host_written_bytes);
+  visit("media_written_bytes", w.media_written_bytes);
+  visit("waf", w.waf);
+  visit("percentage_used_before", w.percentage_used_before);
+  visit("percentage_used_after", w.percentage_used_after);
+  visit("projected_write_bytes", w.projected_write_bytes);
+  visit("dwpd", w.dwpd);
+  visit("warranty_years", w.warranty_years);
+  visit("basis", w.basis);
 }
 
 void visit_fields(Either<HostLimitReport> auto& h, auto&& visit) {
@@ -359,6 +389,8 @@ Json workload_json(const WorkloadResult& w) {
   put(j, "capacity", w.capacity);
   put(j, "host_busy", w.host_busy);
   put(j, "early_stop", w.early_stop);
+  if (!w.thermal.empty()) put(j, "thermal", w.thermal);
+  if (!w.throttled.empty()) put(j, "throttled", w.throttled);
   return j;
 }
 
@@ -565,6 +597,8 @@ WorkloadResult read_workload(const Node& n) {
   n.get("capacity", w.capacity);
   n.get("host_busy", w.host_busy);
   n.get("early_stop", w.early_stop);
+  if (n.has("thermal")) n.get("thermal", w.thermal);
+  if (n.has("throttled")) n.get("throttled", w.throttled);
   return w;
 }
 

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/judge/verdict.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
@@ -15,10 +17,32 @@ namespace storqual::runner {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// Each per-TB claim with the threshold it has at every capacity given (decimal sizes: 1.92TB).
+void print_per_tb(const SpecSheet& sheet, const std::vector<double>& capacities) {
+  for (const Claim& c : sheet.claims) {
+    if (!c.per_tb) continue;
+    std::string line = "per-TB claim: " + c.workload_label() + " " + c.metric.name + " " +
+                       format_metric_value(c.metric.kind, c.value) + " per TB";
+    if (capacities.empty()) line += " (judged against the device's capacity; --capacity shows it)";
+    for (double cap : capacities)
+      line += "; at " + format_metric_value(MetricKind::Capacity, cap) + ": " +
+              format_metric_value(c.metric.kind, claim_threshold(c, cap));
+    std::printf("  %s\n", line.c_str());
+  }
+}
+
+}  // namespace
+
 int cmd_check(const Args& args) {
   po::options_description visible("storqual check FILE... [options]");
   std::vector<std::string> suite_dirs;
+  std::vector<std::string> capacity_texts;
   visible.add_options()("help,h", "show this help")(
+      "capacity", po::value<std::vector<std::string>>(&capacity_texts),
+      "show the threshold of each per-TB claim at this device capacity (decimal: 1.92TB, 3840GB; "
+      "repeatable)")(
       "suites-dir", po::value<std::vector<std::string>>(&suite_dirs),
       "look for the suites that spec sheets name here (repeatable; default: the installed "
       "share directory, then the source tree's suites/)");
@@ -38,6 +62,14 @@ int cmd_check(const Args& args) {
   }
   if (files.empty()) throw UsageError("expected one or more spec sheet or suite files");
 
+  std::vector<double> capacities;
+  for (const auto& t : capacity_texts) {
+    try {
+      capacities.push_back(parse_claim_value(parse_metric("capacity"), t));
+    } catch (const UnitError& e) {
+      throw UsageError(std::string("--capacity: ") + e.what());
+    }
+  }
   std::vector<std::filesystem::path> dirs(suite_dirs.begin(), suite_dirs.end());
   if (dirs.empty()) dirs = default_suite_dirs();
 
@@ -52,6 +84,7 @@ int cmd_check(const Args& args) {
       SpecSheet sheet = SpecSheet::load(file);
       std::printf("ok: %s (spec sheet '%s', %zu claims)\n", file.c_str(), sheet.name.c_str(),
                   sheet.claims.size());
+      print_per_tb(sheet, capacities);
       std::filesystem::path suite_path;
       try {
         suite_path = resolve_suite_for_sheet(sheet.suite, file, dirs);

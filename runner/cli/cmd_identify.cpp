@@ -79,9 +79,13 @@ FullIdentity read_full_identity(const IdentifyOptions& opt, const devices::Sysfs
   if (!opt.nvme_pages && !sysfs.is_live()) return full;
   try {
     std::unique_ptr<devices::NvmeAdmin> admin;
-    if (opt.nvme_pages)
-      admin = std::make_unique<devices::CapturedNvmeAdmin>(*opt.nvme_pages);
-    else
+    if (opt.nvme_pages) {
+      auto captured = std::make_unique<devices::CapturedNvmeAdmin>(*opt.nvme_pages);
+      const std::filesystem::path c0 = std::filesystem::path(*opt.nvme_pages) / "ocp-smart-log.bin";
+      if (std::filesystem::exists(c0))
+        captured->set_ocp_pages(*opt.nvme_pages, {"ocp-smart-log.bin"});
+      admin = std::move(captured);
+    } else
       admin = std::make_unique<devices::LibnvmeAdmin>(id.devnode);
     auto ctrl = devices::parse_identify_controller(admin->identify_controller());
     auto ns = devices::parse_identify_namespace(admin->identify_namespace());

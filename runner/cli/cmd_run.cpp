@@ -57,7 +57,10 @@ int cmd_run(const Args& args) {
       "force", po::bool_switch(),
       "with --allow-destructive: ignore a filesystem/partition signature")(
       "allow-nvme-purge", po::bool_switch(),
-      "let a suite's purge=\"format\" or \"sanitize\" erase the whole NVMe namespace or subsystem");
+      "let a suite's purge=\"format\" or \"sanitize\" erase the whole NVMe namespace or subsystem")(
+      "thermal-interval", po::value<std::string>()->default_value("5s"),
+      "NVMe: read the SMART log's temperature and thermal management counters this often during "
+      "each workload, to mark throttled intervals (0 = off)");
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
       "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(
@@ -104,6 +107,9 @@ int cmd_run(const Args& args) {
     throw UsageError("--allow-nvme-purge needs --allow-destructive");
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("nvme-capture")) o.nvme_capture = vm["nvme-capture"].as<std::string>();
+  o.thermal_interval_s = parse_duration(vm["thermal-interval"].as<std::string>());
+  if (o.thermal_interval_s != 0 && o.thermal_interval_s < 0.01)
+    throw UsageError("--thermal-interval must be 0 (off) or at least 10ms");
   if (vm.count("inject-fault"))
     o.fault_plan = parse_fault_plan(vm["inject-fault"].as<std::string>());
   if (vm.count("suite-dir")) o.suite_dirs = vm["suite-dir"].as<std::vector<std::string>>();

@@ -9,8 +9,10 @@
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/host_load.hpp"
+#include "runner/measure/tail_samples.hpp"
 #include "runner/methods/capacity_check.hpp"
 #include "runner/methods/steady_state.hpp"
+#include "runner/methods/thermal_watch.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -72,6 +74,10 @@ std::string subject(const Metric& m, double v) {
     }
     case MetricKind::Capacity:
       return format_metric_value(m.kind, v) + " usable";
+    case MetricKind::Waf:
+      return "write amplification " + format_metric_value(m.kind, v);
+    case MetricKind::Dwpd:
+      return "endurance " + format_metric_value(m.kind, v);
   }
   return "";
 }
@@ -162,6 +168,12 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
 
 std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
                                    std::string& why) {
+  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
+    why = metric.name +
+          " is measured over the whole run (NVMe health before and after), not in workload '" +
+          r.id + "'";
+    return std::nullopt;
+  }
   if (metric.kind == MetricKind::Capacity) {  // runner/methods/capacity_check.hpp
     if (!r.capacity) {
       why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
@@ -203,6 +215,8 @@ std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r
     }
     case MetricKind::Latency:
     case MetricKind::Capacity:
+    case MetricKind::Waf:
+    case MetricKind::Dwpd:
       break;
   }
   std::vector<const LatencySummary*> sums;
@@ -239,6 +253,44 @@ std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r
 
 namespace {
 
+// The run's write amplification or endurance, or empty with `why`.
+std::optional<double> wear_value(const Metric& m, const JudgeContext& ctx, std::string& why) {
+  if (!ctx.wear) {
+    why = m.name + " needs the NVMe SMART log before and after the run, which this device lacks";
+    return std::nullopt;
+  }
+  const reporting::WearReport& w = *ctx.wear;
+  if (m.kind == MetricKind::Waf) {
+    if (w.waf) return *w.waf;
+    why = !w.media_written_bytes ? "waf needs the OCP C0h log (physical media units written)"
+                                 : "waf: the host wrote nothing during the run";
+    return std::nullopt;
+  }
+  if (!ctx.warranty_years) {
+    why = "endurance.dwpd needs warranty_years on the spec sheet";
+    return std::nullopt;
+  }
+  if (w.dwpd) return *w.dwpd;
+  why = "endurance.dwpd: " + w.basis;
+  return std::nullopt;
+}
+
+// Why a percentile claim cannot be judged on `r` (too few samples beyond it,
+// runner/measure/tail_samples.hpp); "" when every direction the metric reads has enough.
+std::string tail_shortfall(const Metric& m, const WorkloadResult& r) {
+  if (m.kind != MetricKind::Latency || !m.percentile) return "";
+  std::vector<const DirectionResult*> dirs;
+  if (m.direction != MetricDirection::Write && r.read) dirs.push_back(&*r.read);
+  if (m.direction != MetricDirection::Read && r.write) dirs.push_back(&*r.write);
+  for (const DirectionResult* d : dirs) {
+    const LatencySummary& s = m.latency == LatencyKind::Clat ? d->clat : d->lat;
+    if (s.samples == 0 || percentile_supported(*m.percentile, s.samples)) continue;
+    std::string side = dirs.size() > 1 ? (d == &*r.read ? "read " : "write ") : "";
+    return side + describe_shortfall(*m.percentile, s.samples, d->iops);
+  }
+  return "";
+}
+
 // What the results of a claim's workloads say about it: the figures, or the first problem (an
 // error outranks a skip), and what qualifies them (steady state, host limits).
 struct ClaimFigures {
@@ -247,6 +299,8 @@ struct ClaimFigures {
   VerdictStatus problem_status = VerdictStatus::Pass;
   bool not_steady = false, steady_unknown = false;
   std::string inconclusive, host_limited, host_busy;
+  std::string too_few;    // a percentile's samples (runner/measure/tail_samples.hpp)
+  std::string throttled;  // the drive throttled while the claim's workload was measured
   const WorkloadResult* early = nullptr;  // the one workload of the claim, with early_stop
 };
 
@@ -259,6 +313,11 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
     VerdictStatus st;
     std::string why = unusable(r, id, interrupted_run, st);
     if (why.empty()) {
+      if (std::string short_by = tail_shortfall(c.metric, *r); !short_by.empty()) {
+        if (!f.too_few.empty()) f.too_few += "; ";
+        f.too_few += (c.workloads.size() > 1 ? id + ": " : std::string()) + short_by;
+        continue;
+      }
       std::optional<double> m = metric_value(c.metric, *r, why);
       if (m) {
         f.values.push_back(*m);
@@ -278,6 +337,10 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
                          host_busy_reason(*r->host_busy);
         }
         if (r->early_stop && c.workloads.size() == 1) f.early = r;
+        if (std::string hot = describe_throttling(*r); !hot.empty()) {
+          if (!f.throttled.empty()) f.throttled += "; ";
+          f.throttled += (c.workloads.size() > 1 ? id + ": " : std::string()) + hot;
+        }
         if (std::string why_host = host_limit_reason(c, *r); !why_host.empty()) {
           if (!f.host_limited.empty()) f.host_limited += ", ";
           f.host_limited += (c.workloads.size() > 1 ? id + ": " : std::string()) + why_host;
@@ -391,8 +454,10 @@ void qualify_by_run_conditions(const Claim& c, const ClaimFigures& f, double mea
 
 // One claim: skipped when the suite lacks a workload of it, the problem when a result is unusable,
 // else compared with the claim and qualified.
-ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
-                         const std::vector<WorkloadResult>& results, bool interrupted_run) {
+ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
+                         const std::vector<WorkloadResult>& results, bool interrupted_run,
+                         const JudgeContext& context) {
+  Claim c = as_written;  // a per-TB claim becomes the threshold for this device's capacity
   ClaimVerdict v;
   v.workload = c.workload_label();
   v.metric = c.metric.name;
@@ -402,6 +467,19 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
   v.claimed = c.value;
   v.tolerance_pct = c.tolerance_pct;
   set_claim_position(c.location, v);
+  std::string per_tb_note;  // "; 50k IOPS per TB x 3.84 TB"
+  if (c.per_tb) {
+    if (!context.capacity_bytes || !(*context.capacity_bytes > 0)) {
+      v.status = VerdictStatus::Error;
+      v.message = "per-TB claim '" + c.value_text +
+                  "' needs the device's capacity, which is unknown (identity capacity_bytes)";
+      return v;
+    }
+    c.value = claim_threshold(as_written, *context.capacity_bytes);
+    v.claimed = c.value;
+    per_tb_note = "; " + format_metric_value(c.metric.kind, as_written.value) + " per TB x " +
+                  format_metric_value(MetricKind::Capacity, *context.capacity_bytes);
+  }
 
   std::vector<std::string> missing;
   for (const auto& id : c.workloads)
@@ -413,14 +491,39 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
                 " not in suite '" + suite.name + "'";
     return v;
   }
-  const ClaimFigures f = gather_figures(c, results, interrupted_run, v);
+  const bool wear_metric = c.metric.kind == MetricKind::Waf || c.metric.kind == MetricKind::Dwpd;
+  ClaimFigures f;
+  if (wear_metric) {  // one figure of the whole run (runner/methods/wear.hpp)
+    for (const auto& id : c.workloads)
+      if (const WorkloadResult* r = find_result(results, id)) v.time_s += r->elapsed_s;
+    std::string why;
+    std::optional<double> m = wear_value(c.metric, context, why);
+    if (!m) {
+      v.status = VerdictStatus::Error;
+      v.message = why;
+      return v;
+    }
+    f.values.push_back(*m);
+  } else {
+    f = gather_figures(c, results, interrupted_run, v);
+  }
   if (!f.problem.empty()) {
     v.status = f.problem_status;
     v.message = f.problem;
     return v;
   }
+  if (!f.too_few.empty()) {
+    // Too few I/Os beyond the percentile: the value is a handful of samples, not the tail.
+    v.status = VerdictStatus::Inconclusive;
+    v.message = "inconclusive: too few samples for " + c.metric.name + ": " + f.too_few +
+                " (claimed " + format_metric_value(c.metric.kind, c.value) + ")";
+    return v;
+  }
   const double measured = aggregate_value(c, f.values);
   compare_with_claim(c, measured, v);
+  v.message += per_tb_note;
+  if (wear_metric && context.wear)
+    v.message += "; over the whole run, projected from " + context.wear->basis;
   if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
     // What was found where: samples good, sample interval, where aliasing starts.
     if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
@@ -428,6 +531,7 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
   }
   qualify_by_run_conditions(c, f, measured, v);
   qualify_verdict(f, v);
+  if (!f.throttled.empty()) v.message += "; " + f.throttled;
   return v;
 }
 
@@ -435,10 +539,16 @@ ClaimVerdict judge_claim(const Claim& c, const Suite& suite,
 
 std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
                                 const std::vector<WorkloadResult>& results) {
+  return judge(sheet, suite, results, JudgeContext{});
+}
+
+std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
+                                const std::vector<WorkloadResult>& results,
+                                const JudgeContext& context) {
   std::vector<ClaimVerdict> out;
   const bool interrupted_run = run_was_interrupted(results);
   for (const Claim& c : sheet.claims)
-    out.push_back(judge_claim(c, suite, results, interrupted_run));
+    out.push_back(judge_claim(c, suite, results, interrupted_run, context));
 
   std::vector<ClaimVerdict> rest = judge_measured_only(suite, results);
   for (auto& v : rest) {
@@ -495,7 +605,12 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
     if (r->sustained) {
       const auto& sw = *r->sustained;
-      if (sw.dropped)
+      if (sw.dropped && sw.drop_cause == "thermal throttling")
+        text += ", throughput dropped after " +
+                format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
+                " by thermal throttling (not the write cache) to " +
+                format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
+      else if (sw.dropped)
         text += ", write cache " + format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
                 " then " + format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
       else

@@ -8,6 +8,8 @@
 //  - aggregate claims take the mean (or min/max) of the metric over their workloads.
 //  - error when a workload of the claim has errors, was interrupted, lacks the direction or the
 //    samples the metric needs, or did not run although nothing interrupted the run.
+//  - inconclusive when a percentile claim has fewer than 10 samples beyond its percentile
+//    (runner/measure/tail_samples.hpp); the message gives the I/Os needed and the runtime for them.
 //  - skipped when the claim names a workload the suite lacks, or when the run was interrupted
 //    before the workload started (a workload absent from the results while another one is marked
 //    interrupted).
@@ -24,8 +26,24 @@
 
 namespace storqual::runner {
 
+// What a verdict needs beyond the results: the device under test.
+struct JudgeContext {
+  // The device's capacity in bytes (identity capacity_bytes): per-TB claims scale with it (decimal
+  // TB); a per-TB claim without it is an error verdict.
+  std::optional<double> capacity_bytes;
+  // The run's write amplification and endurance (runner/methods/wear.hpp), for waf and
+  // endurance.dwpd claims; null without NVMe health. warranty_years: the sheet's (endurance.dwpd
+  // needs it).
+  const reporting::WearReport* wear = nullptr;
+  std::optional<double> warranty_years;
+};
+
 // Claims in sheet order, then measured-only verdicts in suite order. Never throws on results
 // (missing or odd results become error verdicts).
+[[nodiscard]] std::vector<reporting::ClaimVerdict> judge(
+    const SpecSheet& sheet, const Suite& suite,
+    const std::vector<reporting::WorkloadResult>& results, const JudgeContext& context);
+// The same without a device context (per-TB claims are then errors).
 [[nodiscard]] std::vector<reporting::ClaimVerdict> judge(
     const SpecSheet& sheet, const Suite& suite,
     const std::vector<reporting::WorkloadResult>& results);
@@ -41,9 +59,9 @@ namespace storqual::runner {
                                                  std::string& why);
 
 // 0 when nothing failed or erred (skipped and measured-only do not count); 1 when a claim failed
-// and nothing erred; 3 when any verdict is an error (an incomplete qualification outranks a failed
-// claim). An interrupted run exits 130 regardless: that is the caller's decision, it knows about
-// signals.
+// and nothing erred; 3 when any verdict is an error or inconclusive (an incomplete qualification
+// outranks a failed claim). An interrupted run exits 130 regardless: that is the caller's decision,
+// it knows about signals.
 [[nodiscard]] int exit_code_for(const std::vector<reporting::ClaimVerdict>& verdicts);
 
 // Human numbers as in verdict messages (reporting/metric.hpp).

@@ -32,6 +32,7 @@
 #include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/offset_generator.hpp"
 #include "runner/measure/random.hpp"
+#include "runner/measure/tail_samples.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload_monitor.hpp"
 
@@ -932,7 +933,8 @@ reporting::LatencySummary summarize(const LatencyHistogram& h) {
   s.max_ns = h.max();
   s.mean_ns = h.mean();
   s.stdev_ns = h.stdev();
-  s.percentiles = h.percentiles(kFioPercentiles);
+  s.percentiles =
+      h.percentiles(reported_percentiles(h.count()));  // runner/measure/tail_samples.hpp
   return s;
 }
 

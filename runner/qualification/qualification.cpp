@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,8 @@
 #include "runner/methods/preconditioning.hpp"
 #include "runner/methods/steady_state.hpp"
 #include "runner/methods/sustained_write.hpp"
+#include "runner/methods/thermal_watch.hpp"
+#include "runner/methods/wear.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"
@@ -150,13 +153,27 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   return c;
 }
 
+// Captured pages (tests): smart-before.bin and smart-after.bin, or the SMART pages listed in
+// smart-sequence.txt (one name a line: the snapshots and the thermal sampler take them in turn);
+// ocp-before.bin and ocp-after.bin when present.
+std::unique_ptr<devices::NvmeAdmin> captured_admin(const fs::path& dir) {
+  std::vector<std::string> smart{"smart-before.bin", "smart-after.bin"};
+  if (std::ifstream list(dir / "smart-sequence.txt"); list) {
+    smart.clear();
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty()) smart.push_back(line);
+  }
+  auto admin = std::make_unique<devices::CapturedNvmeAdmin>(dir, smart);
+  if (fs::exists(dir / "ocp-before.bin") && fs::exists(dir / "ocp-after.bin"))
+    admin->set_ocp_pages(dir, {"ocp-before.bin", "ocp-after.bin"});
+  return admin;
+}
+
 std::unique_ptr<devices::NvmeAdmin> nvme_admin_for(const QualificationOptions& o,
                                                    const devices::DeviceIdentity& id,
                                                    std::vector<std::string>& notes) {
   try {
-    if (o.nvme_capture)
-      return std::make_unique<devices::CapturedNvmeAdmin>(
-          *o.nvme_capture, std::vector<std::string>{"smart-before.bin", "smart-after.bin"});
+    if (o.nvme_capture) return captured_admin(*o.nvme_capture);
     if (id.transport == devices::Transport::Nvme && !id.devnode.empty() && o.sysfs_root == "/sys")
       return std::make_unique<devices::LibnvmeAdmin>(id.devnode);
   } catch (const std::exception& e) {
@@ -351,6 +368,13 @@ void record_workload_error(reporting::WorkloadResult& r, const WorkloadSpec& w, 
   std::fprintf(con, "  %s: error: %s\n", w.id.c_str(), what);
 }
 
+// The identity's capacity in bytes, 0 when unknown (per-TB claims, the endurance projection).
+double device_capacity(const devices::DeviceIdentity& identity) {
+  return identity.capacity_bytes.known()
+             ? std::strtod(identity.capacity_bytes.value.c_str(), nullptr)
+             : 0;
+}
+
 // Step 1: who the target is. Resolves it (a block device, or a file or directory on one), reads its
 // identity (sysfs, udev, NVMe identify through the admin seam when there is one) into run.device.
 struct IdentifiedTarget {
@@ -476,6 +500,7 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
                                           const QualificationOptions& o,
                                           const IdentifiedTarget& target,
                                           const NvmePurgeAccess& nvme_purge,
+                                          SerializedNvmeAdmin* shared_admin,
                                           const RunWorkload& measure, int& open_errno) {
   std::FILE* con = o.console;
   reporting::WorkloadResult r;
@@ -489,8 +514,15 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
       r.skipped = *unfit;
       std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
     } else {
+      std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
+      if (shared_admin && o.thermal_interval_s > 0)
+        sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
       r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure,
                         preconditioning);
+      if (sampler) {
+        const double total_s = sampler->elapsed_s();
+        attach_thermal(r, sampler->stop(), total_s);
+      }
       r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
                                        read_pcie_link(o.sysfs_root, target.resolved.device));
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
@@ -542,10 +574,13 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     const IdentifiedTarget& target, std::vector<std::string>& notes, reporting::RunResult& run) {
   std::atomic<bool>& stop = install_stop_handlers();
   std::FILE* con = o.console;
-  auto before = snapshot(target.admin.get(), notes);
+  // The thermal sampler shares the admin handle with the snapshots and a purge.
+  std::unique_ptr<SerializedNvmeAdmin> shared_admin;
+  if (target.admin) shared_admin = std::make_unique<SerializedNvmeAdmin>(*target.admin);
+  auto before = snapshot(shared_admin.get(), notes);
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
-  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = target.admin.get()};
+  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
@@ -553,14 +588,14 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     RunWorkload measure = [&](const WorkloadSpec& w) {
       return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
-    reporting::WorkloadResult r =
-        measure_planned(chosen, plan, i, o, target, nvme_purge, measure, open_errno);
+    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, nvme_purge,
+                                                  shared_admin.get(), measure, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
     if (target.admin && before && i + 1 < plan.size() && gone.empty()) {
       // A mid-run SMART sample: a warning raised (or cleared again) between workloads is seen.
-      if (auto mid = snapshot(target.admin.get(), notes)) {
+      if (auto mid = snapshot(shared_admin.get(), notes)) {
         health_during.push_back(*mid);
         health_labels.push_back("after workload " + std::to_string(i + 1) + " of " +
                                 std::to_string(plan.size()));
@@ -573,7 +608,13 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       break;
     }
   }
-  auto after = snapshot(target.admin.get(), notes);
+  auto after = snapshot(shared_admin.get(), notes);
+  const double capacity = device_capacity(target.identity);
+  const auto& sheet = chosen.choice.sheet;
+  if (before && after)
+    run.device.wear = assess_wear(
+        *before, *after, capacity,
+        sheet && sheet->warranty_years ? *sheet->warranty_years : kDefaultWarrantyYears);
   if (before) run.device.health_before = to_field_rows(devices::health_rows(*before));
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
@@ -582,10 +623,15 @@ std::optional<reporting::ClaimVerdict> measure_plan(
 }
 
 // Step 5: the verdicts (claims, data integrity, baseline) and the exit code they make.
-void judge_run(const ChosenSuite& chosen, const QualificationOptions& o,
+void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double capacity,
                std::optional<reporting::ClaimVerdict> health, reporting::RunResult& run) {
-  run.verdicts = chosen.choice.sheet ? judge(*chosen.choice.sheet, chosen.suite, run.workloads)
-                                     : judge_measured_only(chosen.suite, run.workloads);
+  JudgeContext context;  // per-TB claims scale with the capacity
+  if (capacity > 0) context.capacity_bytes = capacity;
+  if (run.device.wear) context.wear = &*run.device.wear;
+  if (chosen.choice.sheet) context.warranty_years = chosen.choice.sheet->warranty_years;
+  run.verdicts = chosen.choice.sheet
+                     ? judge(*chosen.choice.sheet, chosen.suite, run.workloads, context)
+                     : judge_measured_only(chosen.suite, run.workloads);
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);
   run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
@@ -633,7 +679,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
   const devices::AdmittedTarget admitted = admit_plan(plan, o, notes);  // held to the end
   auto health = measure_plan(chosen, plan, o, target, notes, run);
-  judge_run(chosen, o, std::move(health), run);
+  judge_run(chosen, o, device_capacity(target.identity), std::move(health), run);
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_reports(o, out);

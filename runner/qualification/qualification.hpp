@@ -33,6 +33,9 @@ struct QualificationOptions {
   bool allow_nvme_purge = false;    // a suite's purge="format|sanitize" may erase the namespace
   std::string sysfs_root = "/sys";  // hidden: a captured tree
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
+  // --thermal-interval: seconds between SMART readings during each workload (NVMe; 0 = off),
+  // runner/methods/thermal_watch.hpp
+  double thermal_interval_s = 5;
   // hidden --inject-fault: every engine of the run wrapped in a FaultEngine
   // (runner/measure/fault_spec.hpp)
   std::optional<engines::FaultPlan> fault_plan;

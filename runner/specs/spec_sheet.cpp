@@ -135,6 +135,10 @@ const char* family_example(MetricKind k) {
       return "a latency such as 250us, 1.5ms or 800ns";
     case MetricKind::Capacity:
       return "a size such as 64GB, 500 GB or 2TiB";
+    case MetricKind::Waf:
+      return "a write amplification factor such as 1.5 or 2.0x";
+    case MetricKind::Dwpd:
+      return "drive writes per day such as 1 or 3 DWPD";
   }
   return "";
 }
@@ -165,6 +169,9 @@ UnitFamily family_of(MetricKind k) {
       return UnitFamily::Latency;
     case MetricKind::Capacity:
       return UnitFamily::Capacity;
+    case MetricKind::Waf:
+    case MetricKind::Dwpd:
+      break;
   }
   return UnitFamily::Unknown;
 }
@@ -223,7 +230,8 @@ void check_id(const XmlFile& file, pugi::xml_attribute a, std::string_view id) {
 }
 
 Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_tolerance) {
-  expect_only(file, node, "workload workloads aggregate metric value tolerance steady", "");
+  expect_only(file, node, "workload workloads aggregate metric value value_per_tb tolerance steady",
+              "");
   Claim c;
   c.location = file.where(node);
   c.tolerance_pct = sheet_tolerance;
@@ -267,12 +275,20 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
   } catch (const UnitError& e) {
     throw file.error_value(metric, e.what());
   }
-  pugi::xml_attribute value = required_attribute(file, node, "value");
-  c.value_text = value.value();
+  pugi::xml_attribute value = node.attribute("value");
+  pugi::xml_attribute per_tb = node.attribute("value_per_tb");
+  if (value && per_tb)
+    throw file.error(per_tb, "a <claim> takes value=\"...\" or value_per_tb=\"...\", not both");
+  if (!per_tb) value = required_attribute(file, node, "value");
+  c.value_text = per_tb ? per_tb.value() : value.value();
   try {
-    c.value = parse_claim_value(c.metric, c.value_text);
+    c.value = parse_claim_value(c.metric, c.value_text, c.per_tb);
+    if (per_tb && !c.per_tb) {
+      c.per_tb = true;
+      c.value = parse_claim_value(c.metric, c.value_text + "/TB", c.per_tb);
+    }
   } catch (const UnitError& e) {
-    throw file.error_value(value, e.what());
+    throw file.error_value(per_tb ? per_tb : value, e.what());
   }
   if (pugi::xml_attribute t = node.attribute("tolerance"))
     c.tolerance_pct = parse_tolerance(file, t);
@@ -307,7 +323,7 @@ SpecSheet load_sheet(const XmlFile& file) {
   if (std::string_view(root.name()) != "spec-sheet")
     throw file.error(
         root, "unknown root element <" + std::string(root.name()) + "> (expected <spec-sheet>)");
-  expect_only(file, root, "name vendor suite source", "match claims");
+  expect_only(file, root, "name vendor suite source warranty_years", "match claims");
   SpecSheet sheet;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (trim(name.value()).empty()) throw file.error_value(name, "empty spec sheet name");
@@ -317,6 +333,17 @@ SpecSheet load_sheet(const XmlFile& file) {
   pugi::xml_attribute suite = required_attribute(file, root, "suite");
   if (trim(suite.value()).empty()) throw file.error_value(suite, "empty suite name");
   sheet.suite = suite.value();
+  if (pugi::xml_attribute w = root.attribute("warranty_years")) {
+    double years = 0;
+    std::string_view t = trim(w.value());
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), years);
+    if (ec != std::errc() || ptr != t.data() + t.size() || !(years > 0) || years > 50)
+      throw file.error_value(w,
+                             "warranty_years: expected a number of years above 0 (at most 50), "
+                             "got '" +
+                                 std::string(w.value()) + "'");
+    sheet.warranty_years = years;
+  }
 
   pugi::xml_node claims_node;
   for (pugi::xml_node child : root.children()) {
@@ -368,6 +395,14 @@ Metric parse_metric(std::string_view name) {
   if (rest == "capacity") {  // usable bytes of a <capacity> check
     return m;
   }
+  if (rest == "waf") {  // write amplification over the run (runner/methods/wear.hpp)
+    m.kind = MetricKind::Waf;
+    return m;
+  }
+  if (rest == "endurance.dwpd") {  // drive writes per day over the sheet's warranty_years
+    m.kind = MetricKind::Dwpd;
+    return m;
+  }
   if (rest == "sustained.bw") {
     m.direction = MetricDirection::Write;
     m.sustained = true;
@@ -396,7 +431,8 @@ Metric parse_metric(std::string_view name) {
   } else {
     throw UnitError("unknown metric '" + std::string(name) +
                     "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
-                    "prefixed with read. or write.; or sustained.bw or capacity)");
+                    "prefixed with read. or write.; or sustained.bw, capacity, waf or "
+                    "endurance.dwpd)");
   }
   m.percentile = parse_stat(stat, name);
   return m;
@@ -405,6 +441,16 @@ Metric parse_metric(std::string_view name) {
 double parse_claim_value(const Metric& metric, std::string_view text) {
   NumberAndUnit nu = split_value(text);
   std::string shown(trim(text));
+  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
+    const std::string u = lower(nu.unit);
+    const bool fits = u.empty() || (metric.kind == MetricKind::Waf ? u == "x" : u == "dwpd");
+    if (!fits)
+      throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
+                      "' takes " + family_example(metric.kind) + ")");
+    if (!(nu.number > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
+    if (nu.number > 1000) throw UnitError("claim value '" + shown + "' is absurd (more than 1000)");
+    return nu.number;
+  }
   const std::string unit = lower(nu.unit);
   const UnitDef* def = nullptr;
   for (const UnitDef& u : kUnits)
@@ -434,6 +480,28 @@ double parse_claim_value(const Metric& metric, std::string_view text) {
   if (v > limit)
     throw UnitError("claim value '" + shown + "' is absurd (more than " + limit_text + ")");
   return v;
+}
+
+double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb) {
+  std::string_view s = trim(text);
+  per_tb = false;
+  if (s.size() > 3 && lower(s.substr(s.size() - 3)) == "/tb") {
+    if (metric.kind != MetricKind::Iops && metric.kind != MetricKind::Bandwidth)
+      throw UnitError("claim value '" + std::string(s) + "' is per TB, but metric '" + metric.name +
+                      "' does not scale with capacity (per-TB claims are IOPS or bandwidth)");
+    per_tb = true;
+    s.remove_suffix(3);
+    s = trim(s);
+    // "50k IOPS/TB", "50kIOPS/TB" and "50k/TB" alike: a rate prefix may stand before "IOPS".
+    if (s.size() > 4 && lower(s.substr(s.size() - 4)) == "iops")
+      s = trim(s.substr(0, s.size() - 4));
+    return parse_claim_value(metric, s);
+  }
+  return parse_claim_value(metric, s);
+}
+
+double claim_threshold(const Claim& claim, double capacity_bytes) {
+  return claim.per_tb ? claim.value * capacity_bytes / 1e12 : claim.value;
 }
 
 std::string Claim::workload_label() const {

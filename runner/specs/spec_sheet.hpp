@@ -17,12 +17,14 @@
 
 #include "reporting/metric.hpp"
 #include "runner/measure/latency_histogram.hpp"
+#include "runner/measure/tail_samples.hpp"
 
 namespace storqual::runner {
 
-// The percentiles the runner reports (fio's default list). A claim on any other percentile is
-// refused when the sheet is loaded.
-inline constexpr auto kReportedPercentiles = kFioPercentiles;
+// The percentiles a claim may name: fio's default list and the extended tail to p99.9999 (reported
+// where the samples support it, runner/measure/tail_samples.hpp). Any other percentile is refused
+// when the sheet is loaded.
+inline constexpr auto kReportedPercentiles = kClaimablePercentiles;
 
 // Tolerance when neither the claim nor <claims> gives one.
 inline constexpr double kDefaultTolerancePct = 10.0;
@@ -55,6 +57,11 @@ struct Metric {
 // metric, a value that is not positive, or an absurd one (> 1G IOPS, > 1 TB/s, > 1 hour).
 [[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text);
 
+// A claim value with an optional "/TB" suffix ("50k IOPS/TB", "40MB/s/TB"): the value in base units
+// per decimal TB and per_tb set. Without the suffix it is parse_claim_value. Throws UnitError when
+// a per-TB value does not fit the metric (latency and capacity do not scale with capacity).
+[[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb);
+
 enum class Aggregate { None, Mean, Min, Max };
 // "mean", "min" or "max" (None, a claim on one workload, reads as "mean" of that one).
 [[nodiscard]] const char* to_string(Aggregate a) noexcept;
@@ -63,8 +70,11 @@ struct Claim {
   std::vector<std::string> workloads;  // one id, or several for an aggregate claim
   Aggregate aggregate = Aggregate::None;
   Metric metric;
-  double value = 0;        // base unit of the metric
+  double value = 0;        // base unit of the metric (per decimal TB when per_tb)
   std::string value_text;  // as written, e.g. "540MB/s"
+  // value_per_tb="50k", or a unit written per TB ("50k IOPS/TB", "40MB/s/TB"): the threshold is
+  // value * the device's capacity in decimal TB (10^12 bytes), as datacenter targets are written.
+  bool per_tb = false;
   double tolerance_pct = kDefaultTolerancePct;
   bool steady = false;  // the vendor's number is a steady-state figure (SNIA PTS)
   // steady="required": without steady state the verdict is an error "inconclusive: ..."
@@ -73,6 +83,10 @@ struct Claim {
   // "randread-4k-qd32" or "randrw70-4k randrw70-8k randrw70-16k" (as in ClaimVerdict::workload)
   [[nodiscard]] std::string workload_label() const;
 };
+
+// The threshold a claim is judged against on a device of `capacity_bytes`: value, or value times
+// the capacity in decimal TB for a per-TB claim.
+[[nodiscard]] double claim_threshold(const Claim& claim, double capacity_bytes);
 
 // One <match>: every given field must match its glob (fnmatch, case-insensitive).
 struct MatchRule {
@@ -90,6 +104,8 @@ class SpecSheet {
   std::string sha256;          // of the file's bytes, lower-case hex
   std::vector<MatchRule> match;
   std::vector<Claim> claims;
+  // warranty_years="5": the warranty period endurance.dwpd projects over (runner/methods/wear.hpp).
+  std::optional<double> warranty_years;
 
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.

@@ -80,7 +80,10 @@ TEST(NvmeSmart, ParsesKelvinWearAndCountersAboveTwoToThe64) {
   EXPECT_EQ(row_value(rows, "percentage_used"), "104");
   EXPECT_EQ(row_value(rows, "data_written_bytes"), "18889465931478580342784000");
   EXPECT_EQ(row_value(rows, "critical_warning"), "0x00 (none)");
-  for (const auto& r : rows) EXPECT_EQ(r.source, "nvme:smart-log");
+  // The SMART rows, then the note that this capture has no OCP C0h page (ocp_smart_log_test).
+  for (const auto& r : rows)
+    EXPECT_EQ(r.source, r.field.rfind("ocp.", 0) == 0 ? "nvme:ocp-c0h" : "nvme:smart-log");
+  EXPECT_EQ(row_value(rows, "ocp.c0h"), "not available: no captured log page C0h");
 }
 
 TEST(NvmeSmart, MaximumCountersPrintExactly) {

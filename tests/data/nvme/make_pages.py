@@ -40,7 +40,7 @@ def identify_ns():
 
 
 def smart(warning, kelvin, spare, used, read, written, hours, cycles, unsafe, media, errlog,
-          warn_min, crit_min):
+          warn_min, crit_min, tmt=(0, 0, 0, 0)):
     p = bytearray(512)
     p[0] = warning
     put(p, 1, struct.pack("<H", kelvin))
@@ -55,6 +55,41 @@ def smart(warning, kelvin, spare, used, read, written, hours, cycles, unsafe, me
     put(p, 160, u128(media))
     put(p, 176, u128(errlog))
     put(p, 192, struct.pack("<II", warn_min, crit_min))
+    put(p, 216, struct.pack("<IIII", *tmt))                       # TMT1/TMT2 counts, total times (s)
+    return p
+
+
+OCP_GUID = bytes.fromhex("AFD514C97C6F4F9CA4F2BFEA2810AFC5")[::-1]  # little-endian in the page
+
+
+def ocp_c0(pmuw, pmur, bad_user, bad_user_norm, bad_sys, bad_sys_norm, xor, uncorr, soft_ecc,
+           e2e_det, e2e_corr, sys_used, refresh, erase_max, erase_min, tt_events, tt_status,
+           pcie_corr, incomplete, free_pct, cap_health, unaligned, secver, nuse, plp, endurance,
+           version=4, guid=OCP_GUID):
+    """OCP Datacenter NVMe SSD specification, SMART / Health Information Extended (C0h)."""
+    p = bytearray(512)
+    put(p, 0, u128(pmuw))                                         # physical media units written
+    put(p, 16, u128(pmur))                                        # physical media units read
+    put(p, 32, bad_user.to_bytes(6, "little"))
+    put(p, 38, struct.pack("<H", bad_user_norm))
+    put(p, 40, bad_sys.to_bytes(6, "little"))
+    put(p, 46, struct.pack("<H", bad_sys_norm))
+    put(p, 48, struct.pack("<QQQ", xor, uncorr, soft_ecc))
+    put(p, 72, struct.pack("<II", e2e_det, e2e_corr))
+    p[80] = sys_used
+    put(p, 81, refresh.to_bytes(7, "little"))
+    put(p, 88, struct.pack("<II", erase_max, erase_min))
+    p[96] = tt_events
+    p[97] = tt_status
+    put(p, 104, struct.pack("<Q", pcie_corr))
+    put(p, 112, struct.pack("<I", incomplete))
+    p[120] = free_pct
+    put(p, 128, struct.pack("<H", cap_health))
+    put(p, 136, struct.pack("<QQQ", unaligned, secver, nuse))
+    put(p, 160, u128(plp))
+    put(p, 176, u128(endurance))
+    put(p, 494, struct.pack("<H", version))
+    put(p, 496, guid)
     return p
 
 
@@ -77,6 +112,30 @@ def main():
     }
     # What a drive reports now, for `storqual identify --nvme-pages` (the default page name).
     pages["smart-log.bin"] = pages["smart-before.bin"]
+    # OCP C0h: every field a distinct known value; 48- and 56-bit counters use their high bytes.
+    ocp = dict(pmuw=3 * 10**12, pmur=(1 << 64) + 7, bad_user=0x0000_0102_0304, bad_user_norm=98,
+               bad_sys=0x0506_0000_0001, bad_sys_norm=99, xor=11, uncorr=2, soft_ecc=333,
+               e2e_det=4, e2e_corr=3, sys_used=12, refresh=0x01_0203_0405_0607,
+               erase_max=1500, erase_min=1200, tt_events=6, tt_status=0, pcie_corr=21,
+               incomplete=1, free_pct=37, cap_health=100, unaligned=55, secver=3,
+               nuse=244190000, plp=17, endurance=5 * 10**15)
+    pages["ocp-smart-log.bin"] = ocp_c0(**ocp)
+    pages["ocp-before.bin"] = pages["ocp-smart-log.bin"]
+    # After the run: 2.56 GB more media writes for the 1.024 GB the host wrote (smart-before ->
+    # smart-after: 2000 data units): write amplification 2.5; a new bad block, a PCIe error,
+    # one more throttling event and throttling on at the end.
+    after = dict(ocp, pmuw=ocp["pmuw"] + 2_560_000_000, bad_user=ocp["bad_user"] + 1,
+                 pcie_corr=22, tt_events=7, tt_status=1)
+    pages["ocp-after.bin"] = ocp_c0(**after)
+    # Another vendor's C0h: same size, a different GUID.
+    pages["ocp-wrong-guid.bin"] = ocp_c0(**ocp, guid=bytes(range(16)))
+    # A run that heats up: the composite temperature climbs and the drive enters thermal
+    # management level 1 (TMT1) between the third and the fourth reading, 40 s of it by the last.
+    for i, (kelvin, tmt) in enumerate([(330, (2, 0, 100, 0)), (340, (2, 0, 100, 0)),
+                                       (348, (2, 0, 100, 0)), (352, (3, 0, 110, 0)),
+                                       (353, (3, 0, 140, 0)), (351, (3, 0, 140, 0))]):
+        pages["smart-thermal-%d.bin" % i] = smart(0x00, kelvin, 100, 3, 5, 1000 + 500 * i, 200,
+                                                  10, 1, 0, 0, 0, 0, tmt)
     for name, data in pages.items():
         with open(os.path.join(HERE, name), "wb") as f:
             f.write(bytes(data))
