@@ -7,7 +7,7 @@
 
 namespace storqual::runner {
 
-// Exit codes (DESIGN.md section 5).
+// Exit codes (README.md, "Exit codes"; docs/robustness.md for 3 and 128+signal).
 enum ExitCode : int {
   kExitPass = 0,         // every claim passed
   kExitClaimFailed = 1,  // a claim failed

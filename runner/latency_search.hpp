@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Latency-bounded IOPS (seed 002, DESIGN.md section 3): the highest IOPS whose latency statistic
+// Latency-bounded IOPS (the iodepth-sweep method, docs/formats.md "<latency-search>"): the highest IOPS whose latency statistic
 // (mean, or a reported percentile, of fio's `lat`: submission to completion) stays at or under a
 // limit. Sweeps iodepth 1, 2, 4 ... max_iodepth until the limit is crossed, then bisects between
 // the last good and the first bad depth. Every step is a full run of the workload at that depth;

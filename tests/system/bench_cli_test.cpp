@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual bench` as a user meets it: real files (O_DIRECT), bad input with exit 2 and a clear
-// message, the JSON shape of DESIGN.md section 7, the per-I/O log.
+// message, the JSON shape of docs/reports.md ("JSON"), the per-I/O log.
 #include <gtest/gtest.h>
 
 #include <fstream>

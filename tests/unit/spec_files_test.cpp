@@ -114,9 +114,9 @@ TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
+TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
   const auto dir = kSource / "suites";
-  Suite sata = Suite::load(dir / "sata-ssd.xml");  // seed 000
+  Suite sata = Suite::load(dir / "sata-ssd.xml");  // the datasheet corners
   for (const char* id :
        {"randread-4k-qd32", "randwrite-4k-qd32", "seqread-1m-qd32", "seqwrite-1m-qd32"}) {
     const SuiteWorkload* w = sata.find(id);
@@ -126,7 +126,7 @@ TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
     EXPECT_EQ(w->spec.params.size, 5ull << 30);
     EXPECT_TRUE(w->spec.params.direct);
   }
-  Suite cloud = Suite::load(dir / "cloud-disk.xml");  // seed 001
+  Suite cloud = Suite::load(dir / "cloud-disk.xml");  // the cloud provider's method
   for (const auto& w : cloud.workloads) {
     EXPECT_EQ(w.spec.params.rw, "randrw");
     EXPECT_EQ(w.spec.params.rwmixread, 70u);
@@ -134,7 +134,7 @@ TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
     EXPECT_EQ(w.spec.params.numjobs, 4u);
     EXPECT_DOUBLE_EQ(w.spec.params.runtime_s, 600);
   }
-  Suite bound = Suite::load(dir / "latency-bound.xml");  // seed 002
+  Suite bound = Suite::load(dir / "latency-bound.xml");  // the latency-bounded IOPS method
   int searches = 0;
   for (const auto& w : bound.workloads) {
     if (!w.latency_search) continue;
