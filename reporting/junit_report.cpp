@@ -63,6 +63,7 @@ void add_verdict_case(pugi::xml_node suite, const std::string& classname, const 
   auto props = tc.append_child("properties");
   add_property(props, "status", std::string(to_string(v.status)));
   if (v.measured) add_property(props, "measured", number_text(*v.measured));
+  if (!v.figure.empty()) add_property(props, "figure", v.figure);  // what `measured` is
   if (v.claimed) add_property(props, "claimed", number_text(*v.claimed));
   add_property(props, "unit", v.unit);
   if (v.claimed) add_property(props, "tolerance", number_text(v.tolerance_pct) + "%");
@@ -98,7 +99,9 @@ void add_verdict_case(pugi::xml_node suite, const std::string& classname, const 
       break;
   }
   std::string out = std::string(to_string(v.status)) + ": " + message;
-  if (v.measured) out += "\nmeasured " + format_metric_value(*v.measured, v.unit);
+  if (v.measured)
+    out += "\nmeasured " + format_metric_value(*v.measured, v.unit) +
+           (v.figure.empty() ? "" : " (" + v.figure + ")");
   if (v.claimed) out += "\nclaimed " + format_metric_value(*v.claimed, v.unit);
   tc.append_child("system-out").text().set(sanitize_text(out).c_str());
 }

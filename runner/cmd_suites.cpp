@@ -33,7 +33,7 @@ void print_suite(const Suite& suite, bool with_fio) {
     }
     const auto& p = w.spec.params;
     std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
-                                               " " + w.latency_search->stat +
+                                               " " + w.latency_search->label() +
                                                "<=" + format_ns(w.latency_search->limit_ns)
                                          : "QD" + std::to_string(p.iodepth);
     std::printf("  %-22s %-9s %-5s %s x%u, %s\n", w.id().c_str(), p.rw.c_str(),

@@ -27,7 +27,10 @@
 #include <vector>
 
 #include "runner/block_io_driver.hpp"
+#include "runner/disk_stats.hpp"
+#include "runner/io_depths.hpp"
 #include "runner/latency_histogram.hpp"
+#include "runner/random_map.hpp"
 #include "runner/units.hpp"
 #include "runner/verify.hpp"
 
@@ -238,6 +241,7 @@ struct JobOutcome {
   bool interrupted = false;
   IntegrityTally inline_tally;  // verify_backlog read-backs
   std::uint64_t verified_inline = 0;
+  IoDepthCounts depths{};  // submissions by requests in flight (runner/io_depths.hpp)
 };
 
 class Job {
@@ -319,14 +323,10 @@ class Job {
     }
 
     Random rng(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
-    // Size-based random: visit every block once in a scrambled order (i * step mod blocks with
-    // step coprime to blocks).
-    std::uint64_t perm_step = 1, perm_start = 0;
-    if (random && !time_based && blocks > 1) {
-      perm_step = blocks / 2 + 1 + rng.below(blocks / 3 + 1);
-      while (std::gcd(perm_step, blocks) != 1) ++perm_step;
-      perm_start = rng.below(blocks);
-    }
+    // fio's random map (the default): every block once per pass, in a random order; with
+    // norandommap each offset is drawn independently (with replacement).
+    std::optional<RandomMap> random_map;
+    if (random && p.randommap && blocks > 0) random_map.emplace(blocks, rng.next());
     // Open-loop rate: I/O k is due at t0 + k / rate; its latency counts from then.
     const double rate = plan_.spec->effective_rate_iops();
     std::uint64_t next_due = plan_.t0, rated = 0;
@@ -341,10 +341,21 @@ class Job {
     const std::uint64_t retry_limit_ns = io_timeout_ns ? io_timeout_ns : drain_limit_ns;
     std::uint64_t drain_deadline = UINT64_MAX;
 
+    // The live counters are the sum over jobs: each job adds what it counted since it last did.
+    std::uint64_t live_ios = 0, live_bytes = 0;
+    auto publish_live = [&] {
+      const std::uint64_t ios = out_.dir[0].ios + out_.dir[1].ios;
+      const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
+      live->ios.fetch_add(ios - live_ios, std::memory_order_relaxed);
+      live->bytes.fetch_add(bytes - live_bytes, std::memory_order_relaxed);
+      live_ios = ios;
+      live_bytes = bytes;
+      if (measuring) live->measuring.store(true, std::memory_order_relaxed);
+    };
     auto next_offset = [&]() -> std::uint64_t {
       std::uint64_t block;
       if (random) {
-        block = time_based ? rng.below(blocks) : (perm_start + issued * perm_step) % blocks;
+        block = random_map ? random_map->next() : rng.below(blocks);
       } else {
         block = seq_next;
         if (++seq_next == blocks) seq_next = 0;
@@ -617,6 +628,7 @@ class Job {
             ++issued;
           }
           if (st == QueueStatus::Completed) {
+            ++out_.depths[io_depth_bucket(in_flight + 1)];
             std::uint64_t t = now_fn();
             issue_ns[slot] = now;
             if (account(slot, t)) free_slots.push_back(slot);
@@ -624,10 +636,7 @@ class Job {
             if (!issuing || (time_based && now >= plan_.end) ||
                 (stop && stop->load(std::memory_order_relaxed)))
               break;
-            if (live && (issued & 255) == 0) {
-              live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
-              live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
-            }
+            if (live && (issued & 255) == 0) publish_live();
           } else {
             staged[n_staged++] = slot;
             busy[slot] = 1;
@@ -640,6 +649,7 @@ class Job {
           const std::uint64_t handed = now_fn();
           for (unsigned i = 0; i < n_staged; ++i) issue_ns[staged[i]] = handed;
           int rc = engine_->commit();
+          out_.depths[io_depth_bucket(in_flight)] += n_staged;
           if (rc < 0) {
             out_.run_error = std::string("submit failed: ") + std::strerror(-rc);
             issuing = false;
@@ -685,10 +695,7 @@ class Job {
         busy[slot] = 0;
         --in_flight;
       }
-      if (live && n > 0) {
-        live->ios.store(out_.dir[0].ios + out_.dir[1].ios, std::memory_order_relaxed);
-        live->bytes.store(out_.dir[0].bytes + out_.dir[1].bytes, std::memory_order_relaxed);
-      }
+      if (live && n > 0) publish_live();
       if (io_timeout_ns && in_flight > 0) {
         for (unsigned s = 0; s < depth_; ++s) {
           if (busy[s] && t - issue_ns[s] > io_timeout_ns) {
@@ -900,9 +907,15 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   if (options.live) {
     options.live->ios = 0;
     options.live->bytes = 0;
+    options.live->measuring = false;
   }
+  // The device's own counters around the jobs (fio's "Disk stats"); none for the null engine.
+  const std::optional<DiskCounters> disk_before =
+      p.ioengine == "null" || plan.abort ? std::nullopt : read_disk_counters(p.target);
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
+  const std::optional<DiskCounters> disk_after =
+      disk_before ? read_disk_counters(p.target) : std::nullopt;
   jobs.clear();  // closes engines
   if (lat_log) std::fclose(lat_log);
 
@@ -915,6 +928,10 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   reporting::WorkloadResult result;
   result.id = spec.id;
   result.params = p;
+  if (disk_before && disk_after) result.disk_stats = disk_stats_between(*disk_before, *disk_after);
+  result.io_depths.submitted.assign(kIoDepthBuckets, 0);
+  for (const auto& o : outcomes)
+    for (std::size_t b = 0; b < kIoDepthBuckets; ++b) result.io_depths.submitted[b] += o.depths[b];
   result.fio_command = fio_command(spec);
   DirectionStats merged[2];
   std::uint64_t last_completion = plan.measure_start;
@@ -992,6 +1009,11 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     if (p.runtime_s > 0 && !result.interrupted)
       points = std::min<std::size_t>(
           points, static_cast<std::size_t>(std::ceil(p.runtime_s / interval_s - 1e-9)));
+    // A last interval shorter than half the others (a runtime of 10.00002 s: a 20 us eleventh)
+    // is not a sample of the rate: a few I/Os over a sliver of time would set min/max/avg. Its
+    // I/Os stay in the totals.
+    if (points > 1 && elapsed - static_cast<double>(points - 1) * interval_s < interval_s / 2)
+      --points;
     for (std::size_t i = 0; i < points; ++i) {
       const auto& s = total[i];
       double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);

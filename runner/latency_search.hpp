@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Latency-bounded IOPS (the iodepth-sweep method, docs/formats.md "<latency-search>"): the highest IOPS whose latency statistic
-// (mean, or a reported percentile, of fio's `lat`: submission to completion) stays at or under a
-// limit. Sweeps iodepth 1, 2, 4 ... max_iodepth until the limit is crossed, then bisects between
-// the last good and the first bad depth. Every step is a full run of the workload at that depth;
-// all steps form the IOPS/latency curve.
+// Latency-bounded IOPS (the iodepth-sweep method, docs/formats.md "<latency-search>"): the
+// highest IOPS whose latency statistic (mean, or a reported percentile, of fio's `lat`,
+// submission to completion, or of `clat`, completion only) stays at or under a limit. By default
+// every iodepth 1, 2, 4 ... max_iodepth runs and the answer is the passing depth with the most
+// IOPS, wherever it lies (a curve need not be monotone: a depth over the limit can be followed by
+// one within it). With `bisect` the sweep stops at the first depth over the limit and bisects
+// between it and the last good one. Every step is a full run of the workload at that depth; all
+// steps form the IOPS/latency curve.
 #pragma once
 
 #include <functional>
@@ -18,7 +21,7 @@ namespace storqual::runner {
 struct LatencySearchOutcome {
   reporting::WorkloadResult best;  // the run at the chosen depth (kind "latency-search")
   std::vector<reporting::LatencyCurvePoint> curve;  // every step, sorted by iodepth
-  bool limit_met = false;  // false: even iodepth 1 is over the limit (best is the iodepth-1 run)
+  bool limit_met = false;  // false: no depth is within the limit (best is the iodepth-1 run)
 };
 
 using MeasureFunction = std::function<reporting::WorkloadResult(const WorkloadSpec&)>;

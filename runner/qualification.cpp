@@ -27,6 +27,7 @@
 #include "devices/sysfs.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/fio_summary.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
@@ -215,19 +216,10 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
     done = true;
   });
   auto start = std::chrono::steady_clock::now();
-  std::uint64_t last_ios = 0, last_bytes = 0;
-  double last_t = 0;
   while (!done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::uint64_t ios = live.ios.load(), bytes = live.bytes.load();
-    double dt = t - last_t;
-    if (dt > 0 && !done)
-      progress.update(t, static_cast<double>(ios - std::min(ios, last_ios)) / dt,
-                      static_cast<double>(bytes - std::min(bytes, last_bytes)) / dt);
-    last_ios = ios;
-    last_bytes = bytes;
-    last_t = t;
+    if (!done) progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load());
   }
   worker.join();
   if (failure) std::rethrow_exception(failure);
@@ -438,7 +430,11 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   for (const auto& n : admitted.notes) notes.push_back(n);
   for (auto& w : plan) {
     w.params.target = admitted.path;
-    if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
+    if (w.params.size == 0) {
+      // The whole device from offset, as the method says, up to the suite's documented cap.
+      w.params.size = admitted.capacity - w.params.offset;
+      if (w.max_size && w.params.size > w.max_size) w.params.size = w.max_size;
+    }
   }
 
   // 4. Health before, the workloads, health after.
@@ -489,6 +485,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
     WorkloadSpec as_run = plan[i];
     as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
     if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
+    if (!r.skipped && !r.capacity) std::fputs(reporting::format_fio_summary(r).c_str(), con);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));

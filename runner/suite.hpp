@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A suite (docs/formats.md, "Suite"): named workloads in fio's terms, with shared <defaults>, and
-// latency searches (the iodepth-sweep method). Attributes are applied through the one workload option table
-// (runner/workload.hpp), so names, validation and messages are the bench command line's. Loading
-// throws FileError "file:line:column: what was expected" on the first mistake.
+// latency searches (the iodepth-sweep method). Attributes are applied through the one workload
+// option table (runner/workload.hpp), so names, validation and messages are the bench command
+// line's. Loading throws FileError "file:line:column: what was expected" on the first mistake.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +26,15 @@ struct LatencySearch {
   double limit_ns = 10e6;
   std::optional<double> percentile;  // empty: mean latency; else e.g. 99.0 (a reported one)
   std::string stat = "mean";         // as written: "mean", "p99", "p99.9"
+  // Which latency the statistic is of: "lat" (fio's total latency, submission to completion)
+  // or "clat" (completion latency, what many vendors and cloud providers quote).
+  std::string latency = "lat";
+  // false (the default): every depth 1, 2, 4 .. max_iodepth runs, so a curve that is not monotone
+  // still yields its best passing depth; true: stop at the first depth over the limit and bisect
+  // between it and the last good one (fewer runs, assumes latency grows with depth).
+  bool bisect = false;
+  // "lat.mean", "clat.p99": the statistic as reports name it (the metric spelling of claims).
+  [[nodiscard]] std::string label() const { return latency + "." + stat; }
 };
 
 // One entry of a suite in file order. For a latency search, `spec` holds everything but the

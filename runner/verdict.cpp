@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reporting/figure_labels.hpp"
 #include "runner/capacity_check.hpp"
 #include "runner/cli.hpp"
 #include "runner/steady_state.hpp"
@@ -385,6 +386,12 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
     v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation +
                 " the claimed " + format_metric_value(c.metric.kind, c.value) + " (tolerance " +
                 tolerance_text(c.tolerance_pct) + ")";
+    // What the measured figure is (docs/reports.md, "Glossary").
+    if (const WorkloadResult* r = find_result(results, c.workloads.front()))
+      v.figure = (c.workloads.size() > 1
+                      ? "aggregate of " + std::to_string(c.workloads.size()) + " workloads, each: "
+                      : std::string()) +
+                 reporting::metric_definition(c.metric.name, *r);
     if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
       // What was found where: samples good, sample interval, where aliasing starts.
       if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)

@@ -133,6 +133,10 @@ TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
     EXPECT_EQ(w.spec.params.iodepth, 64u);
     EXPECT_EQ(w.spec.params.numjobs, 4u);
     EXPECT_DOUBLE_EQ(w.spec.params.runtime_s, 600);
+    // Over the whole device (the provider's method), with the documented cap; fio's random map.
+    EXPECT_EQ(w.spec.params.size, 0u);
+    EXPECT_EQ(w.spec.max_size, 64ull << 40);
+    EXPECT_TRUE(w.spec.params.randommap);
   }
   Suite bound = Suite::load(dir / "latency-bound.xml");  // the latency-bounded IOPS method
   int searches = 0;
@@ -142,8 +146,22 @@ TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
     EXPECT_EQ(w.spec.params.bs, 4096u);
     EXPECT_DOUBLE_EQ(w.latency_search->limit_ns, 10e6);
     EXPECT_FALSE(w.latency_search->percentile.has_value());  // mean
+    EXPECT_EQ(w.latency_search->label(), "lat.mean");
+    EXPECT_FALSE(w.latency_search->bisect);  // every depth, as the method sweeps
+    EXPECT_EQ(w.spec.params.size, 0u);       // the whole target
   }
   EXPECT_EQ(searches, 2);
+  // The write cliff: the write search runs on a preconditioned device and the 2M write is a
+  // sustained write long enough to see the drop (docs/methodology.md).
+  const SuiteWorkload* write_search = bound.find("randwrite-4k-lat10ms");
+  ASSERT_NE(write_search, nullptr);
+  ASSERT_TRUE(write_search->precondition.has_value());
+  EXPECT_TRUE(write_search->precondition->independent);
+  const SuiteWorkload* seqwrite = bound.find("seqwrite-2m-qd1");
+  ASSERT_NE(seqwrite, nullptr);
+  ASSERT_TRUE(seqwrite->sustained_write.has_value());
+  EXPECT_EQ(seqwrite->sustained_write->volume_factor, 0);  // time based
+  EXPECT_GE(seqwrite->spec.params.runtime_s, 300);
   Suite quick = Suite::load(dir / "quick.xml");
   double seconds = 0;
   for (const auto& w : quick.workloads) {
