@@ -208,7 +208,8 @@ void LiveProgress::update_totals(double elapsed_s, std::uint64_t ios, std::uint6
 
 void LiveProgress::finish_workload(double elapsed_s, double iops, double bw) {
   if (!out_) return;
-  const std::string text = line(elapsed_s, iops, bw) + "  done";
+  // The figures of the done line are the workload's result: read+write, summed over its jobs.
+  const std::string text = line(elapsed_s, iops, bw) + "  done (read+write, all jobs)";
   if (terminal_) {
     std::string padded = text;
     if (padded.size() < last_width_) padded += std::string(last_width_ - padded.size(), ' ');

@@ -40,7 +40,9 @@ std::string throughput_definition(std::string_view direction, const WorkloadResu
 }
 
 std::string latency_stat_definition(std::string_view stat) {
-  std::string_view kind = stat, statistic = "mean";
+  // "lat.p99", "clat.mean"; a bare "p99" or "mean" (results written before the latency was
+  // named) is of lat.
+  std::string_view kind = "lat", statistic = stat.empty() ? "mean" : stat;
   if (const auto dot = stat.find('.'); dot != std::string_view::npos) {
     kind = stat.substr(0, dot);
     statistic = stat.substr(dot + 1);

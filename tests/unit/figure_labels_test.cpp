@@ -43,6 +43,7 @@ TEST(FigureLabels, MetricDefinitions) {
             "read IOPS, sum over 1 job, mean over 60 s, at iodepth 32 (the search's choice)");
   EXPECT_EQ(latency_stat_definition("clat.mean"),
             "mean of clat (completion only, submission excluded)");
+  EXPECT_EQ(latency_stat_definition("p99"), "p99 of lat (submission to completion)");  // old files
   EXPECT_EQ(offset_pattern(rr.params), "random map (each block once per pass)");
   EXPECT_EQ(offset_pattern(sample::workload("s", "read", 1 << 20, 1, 1, 0, 1, 1).params), "");
 }

@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+
+#include "engines/fault_engine.hpp"
 #include "runner/fault_spec.hpp"
 #include "runner/job_runner.hpp"
 
@@ -143,7 +147,8 @@ TEST(LatencySearch, DefaultSweepRunsEveryDepthAndReportsTheWholeCurve) {
 }
 
 // lat (submission to completion) or clat (completion only): the search compares the one asked
-// for. Here submission takes 400 us at every depth, so lat fails a 500 us limit where clat passes.
+// for. Here submission takes 400 us at every depth, so lat fails a 150 us limit everywhere, while
+// clat (100 us up to the knee at 8, 196 us at 16) passes up to 8.
 TEST(LatencySearch, ClatOrLatIsSelectable) {
   auto measure = [](const WorkloadSpec& x) {
     reporting::WorkloadResult r = modelled(x, 100000, 8);
@@ -153,8 +158,8 @@ TEST(LatencySearch, ClatOrLatIsSelectable) {
     return r;
   };
   LatencySearch s;
-  s.max_iodepth = 8;
-  s.limit_ns = 500000;
+  s.max_iodepth = 16;
+  s.limit_ns = 150000;
   WorkloadSpec w;
   auto lat = search_latency_bound(w, s, measure);
   EXPECT_FALSE(lat.limit_met);
@@ -162,7 +167,7 @@ TEST(LatencySearch, ClatOrLatIsSelectable) {
   s.latency = "clat";
   auto clat = search_latency_bound(w, s, measure);
   EXPECT_TRUE(clat.limit_met);
-  EXPECT_EQ(clat.best.params.iodepth, 4u);  // clat = depth x 100 us below the knee
+  EXPECT_EQ(clat.best.params.iodepth, 8u);
   EXPECT_EQ(clat.best.latency_stat, "clat.mean");
   s.percentile = 99.0;
   s.stat = "p99";
@@ -171,8 +176,15 @@ TEST(LatencySearch, ClatOrLatIsSelectable) {
 
 // Must-show: a device whose latency by depth is not monotone. The fault engine's law: 50 us +
 // 40 us per request in flight, plus 10 ms while 3 or 4 are in flight. With a 2 ms mean limit,
-// depth 4 fails (about 10 ms), 8, 16 and 32 pass (about 0.37, 0.69 and 1.33 ms), 64 fails (about
-// 2.6 ms). The sweep finds 32, past the failing 4; a bisection stops at 2.
+// depth 4 fails (10.21 ms), 8, 16 and 32 pass (0.37, 0.69 and 1.33 ms), 64 fails (2.61 ms). The
+// sweep finds 32, past the failing 4; a bisection stops at 2. Time is the fault engine's manual
+// clock, read by the runner too, so the run takes no real time and the figures are exact (no
+// timing on a shared machine).
+std::shared_ptr<engines::ManualClock> g_clock;
+std::uint64_t manual_now() noexcept {
+  return static_cast<std::uint64_t>(g_clock->now().count());
+}
+
 TEST(LatencySearch, SweepFindsTheBestPassingDepthPastAFailingOne) {
   WorkloadSpec w;
   w.id = "bumpy";
@@ -182,10 +194,15 @@ TEST(LatencySearch, SweepFindsTheBestPassingDepthPastAFailingOne) {
   w.params.size = 4096ull * 4096;
   w.params.runtime_s = 0.3;
   w.interval_s = 0.1;
+  g_clock = std::make_shared<engines::ManualClock>();
+  g_clock->advance(std::chrono::seconds(1));
+  const engines::FaultPlan plan =
+      parse_fault_plan("latency:base=50us,per_in_flight=40us,bump=10ms,bump_from=3,bump_to=4");
   RunOptions o;
-  o.wrap_engine =
-      fault_injector(parse_fault_plan("latency:base=50us,per_in_flight=40us,bump=10ms,"
-                                      "bump_from=3,bump_to=4"));
+  o.now = manual_now;
+  o.wrap_engine = [&](std::unique_ptr<engines::Engine> inner) -> std::unique_ptr<engines::Engine> {
+    return std::make_unique<engines::FaultEngine>(std::move(inner), plan, g_clock);
+  };
   auto measure = [&](const WorkloadSpec& x) { return run_workload(x, o); };
   LatencySearch s;
   s.max_iodepth = 64;
@@ -199,13 +216,14 @@ TEST(LatencySearch, SweepFindsTheBestPassingDepthPastAFailingOne) {
   EXPECT_TRUE(out.curve[0].within_limit) << curve;
   EXPECT_TRUE(out.curve[1].within_limit) << curve;
   EXPECT_FALSE(out.curve[2].within_limit) << curve;  // depth 4: the bump
-  EXPECT_GT(out.curve[2].latency_ns, 5e6) << curve;
+  EXPECT_NEAR(out.curve[2].latency_ns, 10.21e6, 0.05e6) << curve;
+  EXPECT_NEAR(out.curve[5].latency_ns, 1.33e6, 0.05e6) << curve;
   EXPECT_TRUE(out.curve[3].within_limit) << curve;   // 8
   EXPECT_TRUE(out.curve[5].within_limit) << curve;   // 32
   EXPECT_FALSE(out.curve[6].within_limit) << curve;  // 64
   ASSERT_TRUE(out.limit_met);
   EXPECT_EQ(out.best.params.iodepth, 32u) << curve;
-  EXPECT_GT(out.best.read->iops, out.curve[1].iops * 4) << curve;
+  EXPECT_GT(out.best.read->iops, out.curve[1].iops) << curve;
   s.bisect = true;
   auto bisected = search_latency_bound(w, s, measure);
   EXPECT_EQ(bisected.best.params.iodepth, 2u);

@@ -174,7 +174,7 @@ TEST(ReportConsole, LiveProgressRewritesOneLineOnATerminal) {
   ASSERT_NE(third, std::string::npos);
   const auto first_len = out.find('\r', 1) - 1;
   EXPECT_GE(third - second - 1, first_len);
-  EXPECT_NE(out.find("done\n"), std::string::npos);
+  EXPECT_NE(out.find("done (read+write, all jobs)\n"), std::string::npos);
 }
 
 TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
@@ -187,7 +187,7 @@ TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
   EXPECT_EQ(out,
             "[1/3] seqread-1m-qd32  00:05  523 IOPS  548.0 MB/s\n"
             "[1/3] seqread-1m-qd32  00:10  523 IOPS  548.0 MB/s\n"
-            "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done\n");
+            "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done (read+write, all jobs)\n");
 }
 
 // Log mode from running totals: each printed line is the mean rate since the line before it, so
