@@ -9,6 +9,7 @@
 
 #include "reporting/html_report.hpp"
 #include "runner/spec_sheet.hpp"
+#include "runner/suite.hpp"
 #include "runner/verdict.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
@@ -63,7 +64,14 @@ TEST(FigureLabels, VerdictsCarryTheirFigure) {
   c.value = 40000;
   c.aggregate = runner::Aggregate::Mean;
   sheet.claims.push_back(c);
-  const auto v = runner::judge(sheet, runner::Suite{}, results);
+  const runner::Suite suite = runner::Suite::parse(R"(<suite name="tier">
+  <defaults rw="randrw" rwmixread="70" iodepth="64" numjobs="4" runtime="600s"/>
+  <workload id="randrw70-4k" bs="4k"/>
+  <workload id="randrw70-8k" bs="8k"/>
+  <workload id="randrw70-16k" bs="16k"/>
+</suite>)",
+                                                   "tier.xml");
+  const auto v = runner::judge(sheet, suite, results);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].figure,
             "aggregate of 3 workloads, each: read+write IOPS, sum over 4 jobs, mean over 600 s");
