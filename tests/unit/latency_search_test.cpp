@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 
 #include "engines/fault_engine.hpp"
@@ -210,9 +211,13 @@ TEST(LatencySearch, SweepFindsTheBestPassingDepthPastAFailingOne) {
   auto out = search_latency_bound(w, s, measure);
   ASSERT_EQ(out.curve.size(), 7u);
   std::string curve;
-  for (const auto& p : out.curve)
-    curve += std::to_string(p.iodepth) + ":" + std::to_string(p.latency_ns / 1000) + "us" +
-             (p.within_limit ? "+ " : "- ");
+  for (const auto& p : out.curve) {
+    char step[96];
+    std::snprintf(step, sizeof step, "iodepth %u: %.0f IOPS, lat.mean %.0f us, %s; ", p.iodepth,
+                  p.iops, p.latency_ns / 1000, p.within_limit ? "within" : "over");
+    curve += step;
+  }
+  std::printf("curve: %s\n", curve.c_str());
   EXPECT_TRUE(out.curve[0].within_limit) << curve;
   EXPECT_TRUE(out.curve[1].within_limit) << curve;
   EXPECT_FALSE(out.curve[2].within_limit) << curve;  // depth 4: the bump
