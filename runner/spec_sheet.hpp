@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A device spec sheet (docs/formats.md, "Spec sheet"): which devices it describes (shell-glob <match>
-// patterns) and what the vendor claims per workload, with units converted to base units
+// A device spec sheet (docs/formats.md, "Spec sheet"): which devices it describes (shell-glob
+// <match> patterns) and what the vendor claims per workload, with units converted to base units
 // (IOPS, bytes/s, ns) and a tolerance per claim. Loading validates everything and throws
 // FileError "file:line:column: what was expected" on the first mistake. See docs/formats.md.
 #pragma once
