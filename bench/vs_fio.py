@@ -59,7 +59,14 @@ CASES = {
     "libaio-randread-4k-qd32": ("libaio", "randread", "4k", 32),
     "null-qd1": ("null", "randread", "4k", 1),
     "null-qd32": ("null", "randread", "4k", 32),
+    # fio at its defaults (its random map: every block once per pass) against storqual's default
+    # random map (runner/measure/random_map.hpp); the cases above draw with replacement on both sides.
+    "randwrite-4k-qd32-map": ("io_uring", "randwrite", "4k", 32),
+    "randread-4k-qd32-map": ("io_uring", "randread", "4k", 32),
 }
+# Cases run with the random map on both sides (fio's default, storqual's default); every other
+# random case passes --norandommap to both.
+RANDOM_MAP = {"randwrite-4k-qd32-map", "randread-4k-qd32-map"}
 CORNERS = ["randread-4k-qd32", "randwrite-4k-qd32", "read-1m-qd32", "write-1m-qd32"]
 # The cases t/io_uring runs too (it does random reads only), at its -s/-c batch for all three.
 TIU_CASES = {"randread-4k-qd32"}
@@ -164,7 +171,8 @@ def storqual_run(binary, target, case, runtime, lat_log=None, size=None, extra=(
     engine, rw, bs, qd = CASES[case]
     out = tempfile.mktemp(suffix=".json")
     opts = {"--target": target, "--ioengine": engine, "--rw": rw, "--bs": bs,
-            "--iodepth": str(qd), "--runtime": f"{runtime}s", "--json": out}
+            "--iodepth": str(qd), "--runtime": f"{runtime}s", "--json": out,
+            "--norandommap": "0" if case in RANDOM_MAP else "1"}
     # An option in `extra` replaces the bench's own (storqual refuses an option given twice).
     argv = [binary, "bench"]
     for k, v in opts.items():
@@ -247,7 +255,9 @@ def fio_run(target, case, runtime, size=None, extra=(), huge=False):
     engine, rw, bs, qd = CASES[case]
     argv = ["fio", "--name=vs", f"--ioengine={engine}", f"--rw={rw}", f"--bs={bs}",
             f"--iodepth={qd}", "--direct=1", "--time_based", f"--runtime={runtime}",
-            "--randrepeat=0", "--norandommap", "--output-format=json"]
+            "--output-format=json"]
+    if case not in RANDOM_MAP:
+        argv += ["--randrepeat=0", "--norandommap"]  # else fio's defaults: its random map
     if engine == "null":
         argv += ["--size=1g"]
     else:

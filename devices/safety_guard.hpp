@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The safety guard (DESIGN.md section 6): decides whether a workload may touch a target and holds
-// what makes that decision stick for the whole run (an O_EXCL descriptor on a block device, the
-// scratch file of a directory target). Every refusal is a SafetyRefusal whose message names the
-// device, what was found, and the flag that would override it (or that none does).
+// The safety guard (docs/identity-and-safety.md, "The safety guard"): decides whether a workload
+// may touch a target and holds what makes that decision stick for the whole run (an O_EXCL
+// descriptor on a block device, the scratch file of a directory target). Every refusal is a
+// SafetyRefusal whose message names the device, what was found, and the flag that would override it
+// (or that none does).
 #pragma once
 
 #include <cstdint>

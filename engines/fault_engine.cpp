@@ -224,9 +224,11 @@ int FaultEngine::commit() noexcept {
   }
   const auto now = clock_->now();
   std::chrono::nanoseconds extra{0};
-  if (plan_.latency)
-    extra =
-        plan_.latency->base + plan_.latency->per_in_flight * static_cast<std::int64_t>(in_flight_);
+  if (plan_.latency) {
+    const auto& law = *plan_.latency;
+    extra = law.base + law.per_in_flight * static_cast<std::int64_t>(in_flight_);
+    if (in_flight_ >= law.bump_from && in_flight_ <= law.bump_to) extra += law.bump;
+  }
   for (Slot* slot : staged_) {
     slot->committed = now;
     slot->earliest = now + extra;

@@ -93,10 +93,14 @@ struct FaultPlan {
   std::optional<FakeCapacity> fake_capacity;
 
   // Every I/O completes no earlier than commit time + base + per_in_flight * n, where n is the
-  // number of requests in flight (itself included) when it was committed.
+  // number of requests in flight (itself included) when it was committed, plus `bump` when n is
+  // in [bump_from, bump_to]: a latency curve by depth that is not monotone (a device that is slow
+  // at one queue depth and faster at deeper ones).
   struct Latency {
     std::chrono::nanoseconds base{0};
     std::chrono::nanoseconds per_in_flight{0};
+    std::chrono::nanoseconds bump{0};
+    unsigned bump_from = 0, bump_to = 0;
   };
   std::optional<Latency> latency;
 

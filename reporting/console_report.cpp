@@ -110,6 +110,18 @@ std::string format_verdict_table(const RunResult& run) {
     if (v.kind == "health" && v.status != VerdictStatus::Pass)
       out += "DEVICE HEALTH " + std::string(v.status == VerdictStatus::Fail ? "FAILED" : "ERROR") +
              ": " + clean(v.message) + "\n";
+  // What each measured figure is (docs/reports.md, "Glossary"), once per workload and metric.
+  std::vector<std::string> defined;
+  for (const auto& v : run.verdicts) {
+    if (!v.measured || v.figure.empty()) continue;
+    const std::string text =
+        "  " + clean(v.workload) + " " + clean(v.metric) + ": " + clean(v.figure);
+    if (std::find(defined.begin(), defined.end(), text) == defined.end()) defined.push_back(text);
+  }
+  if (!defined.empty()) {
+    out += "measured figures:\n";
+    for (const auto& d : defined) out += d + "\n";
+  }
   const auto c = count_verdicts(run);
   char buf[200];
   std::snprintf(buf, sizeof buf,
@@ -138,6 +150,9 @@ void LiveProgress::start_workload(std::size_t index, std::size_t count, const st
   expected_s_ = expected_s;
   next_plain_s_ = interval_s_;
   last_width_ = 0;
+  window_t_ = 0;
+  window_ios_ = window_bytes_ = 0;
+  window_measuring_ = false;
 }
 
 std::string LiveProgress::line(double elapsed_s, double iops, double bw) const {
@@ -167,9 +182,45 @@ void LiveProgress::update(double elapsed_s, double iops, double bw) {
   std::fflush(out_);
 }
 
+void LiveProgress::update_totals(double elapsed_s, std::uint64_t ios, std::uint64_t bytes,
+                                 bool measuring) {
+  if (!out_) return;
+  if (measuring && !window_measuring_) {
+    // The ramp is over: the first window starts now, from the totals counted so far.
+    window_measuring_ = true;
+    window_t_ = elapsed_s;
+    window_ios_ = ios;
+    window_bytes_ = bytes;
+  }
+  if (!terminal_ && elapsed_s + 1e-9 < next_plain_s_) return;  // not a line yet: keep the window
+  const double dt = elapsed_s - window_t_;
+  if (!measuring || dt <= 0) {
+    std::string text = "[" + std::to_string(index_) + "/" + std::to_string(count_) + "] " + id_ +
+                       "  " + clock_text(elapsed_s) + "  ramp";
+    if (terminal_) {
+      const std::size_t width = text.size();
+      if (width < last_width_) text += std::string(last_width_ - width, ' ');
+      last_width_ = width;
+      std::fprintf(out_, "\r%s", text.c_str());
+    } else {
+      while (next_plain_s_ <= elapsed_s + 1e-9) next_plain_s_ += interval_s_;
+      std::fprintf(out_, "%s\n", text.c_str());
+    }
+    std::fflush(out_);
+    return;
+  }
+  const double iops = static_cast<double>(ios - std::min(ios, window_ios_)) / dt;
+  const double bw = static_cast<double>(bytes - std::min(bytes, window_bytes_)) / dt;
+  window_t_ = elapsed_s;
+  window_ios_ = ios;
+  window_bytes_ = bytes;
+  update(elapsed_s, iops, bw);
+}
+
 void LiveProgress::finish_workload(double elapsed_s, double iops, double bw) {
   if (!out_) return;
-  const std::string text = line(elapsed_s, iops, bw) + "  done";
+  // The figures of the done line are the workload's result: read+write, summed over its jobs.
+  const std::string text = line(elapsed_s, iops, bw) + "  done (read+write, all jobs)";
   if (terminal_) {
     std::string padded = text;
     if (padded.size() < last_width_) padded += std::string(last_width_ - padded.size(), ' ');

@@ -36,6 +36,11 @@ class LiveProgress {
   void start_workload(std::size_t index, std::size_t count, const std::string& id,
                       double expected_s);
   void update(double elapsed_s, double iops, double bw_bytes_per_s);
+  // From the workload's running totals (I/Os and bytes counted so far, summed over its jobs):
+  // each line shows the rate since the line before it (on a terminal the previous call; in log
+  // mode the previous printed line, so a line every 10 s is the mean of those 10 s, not of the
+  // last instant). Before `measuring` (the ramp) the line says "ramp" instead of a rate.
+  void update_totals(double elapsed_s, std::uint64_t ios, std::uint64_t bytes, bool measuring);
   void finish_workload(double elapsed_s, double iops, double bw_bytes_per_s);
   [[nodiscard]] static bool is_terminal(std::FILE* stream);
   // The text of one progress line (without '\r' or '\n'), for tests and the printer.
@@ -50,6 +55,10 @@ class LiveProgress {
   double expected_s_ = 0;
   double next_plain_s_ = 0;
   std::size_t last_width_ = 0;
+  // update_totals: the totals at the start of the current rate window.
+  double window_t_ = 0;
+  std::uint64_t window_ios_ = 0, window_bytes_ = 0;
+  bool window_measuring_ = false;
 };
 
 }  // namespace storqual::reporting

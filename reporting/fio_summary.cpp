@@ -134,7 +134,83 @@ void direction_block(std::string& out, std::string_view name, const DirectionRes
   }
 }
 
+// fio's "IO depths" line, in percent of all submissions.
+void depth_line(std::string& out, const IoDepthDistribution& d) {
+  std::uint64_t total = 0;
+  for (auto n : d.submitted) total += n;
+  if (d.submitted.size() != 7 || total == 0) return;
+  static constexpr const char* kName[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+  out += "  IO depths    : ";
+  for (std::size_t i = 0; i < 7; ++i)
+    append(out, "%s=%.1f%%%s", kName[i],
+           100.0 * static_cast<double>(d.submitted[i]) / static_cast<double>(total),
+           i + 1 < 7 ? ", " : "\n");
+}
+
+void issued_line(std::string& out, const WorkloadResult& w) {
+  const auto ios = [](const std::optional<DirectionResult>& d) {
+    return static_cast<unsigned long long>(d ? d->ios : 0);
+  };
+  const auto shorts = [](const std::optional<DirectionResult>& d) {
+    return static_cast<unsigned long long>(d ? d->short_ios : 0);
+  };
+  append(out, "     issued rwts: total=%llu,%llu,0,0 short=%llu,%llu,0,0 (counted, after ramp)\n",
+         ios(w.read), ios(w.write), shorts(w.read), shorts(w.write));
+}
+
+void disk_stats_block(std::string& out, const DiskStats& d) {
+  out += "\nDisk stats (read/write):\n";
+  append(out, "  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%.2f%%\n",
+         d.name.c_str(), static_cast<unsigned long long>(d.read_ios),
+         static_cast<unsigned long long>(d.write_ios),
+         static_cast<unsigned long long>(d.read_merges),
+         static_cast<unsigned long long>(d.write_merges),
+         static_cast<unsigned long long>(d.read_ticks_ms),
+         static_cast<unsigned long long>(d.write_ticks_ms),
+         static_cast<unsigned long long>(d.in_queue_ms), d.util_pct);
+  out +=
+      "  (the device's own counters, /sys/block/DEV/stat, over the whole workload with its ramp)\n";
+}
+
+// A latency search's whole curve: every depth run, its IOPS and the bound's statistic.
+void curve_block(std::string& out, const WorkloadResult& w) {
+  append(out, "  latency search: %s <= %s; IOPS per step: read+write, sum over %u job%s\n",
+         w.latency_stat.c_str(), format_latency(w.latency_limit_ns).c_str(), w.params.numjobs,
+         w.params.numjobs == 1 ? "" : "s");
+  append(out, "    %8s  %10s  %12s  %s\n", "iodepth", "IOPS", w.latency_stat.c_str(), "within");
+  for (const auto& pt : w.latency_curve)
+    append(out, "    %8u  %10s  %12s  %s%s\n", pt.iodepth, format_iops(pt.iops).c_str(),
+           pt.latency_ns >= 0 ? format_latency(pt.latency_ns).c_str() : "-",
+           pt.within_limit ? "yes" : "no", pt.iodepth == w.params.iodepth ? "  <- chosen" : "");
+}
+
 }  // namespace
+
+std::string figure_legend(const WorkloadResult& w) {
+  const auto& p = w.params;
+  const std::string jobs =
+      p.numjobs == 1 ? std::string("the 1 job") : "the " + std::to_string(p.numjobs) + " jobs";
+  char interval[64] = "";
+  if (w.timeline.size() > 1) {
+    const double step = w.timeline[1].t_s - w.timeline[0].t_s;
+    std::snprintf(interval, sizeof interval, "%g s", step > 0 ? step : w.timeline[0].t_s);
+  }
+  std::string out = "  # IOPS, BW: per direction, sum over " + jobs + ", mean over the measured " +
+                    std::to_string(static_cast<long long>(std::llround(w.elapsed_s * 1000))) +
+                    " ms;";
+  out += " slat/clat/lat: per I/O, over every I/O of " + jobs +
+         " (lat = slat + clat, submission to completion);";
+  if (interval[0])
+    out += std::string(" bw/iops rows: that direction's sum over ") + jobs + " per " + interval +
+           " interval;";
+  out += " cpu: per-job average (as fio)";
+  if (p.rw == "randrw" || p.rw == "rw" || p.rw == "readwrite")
+    out += "; read+write: both directions together (what an `iops` or `bw` claim judges)";
+  if (p.rw.rfind("rand", 0) == 0)
+    out += p.randommap ? "; offsets: random map (each block once per pass)"
+                       : "; offsets: norandommap (drawn with replacement)";
+  return out + "\n";
+}
 
 std::string format_fio_summary(const WorkloadResult& w) {
   std::string out;
@@ -142,10 +218,24 @@ std::string format_fio_summary(const WorkloadResult& w) {
   append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s, iodepth=%u, ioengine=%s\n", w.id.c_str(),
          p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
          p.ioengine.c_str());
+  out += figure_legend(w);
+  if (!w.latency_curve.empty()) curve_block(out, w);
   if (w.read) direction_block(out, "read", *w.read, w, true);
   if (w.write) direction_block(out, "write", *w.write, w, false);
-  append(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, busiest thread=%.1f%%", w.cpu.usr_pct,
-         w.cpu.sys_pct, w.cpu.max_thread_pct);
+  if (w.read && w.write) {
+    const double iops = w.read->iops + w.write->iops, bw = w.read->bw_bytes + w.write->bw_bytes;
+    append(out, "  read+write: IOPS=%s, BW=%sB/s (%sB/s) (sum of both directions over %u job%s)\n",
+           fio_num2str(iops).c_str(), fio_num2str(bw, 4, 1024).c_str(),
+           fio_num2str(bw, 4, 1000).c_str(), p.numjobs, p.numjobs == 1 ? "" : "s");
+  }
+  // fio's usr/sys: CPU time of the group's threads over their summed run time, i.e. the per-job
+  // average; CpuUsage holds the jobs' sum (of one CPU).
+  const double jobs = p.numjobs ? static_cast<double>(p.numjobs) : 1.0;
+  append(out,
+         "  cpu          : usr=%.2f%%, sys=%.2f%% (per-job average); all %u together: "
+         "usr=%.1f%%, sys=%.1f%% of one CPU; busiest thread=%.1f%%",
+         w.cpu.usr_pct / jobs, w.cpu.sys_pct / jobs, p.numjobs, w.cpu.usr_pct, w.cpu.sys_pct,
+         w.cpu.max_thread_pct);
   if (w.cpu.spin_pct > 0) append(out, " (polling for completions: %.1f%%)", w.cpu.spin_pct);
   out += "\n";
   if (w.early_stop)
@@ -156,7 +246,10 @@ std::string format_fio_summary(const WorkloadResult& w) {
       out += (i ? ", " : "") + w.host_busy->reasons[i];
     out += " (the figures are the host's as much as the device's)\n";
   }
+  depth_line(out, w.io_depths);
+  if (!w.io_depths.submitted.empty()) issued_line(out, w);
   for (const auto& e : w.errors) out += "  error: " + e + "\n";
+  if (w.disk_stats) disk_stats_block(out, *w.disk_stats);
   return out;
 }
 

@@ -20,9 +20,20 @@ namespace storqual::reporting {
 //        ...
 //      bw (  KiB/s): min=..., max=..., avg=..., stdev=..., samples=60   (from the timeline)
 //      iops        : min=..., max=..., avg=..., stdev=..., samples=60
-//     cpu          : usr=10.12%, sys=35.67%, busiest thread=51.0%
+//     cpu          : usr=10.12%, sys=35.67% (per-job average); all 1 together: ...
+//     IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=0.1%, 32=99.9%, >=64=0.0%
+//        issued rwts: total=5820000,0,0,0 short=0,0,0,0 (counted, after ramp)
+//
+//   Disk stats (read/write):
+//     zram0: ios=5820100/0, merge=0/0, ticks=1200/0, in_queue=1200, util=99.80%
+// A "# ..." line under the header says what each figure is: IOPS and BW per direction summed over
+// the jobs, latencies per I/O, the bw/iops rows per timeline interval, cpu per job; a mixed
+// workload adds a read+write line (what `iops` claims judge).
 // Units follow fio: a latency line switches from nsec to usec when min > 2000 ns, max > 99999 ns
 // and stdev > 1000 ns, and again to msec by the same rule; percentiles switch on min and max.
 [[nodiscard]] std::string format_fio_summary(const WorkloadResult& workload);
+
+// The "# ..." legend line alone (ends with '\n').
+[[nodiscard]] std::string figure_legend(const WorkloadResult& workload);
 
 }  // namespace storqual::reporting

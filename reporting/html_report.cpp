@@ -15,6 +15,7 @@
 
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/figure_labels.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/quantity_format.hpp"
@@ -568,8 +569,8 @@ double mean_latency(const WorkloadResult& w) {
 
 void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& m,
                     const std::string& prefix) {
-  const char* what = m.value == "iops" ? "total IOPS"
-                     : m.value == "bw" ? "total bandwidth (MB/s)"
+  const char* what = m.value == "iops" ? "read+write IOPS (sum over the jobs)"
+                     : m.value == "bw" ? "read+write bandwidth (MB/s, sum over the jobs)"
                                        : "mean latency (lat, T1Q1)";
   o += std::string("<h3>") + (m.random ? "Random" : "Sequential") + " I/O: " + what +
        " by block size and read mix</h3>";
@@ -624,6 +625,15 @@ void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& 
   o += ".</p>";
 }
 
+// What each figure is: the glossary of docs/reports.md ("Glossary"), which the figures link to.
+void glossary_section(std::string& o) {
+  o += "<section id=\"glossary\"><h2>Glossary</h2><p class=\"small muted\">What each figure "
+       "means (also in docs/reports.md, \"Glossary\").</p><dl class=\"small\">";
+  for (const auto& [term, text] : glossary())
+    o += "<dt>" + esc(term) + "</dt><dd>" + esc(text) + "</dd>";
+  o += "</dl></section>";
+}
+
 // The workload's parameters as run, and how long it was measured.
 void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index,
                       const std::string& anchor_prefix) {
@@ -637,7 +647,14 @@ void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index
   std::snprintf(buf, sizeof buf, ", runtime %.1f s (ramp %.1f s), measured %.1f s", p.runtime_s,
                 p.ramp_time_s, w.elapsed_s);
   o += buf;
+  if (const std::string pattern = offset_pattern(p); !pattern.empty())
+    o += ", offsets: " + esc(pattern);
   o += "</p>";
+  o += "<p class=\"small muted definition\">IOPS and bandwidth below: per direction (and "
+       "read+write), sum over " +
+       esc(jobs_text(p.numjobs)) +
+       ", mean over the measured time; latencies: per I/O over every "
+       "I/O of the jobs (<a href=\"#glossary\">glossary</a>).</p>";
 }
 
 // Flags (skipped, CPU-bound, host-limited, not steady, ...), errors, the skip reason, the
@@ -716,7 +733,11 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
       const bool iops = std::string(kind) == "iops";
       const double scale = iops ? 1.0 : 1e6;
       LineChart c;
-      c.title = w.id + (iops ? ": IOPS over time" : ": bandwidth over time");
+      c.title = w.id + (iops ? ": IOPS over time" : ": bandwidth over time") + " (sum over " +
+                jobs_text(w.params.numjobs) + ", per " +
+                (w.timeline.size() > 1 ? format_seconds_fixed(w.timeline[1].t_s - w.timeline[0].t_s)
+                                       : format_seconds_fixed(w.timeline[0].t_s)) +
+                " s interval)";
       c.x_label = "seconds";
       c.y_label = iops ? "IOPS" : "MB/s";
       c.flags = flags;
@@ -758,7 +779,8 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
                                (w.write && !w.write->clat.percentiles.empty());
   if (has_percentiles) {
     LineChart c;
-    c.title = w.id + ": completion latency percentiles (clat, log scale)";
+    c.title = w.id + ": completion latency percentiles (clat, per I/O over every I/O of " +
+              jobs_text(w.params.numjobs) + ", log scale)";
     c.x_label = "percentile";
     c.y_label = "latency";
     c.log_y = true;
@@ -797,7 +819,8 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
   if (!w.latency_curve.empty()) {
     LineChart c;
     c.title = w.id + ": latency-bounded IOPS search (" +
-              (w.latency_stat.empty() ? std::string("latency") : w.latency_stat) + " by iodepth)";
+              (w.latency_stat.empty() ? std::string("latency") : w.latency_stat) +
+              " by iodepth; IOPS read+write, sum over " + jobs_text(w.params.numjobs) + ")";
     c.x_label = "IOPS";
     c.y_label = "latency";
     c.log_y = true;
@@ -810,7 +833,12 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
       c.claim = ClaimLine{"limit " + format_latency(w.latency_limit_ns), w.latency_limit_ns,
                           w.latency_limit_ns, w.latency_limit_ns};
     figure(o, "latency-curve", render_line_chart(c));
-    o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS</th><th>" +
+    o += "<p class=\"small definition\">Every depth run; the bound: " +
+         esc(latency_stat_definition(w.latency_stat)) + " &le; " +
+         esc(format_latency(w.latency_limit_ns)) + "; chosen: iodepth " +
+         std::to_string(w.params.iodepth) + " (the most IOPS within the limit).</p>";
+    o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS (read+write, sum over " +
+         esc(jobs_text(w.params.numjobs)) + ")</th><th>" +
          esc(w.latency_stat.empty() ? std::string("latency") : w.latency_stat) +
          "</th><th>within the limit</th></tr></thead><tbody>";
     for (const auto& pt : w.latency_curve)
@@ -825,7 +853,6 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
 // The method blocks (steady state, sustained write, integrity, capacity), fio's numbers and the
 // equivalent fio command.
 void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadResult& w) {
-  char buf[128];
   if (w.steady_state) steady_state_block(o, w);
   if (w.sustained) sustained_block(o, *w.sustained);
   if (w.integrity) integrity_block(o, *w.integrity);
@@ -834,10 +861,15 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
   if (!w.skipped) {
     o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
          "</pre>";
-    std::snprintf(buf, sizeof buf,
-                  "CPU: usr %.1f%%, sys %.1f%%, busiest job thread %.1f%% of one CPU",
-                  w.cpu.usr_pct, w.cpu.sys_pct, w.cpu.max_thread_pct);
-    o += "<p>" + std::string(buf) + "</p>";
+    const double jobs = w.params.numjobs ? static_cast<double>(w.params.numjobs) : 1.0;
+    char cpu[2048];
+    std::snprintf(cpu, sizeof cpu,
+                  "CPU: usr %.1f%%, sys %.1f%% per job on average (fio's cpu line); all %u job "
+                  "threads together usr %.1f%%, sys %.1f%% of one CPU; busiest job thread %.1f%% "
+                  "of one CPU",
+                  w.cpu.usr_pct / jobs, w.cpu.sys_pct / jobs, w.params.numjobs, w.cpu.usr_pct,
+                  w.cpu.sys_pct, w.cpu.max_thread_pct);
+    o += "<p>" + std::string(cpu) + "</p>";
   }
   if (!w.fio_command.empty())
     o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
@@ -985,6 +1017,9 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
            (v.claimed ? esc(format_metric_value(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.measured ? esc(format_metric_value(*v.measured, v.unit)) : "&ndash;") +
+           (v.measured && !v.figure.empty()
+                ? "<br><span class=\"small muted figure\">" + esc(v.figure) + "</span>"
+                : std::string()) +
            "</td><td class=\"num\">" +
            (v.diff_pct ? esc(format_percent_signed(*v.diff_pct)) : "&ndash;") +
            "</td><td class=\"num\">" +
@@ -1062,6 +1097,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
        esc(e.storqual_version.empty() ? "storqual" : e.storqual_version) +
        ". Bandwidth in decimal MB/s (10<sup>6</sup> bytes/s) as vendors print it; fio's lines "
        "show MiB/s and MB/s.</p>";
+  glossary_section(o);
   return options.nested ? shift_headings(std::move(o)) : o;
 }
 

@@ -143,6 +143,7 @@ class SuiteWriter {
       auto props = tc.append_child("properties");
       add_property(props, "status", std::string(to_string(v.status)));
       if (v.measured) add_property(props, "measured", number_text(*v.measured));
+      if (!v.figure.empty()) add_property(props, "figure", v.figure);  // what `measured` is
       const std::string reference = v.kind == "lot"        ? "lot_median"
                                     : v.kind == "baseline" ? "baseline"
                                                            : "claimed";
@@ -151,11 +152,9 @@ class SuiteWriter {
       if (v.claimed) add_property(props, "tolerance_pct", number_text(v.tolerance_pct));
       if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
     }
-    const bool says_inconclusive = v.message.rfind("inconclusive:", 0) == 0;
-    std::string message = names_.label + " " + claim + ": " +
-                          (v.status == VerdictStatus::Inconclusive && !says_inconclusive
-                               ? "inconclusive: " + v.message
-                               : v.message);
+    // The verdict's message says why it is inconclusive (runner/judge/verdict.cpp); the
+    // element's type says that it is.
+    std::string message = names_.label + " " + claim + ": " + v.message;
     if (v.claimed && v.status != VerdictStatus::MeasuredOnly && !v.measured) {
       // An error or skip before measuring: the claim's figures still belong in the message.
       message += " (" + reference_name(v) + " " + format_verdict_value(*v.claimed, v.unit) + ", " +
@@ -170,6 +169,7 @@ class SuiteWriter {
             claim + "\n";
     body += "status: " + std::string(to_string(v.status)) + "\n";
     body += "measured: " + (v.measured ? format_verdict_value(*v.measured, v.unit) : "-") + "\n";
+    if (v.measured && !v.figure.empty()) body += "figure: " + v.figure + "\n";  // what it is
     if (v.claimed) {
       body += reference_name(v) + ": " + format_verdict_value(*v.claimed, v.unit) + "\n";
       body += "difference: " + (v.diff_pct ? format_percent_signed(*v.diff_pct) : "-") + "\n";

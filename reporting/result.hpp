@@ -67,6 +67,10 @@ struct WorkloadParams {
   unsigned rwmixread = 50;
   std::string ioengine = "io_uring";
   bool direct = true;
+  // Random offsets: true (fio's default random map) visits every block once per pass in a random
+  // order (runner/measure/random_map.hpp); false (fio's norandommap) draws each offset
+  // independently, with replacement.
+  bool randommap = true;
   std::string target;
 };
 
@@ -147,6 +151,25 @@ struct WearReport {
   std::optional<double> dwpd;                   // drive writes per day over the warranty
   double warranty_years = 5;
   std::string basis;  // how the projection was made, or why there is none
+};
+
+// fio's "IO depths" line: submissions counted by the requests in flight once submitted (itself
+// included), in fio's buckets 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64 (printed as 1, 2, 4, 8, 16,
+// 32, >=64). Summed over jobs, for the whole run (ramp included, as fio).
+struct IoDepthDistribution {
+  std::vector<std::uint64_t> submitted;  // 7 buckets; empty when not measured
+};
+
+// fio's "Disk stats (read/write)" line: the device's own counters (/sys/block/DEV/stat) over the
+// workload (ramp included): I/Os and merges the device completed, ticks (ms spent on them, summed
+// over requests), in_queue (ms, summed), util (ms with I/O in flight / wall ms).
+struct DiskStats {
+  std::string name;
+  std::uint64_t read_ios = 0, write_ios = 0;
+  std::uint64_t read_merges = 0, write_merges = 0;
+  std::uint64_t read_ticks_ms = 0, write_ticks_ms = 0;
+  std::uint64_t in_queue_ms = 0, io_ticks_ms = 0;
+  double util_pct = 0;
 };
 
 // Whether the host rather than the device limited a workload, and the evidence.
@@ -278,6 +301,8 @@ struct WorkloadResult {
   // axis (NVMe only; empty when the sampler was off or nothing throttled).
   std::vector<ThermalSample> thermal;
   std::vector<ThrottleInterval> throttled;
+  IoDepthDistribution io_depths;
+  std::optional<DiskStats> disk_stats;  // absent when the target has no block device behind it
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").
@@ -323,7 +348,10 @@ struct ClaimVerdict {
   double tolerance_pct = 0;
   std::optional<double> diff_pct;  // (measured - claimed) / claimed * 100
   std::string message;             // carries both numbers, the difference and the tolerance
-  double time_s = 0;               // time spent measuring the workload(s)
+  // What `measured` is, in the glossary's words (docs/reports.md): "read+write IOPS, sum over 4
+  // jobs, mean over 600 s"; "" when there is no measured value.
+  std::string figure;
+  double time_s = 0;  // time spent measuring the workload(s)
   // What the verdict judges against: "claim" (the spec sheet; the default), "baseline" (an
   // earlier result of the device or model: `storqual run --baseline`, docs/fleet.md) or "lot" (the
   // median of the other units of the same model in a fleet merge). For "baseline" and "lot",

@@ -91,6 +91,7 @@ void visit_fields(Either<WorkloadParams> auto& p, auto&& visit) {
   visit("rwmixread", p.rwmixread);
   visit("ioengine", p.ioengine);
   visit("direct", p.direct);
+  visit("randommap", p.randommap);
   visit("target", p.target);
 }
 
@@ -268,6 +269,23 @@ void visit_fields(Either<IntegrityReport> auto& i, auto&& visit) {
   visit("findings", i.findings);
 }
 
+void visit_fields(Either<IoDepthDistribution> auto& d, auto&& visit) {
+  visit("submitted", d.submitted);
+}
+
+void visit_fields(Either<DiskStats> auto& d, auto&& visit) {
+  visit("name", d.name);
+  visit("read_ios", d.read_ios);
+  visit("write_ios", d.write_ios);
+  visit("read_merges", d.read_merges);
+  visit("write_merges", d.write_merges);
+  visit("read_ticks_ms", d.read_ticks_ms);
+  visit("write_ticks_ms", d.write_ticks_ms);
+  visit("in_queue_ms", d.in_queue_ms);
+  visit("io_ticks_ms", d.io_ticks_ms);
+  visit("util_pct", d.util_pct);
+}
+
 void visit_fields(Either<CapacityReport> auto& c, auto&& visit) {
   visit("reported_bytes", c.reported_bytes);
   visit("usable_bytes", c.usable_bytes);
@@ -391,6 +409,8 @@ Json workload_json(const WorkloadResult& w) {
   put(j, "early_stop", w.early_stop);
   if (!w.thermal.empty()) put(j, "thermal", w.thermal);
   if (!w.throttled.empty()) put(j, "throttled", w.throttled);
+  if (!w.io_depths.submitted.empty()) put(j, "io_depths", w.io_depths);
+  put(j, "disk_stats", w.disk_stats);
   return j;
 }
 
@@ -406,6 +426,7 @@ Json verdict_json(const ClaimVerdict& v) {
   put(j, "tolerance_pct", v.tolerance_pct);
   put(j, "diff_pct", v.diff_pct);
   put(j, "message", v.message);
+  if (!v.figure.empty()) put(j, "figure", v.figure);
   put(j, "time_s", v.time_s);
   // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
   if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
@@ -599,6 +620,8 @@ WorkloadResult read_workload(const Node& n) {
   n.get("early_stop", w.early_stop);
   if (n.has("thermal")) n.get("thermal", w.thermal);
   if (n.has("throttled")) n.get("throttled", w.throttled);
+  n.get("io_depths", w.io_depths);
+  n.get("disk_stats", w.disk_stats);
   return w;
 }
 
@@ -621,6 +644,7 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("tolerance_pct", v.tolerance_pct);
   n.get("diff_pct", v.diff_pct);
   n.get("message", v.message);
+  n.get("figure", v.figure);
   n.get("time_s", v.time_s);
   n.get("kind", v.kind);
   n.get("file", v.file);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The result file: RunResult <-> JSON with the stable keys of DESIGN.md section 7.
+// The result file: RunResult <-> JSON with the stable keys documented in docs/reports.md ("JSON").
 //
 // Shape (keys in this order): {"storqual_version", "environment", "device", "spec", "workloads",
 // "verdicts", "exit_code"}. A workload: {"id", "kind", "params": {rw, bs, iodepth, numjobs,

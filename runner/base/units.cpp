@@ -171,9 +171,11 @@ std::string format_ns(double ns) {
 }
 
 std::string format_duration_fio(double seconds) {
-  double ms = std::round(seconds * 1000);
-  if (std::fmod(ms, 1000) == 0) return std::to_string(static_cast<long long>(ms / 1000)) + "s";
-  return std::to_string(static_cast<long long>(ms)) + "ms";
+  // Whole microseconds (fio's finest duration unit), in the largest unit that keeps them exact.
+  const auto us = static_cast<long long>(std::llround(seconds * 1e6));
+  if (us % 1000000 == 0) return std::to_string(us / 1000000) + "s";
+  if (us % 1000 == 0) return std::to_string(us / 1000) + "ms";
+  return std::to_string(us) + "us";
 }
 
 }  // namespace storqual::runner

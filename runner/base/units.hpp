@@ -33,6 +33,7 @@ class UnitError : public storqual::Error {
 [[nodiscard]] std::string format_rate_mib(double bytes_per_s);  // "515.1 MiB/s"
 [[nodiscard]] std::string format_count(double n);               // 97000 -> "97.0k"
 [[nodiscard]] std::string format_ns(double ns);                 // 1234567 -> "1.23 ms"
-[[nodiscard]] std::string format_duration_fio(double seconds);  // 60 -> "60s", 0.5 -> "500ms"
+[[nodiscard]] std::string format_duration_fio(
+    double seconds);  // 60 -> "60s", 0.5 -> "500ms", 1e-6 -> "1us"
 
 }  // namespace storqual::runner

@@ -10,8 +10,11 @@
 #include "runner/base/invocation.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/cli/command_options.hpp"
 
 namespace storqual::runner {
+
+namespace po = boost::program_options;
 namespace {
 
 struct Command {
@@ -40,6 +43,23 @@ void print_usage(std::FILE* to) {
 }
 
 }  // namespace
+
+bool parse_command_options(const Args& args, const po::options_description& all,
+                           const po::options_description& visible, po::variables_map& vm,
+                           const po::positional_options_description* positional,
+                           std::string_view about) {
+  po::command_line_parser parser(args);
+  parser.options(all);
+  if (positional) parser.positional(*positional);
+  po::store(parser.run(), vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    if (!about.empty()) std::cout << about << "\n";
+    return true;
+  }
+  po::notify(vm);
+  return false;
+}
 
 int cli_main(int argc, char** argv) {
   set_invocation(argc, argv);

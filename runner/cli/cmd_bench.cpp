@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 
 #include "reporting/atomic_file.hpp"
@@ -13,13 +12,16 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 #include "runner/measure/fault_spec.hpp"
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/latency_search.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"
+#include "runner/specs/spec_sheet.hpp"
 
 namespace po = boost::program_options;
 
@@ -41,8 +43,43 @@ po::options_description bench_options() {
       "write one CSV line per completed I/O: time ms, clat ns, direction, size, offset")(
       "allow-destructive", po::bool_switch(), "allow writes to a block device or an existing file")(
       "force", po::bool_switch(),
-      "with --allow-destructive: ignore a filesystem or partition signature");
+      "with --allow-destructive: ignore a filesystem or partition signature")(
+      "latency-limit", po::value<std::string>(),
+      "run a latency-bounded IOPS search instead of one run: the highest IOPS over iodepth 1, 2, "
+      "4 .. --max-iodepth whose statistic stays at or under this duration (e.g. 10ms)")(
+      "latency-stat", po::value<std::string>()->default_value("mean"),
+      "with --latency-limit: mean or a reported percentile pNN (p99, p99.9)")(
+      "latency-kind", po::value<std::string>()->default_value("lat"),
+      "with --latency-limit: lat (submission to completion, fio's lat) or clat (completion)")(
+      "max-iodepth", po::value<unsigned>()->default_value(256),
+      "with --latency-limit: the deepest step")(
+      "search", po::value<std::string>()->default_value("sweep"),
+      "with --latency-limit: sweep (every depth) or bisect (stop at the first over the limit)");
   return opts;
+}
+
+// --latency-limit and its companions as a LatencySearch; throws UsageError on a bad value.
+LatencySearch bench_search(const po::variables_map& vm) {
+  LatencySearch s;
+  try {
+    s.limit_ns = parse_duration(vm["latency-limit"].as<std::string>()) * 1e9;
+    s.stat = vm["latency-stat"].as<std::string>();
+    s.percentile = parse_metric("lat." + s.stat).percentile;
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--latency-limit/--latency-stat: ") + e.what());
+  }
+  if (!(s.limit_ns > 0)) throw UsageError("--latency-limit must be greater than 0");
+  s.latency = vm["latency-kind"].as<std::string>();
+  if (s.latency != "lat" && s.latency != "clat")
+    throw UsageError("--latency-kind: expected lat or clat, got '" + s.latency + "'");
+  const std::string mode = vm["search"].as<std::string>();
+  if (mode != "sweep" && mode != "bisect")
+    throw UsageError("--search: expected sweep or bisect, got '" + mode + "'");
+  s.bisect = mode == "bisect";
+  s.max_iodepth = vm["max-iodepth"].as<unsigned>();
+  if (s.max_iodepth < 1 || s.max_iodepth > kMaxIodepth)
+    throw UsageError("--max-iodepth must be 1.." + std::to_string(kMaxIodepth));
+  return s;
 }
 
 }  // namespace
@@ -54,12 +91,7 @@ int cmd_bench(const Args& args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitPass;
-  }
+  if (parse_command_options(args, all, opts, vm)) return kExitPass;
   WorkloadSpec spec;
   spec.id = "bench";
   spec.params.runtime_s = 0;
@@ -70,6 +102,9 @@ int cmd_bench(const Args& args) {
   if (!vm.count("target")) throw UsageError("--target is required (a file or block device)");
   spec.params.target = vm["target"].as<std::string>();
   validate(spec);
+  const std::optional<LatencySearch> search =
+      vm.count("latency-limit") ? std::optional(bench_search(vm)) : std::nullopt;
+  if (search) spec.params.iodepth = search->max_iodepth;  // the guard sees the deepest step
   // The guard holds its claim (O_EXCL descriptor, scratch file) until the run is over.
   std::optional<devices::AdmittedTarget> admitted;
   if (spec.params.ioengine != "null") {
@@ -94,7 +129,18 @@ int cmd_bench(const Args& args) {
   if (vm.count("inject-fault"))
     run.wrap_engine = fault_injector(parse_fault_plan(vm["inject-fault"].as<std::string>()));
   reporting::Environment env = capture_environment();
-  reporting::WorkloadResult r = run_workload(spec, run);
+  reporting::WorkloadResult r;
+  if (search) {
+    r = search_latency_bound(spec, *search, [&](const WorkloadSpec& step) {
+          WorkloadSpec named = step;
+          named.id = spec.id + " (iodepth " + std::to_string(step.params.iodepth) + ")";
+          std::fprintf(stderr, "storqual bench: latency search, iodepth %u\n", step.params.iodepth);
+          return run_workload(named, run);
+        }).best;
+    r.id = spec.id;
+  } else {
+    r = run_workload(spec, run);
+  }
 
   std::fputs(reporting::format_fio_summary(r).c_str(), stdout);
   std::printf("  fio equivalent: %s\n", r.fio_command.c_str());

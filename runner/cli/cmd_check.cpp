@@ -3,11 +3,11 @@
 // judge, exit 2 on the first bad file.
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/spec_sheet.hpp"
@@ -52,14 +52,10 @@ int cmd_check(const Args& args) {
   po::positional_options_description positional;
   positional.add("file", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible
-              << "\nValidates spec sheets and suites (see docs/formats.md); exits 2 on "
-                 "the first bad file.\n";
+  if (parse_command_options(args, all, visible, vm, &positional,
+                            "Validates spec sheets and suites (see docs/formats.md); exits 2 on "
+                            "the first bad file."))
     return kExitPass;
-  }
   if (files.empty()) throw UsageError("expected one or more spec sheet or suite files");
 
   std::vector<double> capacities;

@@ -22,6 +22,7 @@
 #include "devices/sysfs.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
@@ -113,14 +114,8 @@ struct SpecMatches {
 SpecMatches find_matching_specs(const std::string& dir, const std::vector<IdentityRow>& rows,
                                 devices::TargetKind kind) {
   SpecMatches out;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError("--specs " + dir + ": not a directory");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".xml") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
   auto fields = match_fields(rows, kind);
-  for (const auto& f : files) {
+  for (const auto& f : spec_sheet_files(dir)) {
     try {
       SpecSheet sheet = SpecSheet::load(f);
       if (sheet.matches(fields)) out.matching.emplace_back(sheet.name, f.string());
@@ -310,12 +305,7 @@ int cmd_identify(const Args& args) {
   po::options_description all;
   all.add(visible).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitPass;
-  }
+  if (parse_command_options(args, all, visible, vm)) return kExitPass;
   if (vm.count("target")) opt.target = vm["target"].as<std::string>();
   if (vm.count("specs")) opt.specs_dir = vm["specs"].as<std::string>();
   if (vm.count("nvme-pages")) opt.nvme_pages = vm["nvme-pages"].as<std::string>();

@@ -3,7 +3,6 @@
 // saved results, or merge several into one fleet report (docs/fleet.md).
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
 #include <system_error>
 
 #include "reporting/atomic_file.hpp"
@@ -14,6 +13,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 
 namespace storqual::runner {
 
@@ -48,12 +48,7 @@ int cmd_report(const Args& args) {
   po::positional_options_description positional;
   positional.add("result", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitPass;
-  }
-  po::notify(vm);
+  if (parse_command_options(args, all, visible, vm, &positional)) return kExitPass;
   if (inputs.empty()) throw UsageError("give at least one RESULT.json (see --help)");
   double lot_tolerance_pct = 0;
   try {

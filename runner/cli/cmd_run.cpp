@@ -3,10 +3,10 @@
 // against its spec sheet, optionally compared with an earlier result (runner/judge/baseline.hpp).
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
 
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 #include "runner/judge/baseline.hpp"
 #include "runner/measure/early_stop.hpp"
 #include "runner/measure/fault_spec.hpp"
@@ -68,12 +68,7 @@ int cmd_run(const Args& args) {
   po::options_description all;
   all.add(visible).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitPass;
-  }
+  if (parse_command_options(args, all, visible, vm)) return kExitPass;
   QualificationOptions o;
   if (!vm.count("target")) throw UsageError("--target is required");
   const auto targets = vm["target"].as<std::vector<std::string>>();

@@ -3,11 +3,11 @@
 // equivalent fio command of every workload.
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/cli/command_options.hpp"
 #include "runner/specs/suite.hpp"
 
 namespace storqual::runner {
@@ -33,7 +33,7 @@ void print_suite(const Suite& suite, bool with_fio) {
     }
     const auto& p = w.spec.params;
     std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
-                                               " " + w.latency_search->stat +
+                                               " " + w.latency_search->label() +
                                                "<=" + format_ns(w.latency_search->limit_ns)
                                          : "QD" + std::to_string(p.iodepth);
     std::printf("  %-22s %-9s %-5s %s x%u, %s\n", w.id().c_str(), p.rw.c_str(),
@@ -58,14 +58,11 @@ int cmd_suites(const Args& args) {
   po::positional_options_description positional;
   positional.add("name", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible
-              << "\nWithout names: one line per standard suite and its workloads. With names or "
-                 "files: those suites, with the equivalent fio command of every workload.\n";
+  if (parse_command_options(args, all, visible, vm, &positional,
+                            "Without names: one line per standard suite and its workloads. With "
+                            "names or files: those suites, with the equivalent fio command of "
+                            "every workload."))
     return kExitPass;
-  }
   std::vector<std::filesystem::path> dirs(suite_dirs.begin(), suite_dirs.end());
   if (dirs.empty()) dirs = default_suite_dirs();
   const bool with_fio = vm.count("verbose") > 0 || !names.empty();

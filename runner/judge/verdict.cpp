@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reporting/figure_labels.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/host_load.hpp"
@@ -521,6 +522,12 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
   }
   const double measured = aggregate_value(c, f.values);
   compare_with_claim(c, measured, v);
+  // What the measured figure is (docs/reports.md, "Glossary").
+  if (const WorkloadResult* r = find_result(results, c.workloads.front()))
+    v.figure = (c.workloads.size() > 1
+                    ? "aggregate of " + std::to_string(c.workloads.size()) + " workloads, each: "
+                    : std::string()) +
+               reporting::metric_definition(c.metric.name, *r);
   v.message += per_tb_note;
   if (wear_metric && context.wear)
     v.message += "; over the whole run, projected from " + context.wear->basis;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Verdicts (DESIGN.md section 5): each claim of a spec sheet judged against the measured results of
-// its suite, plus one measured-only verdict per workload no claim names. Rules, in brief (the full
-// text is in docs/formats.md):
+// Verdicts (docs/formats.md, "Verdicts"): each claim of a spec sheet judged against the measured
+// results of its suite, plus one measured-only verdict per workload no claim names. Rules, in brief
+// (the full text is in docs/formats.md):
 //  - pass when measured is within tolerance on the right side: IOPS and bandwidth pass when
 //    measured >= claimed * (1 - tol), latency when measured <= claimed * (1 + tol); exactly on the
 //    bound passes. Otherwise fail.

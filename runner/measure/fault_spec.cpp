@@ -176,6 +176,18 @@ engines::FaultPlan parse_fault_plan(std::string_view spec) {
       if (auto b = take(keys, "base"); !b.empty()) l.base = to_ns(parse_duration(b));
       if (auto p = take(keys, "per_in_flight"); !p.empty())
         l.per_in_flight = to_ns(parse_duration(p));
+      if (auto b = take(keys, "bump"); !b.empty()) {
+        l.bump = to_ns(parse_duration(b));
+        auto from = take(keys, "bump_from"), to = take(keys, "bump_to");
+        if (from.empty() || to.empty())
+          throw UnitError(
+              "--inject-fault latency: bump needs bump_from=N and bump_to=N (requests "
+              "in flight)");
+        l.bump_from = static_cast<unsigned>(parse_number(kind, "bump_from", from));
+        l.bump_to = static_cast<unsigned>(parse_number(kind, "bump_to", to));
+        if (l.bump_from > l.bump_to)
+          throw UnitError("--inject-fault latency: bump_from must be <= bump_to");
+      }
       plan.latency = l;
     } else if (kind == "cliff") {
       engines::FaultPlan::ThroughputCliff c;

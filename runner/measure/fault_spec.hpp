@@ -12,7 +12,7 @@
 //   fail:    error=EIO|ENOSPC|EROFS|ENXIO|ENODEV|EINVAL|ETIMEDOUT|<number>
 //   eagain:  at=queue|reap                       short:     bytes=SIZE
 //   misdirect: shift=SIZE (may be negative)      fake-capacity: wrap=SIZE, claimed=SIZE
-//   latency: base=DURATION, per_in_flight=DURATION
+//   latency: base=DURATION, per_in_flight=DURATION[, bump=DURATION, bump_from=N, bump_to=N]
 //   cliff:   after=SIZE, slowdown=X
 //
 // e.g. "fail:dir=write,after=1000,error=EIO"  or  "stuck:after=50,count=1"  or

@@ -29,6 +29,8 @@
 
 #include "runner/base/units.hpp"
 #include "runner/measure/block_io_driver.hpp"
+#include "runner/measure/disk_stats.hpp"
+#include "runner/measure/io_depths.hpp"
 #include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/offset_generator.hpp"
 #include "runner/measure/random.hpp"
@@ -195,6 +197,9 @@ struct SharedPlan {
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
+  // The device's own counters around the jobs (fio's "Disk stats"); none for the null engine or a
+  // target with no block device behind it.
+  std::optional<reporting::DiskStats> disk_stats;
 };
 
 struct JobOutcome {
@@ -214,6 +219,7 @@ struct JobOutcome {
   std::uint64_t verified_inline = 0;
   // Running totals for the sampler thread (early stop), stored as each batch is reaped.
   std::atomic<std::uint64_t> progress_ios{0}, progress_bytes{0};
+  IoDepthCounts depths{};  // submissions by requests in flight (runner/measure/io_depths.hpp)
 };
 
 // The requests of one job (one per iodepth slot) and what the loop knows of each.
@@ -362,6 +368,7 @@ class CompletionAccounting {
     if (lat_log_.enabled())
       lat_log_.add((completed - measure_start_) / 1000000, clat, d, r.length, r.offset);
   }
+  [[nodiscard]] bool measuring() const noexcept { return measuring_; }
   void finish() {
     rusage ru_end{};
     getrusage(RUSAGE_THREAD, &ru_end);
@@ -565,7 +572,7 @@ class Job {
     next_due_ = plan_.t0;
     rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
     offsets_.emplace(OffsetGenerator::Layout{.mode = plan_.mode,
-                                             .time_based = time_based_,
+                                             .randommap = p.randommap,
                                              .region_offset = plan_.region_offset,
                                              .region_blocks = plan_.region_size / p.bs,
                                              .block_size = p.bs,
@@ -645,6 +652,7 @@ class Job {
       if (st == QueueStatus::Completed) {
         const std::uint64_t t = now_fn_();
         slots_.issue_ns[slot] = now;
+        ++out_.depths[io_depth_bucket(slots_.in_flight + 1)];
         complete(slot, t);
         now = t;
         if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
@@ -661,6 +669,7 @@ class Job {
     const std::uint64_t handed = now_fn_();
     for (unsigned i = 0; i < n_staged; ++i) slots_.issue_ns[staged_[i]] = handed;
     const int rc = engine_->commit();
+    out_.depths[io_depth_bucket(slots_.in_flight)] += n_staged;
     if (rc < 0) {
       errors_->end_job(std::string("submit failed: ") + std::strerror(-rc));
       issuing_ = false;
@@ -685,7 +694,7 @@ class Job {
     if (verify_) [[unlikely]]
       return prepare_verified(slot);
     r.dir = next_direction();
-    r.offset = offsets_->next(issued_);
+    r.offset = offsets_->next();
     r.length = bs_;
     r.res = 0;
     if (r.dir == Direction::Write) stamp_write(r);
@@ -698,9 +707,9 @@ class Job {
     r.res = 0;
     if (verify_->take_due_check(slot, r, slots_)) return true;
     r.dir = next_direction();
-    r.offset = offsets_->next(issued_);
+    r.offset = offsets_->next();
     if (r.dir == Direction::Write)
-      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(issued_); });
+      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(); });
     return false;
   }
 
@@ -857,14 +866,19 @@ class Job {
   }
 
   // The running totals for the sampler thread (early stop) and the live progress line.
+  // The live counters are the sum over jobs: each job adds what it counted since it last did (a
+  // store would leave the last job's own count, a fraction of the workload's).
   void publish_progress() {
     const std::uint64_t ios = out_.dir[0].ios + out_.dir[1].ios;
     const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
     out_.progress_ios.store(ios, std::memory_order_relaxed);
     out_.progress_bytes.store(bytes, std::memory_order_relaxed);
     if (live_) {
-      live_->ios.store(ios, std::memory_order_relaxed);
-      live_->bytes.store(bytes, std::memory_order_relaxed);
+      live_->ios.fetch_add(ios - live_ios_, std::memory_order_relaxed);
+      live_->bytes.fetch_add(bytes - live_bytes_, std::memory_order_relaxed);
+      live_ios_ = ios;
+      live_bytes_ = bytes;
+      if (accounting_->measuring()) live_->measuring.store(true, std::memory_order_relaxed);
     }
   }
 
@@ -906,6 +920,7 @@ class Job {
   // The loop's settings and state (prepare_loop), then its parts.
   NowFunction now_fn_ = nullptr;
   LiveCounters* live_ = nullptr;
+  std::uint64_t live_ios_ = 0, live_bytes_ = 0;  // what this job has added to *live_
   const std::atomic<bool>* stop_ = nullptr;
   std::uint32_t bs_ = 0;
   unsigned batch_ = 1;
@@ -1048,6 +1063,7 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
   if (options.live) {
     options.live->ios = 0;
     options.live->bytes = 0;
+    options.live->measuring = false;
   }
   // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
   if (!plan.abort)
@@ -1060,8 +1076,13 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
           }
         },
         [&](std::uint64_t t) { plan.end.store(t); });
+  const std::optional<DiskCounters> disk_before =
+      p.ioengine == "null" || plan.abort ? std::nullopt : read_disk_counters(p.target);
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
+  if (disk_before)
+    if (const auto disk_after = read_disk_counters(p.target))
+      plan.disk_stats = disk_stats_between(*disk_before, *disk_after);
   monitor.finish();
   plan.limit_s = monitor.stopped_early() ? static_cast<double>(plan.end - plan.measure_start) / 1e9
                                          : p.runtime_s;
@@ -1156,6 +1177,11 @@ void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec
   if (p.runtime_s > 0 && !result.interrupted)
     points = std::min<std::size_t>(
         points, static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9)));
+  // A last interval shorter than half the others (a runtime of 10.00002 s: a 20 us eleventh) is
+  // not a sample of the rate: a few I/Os over a sliver of time would set min/max/avg. Its I/Os
+  // stay in the totals.
+  if (points > 1 && elapsed - static_cast<double>(points - 1) * interval_s < interval_s / 2)
+    --points;
   for (std::size_t i = 0; i < points; ++i) {
     const auto& s = total[i];
     double span = std::min(interval_s, elapsed - static_cast<double>(i) * interval_s);
@@ -1238,6 +1264,10 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   result.fio_command = fio_command(spec);
   result.host_busy = monitor.host_busy();
   result.early_stop = monitor.early_stop();
+  result.disk_stats = plan.disk_stats;
+  result.io_depths.submitted.assign(kIoDepthBuckets, 0);
+  for (const auto& o : outcomes)
+    for (std::size_t b = 0; b < kIoDepthBuckets; ++b) result.io_depths.submitted[b] += o.depths[b];
   merge_jobs(outcomes, plan, result);
   merge_timelines(outcomes, spec, plan.limit_s, result);
   if (result.interrupted) result.errors.push_back("interrupted");

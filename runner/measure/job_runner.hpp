@@ -4,9 +4,11 @@
 // a per-interval timeline and CPU usage, and returns the measured WorkloadResult.
 //
 // Contract:
-// - Offsets are multiples of bs inside [offset, offset+size); random is uniform (with
-//   replacement) when time based, a full permutation of the blocks when size based; sequential
-//   wraps at the end of the region. Nothing is issued outside the region.
+// - Offsets are multiples of bs inside [offset, offset+size). Random offsets follow fio's random
+//   map by default (params.randommap): each job visits every block of its region once per pass in
+//   a random order (runner/measure/random_map.hpp), so a size-based run writes each block exactly
+//   once; with norandommap each offset is drawn uniformly with replacement. Sequential wraps at the
+//   end of the region. Nothing is issued outside the region.
 // - ramp_time is run but not counted. With a runtime, completions after the end are drained and
 //   not counted (so bytes counted <= bytes the device saw, short by at most the I/Os in flight).
 // - Memory is fixed per job (buffers, histograms) plus the timeline, which is coarsened (adjacent

@@ -4,22 +4,23 @@
 // Contract:
 // - next() returns the byte offset of the next I/O: a multiple of block_size inside
 //   [region_offset, region_offset + region_blocks * block_size); nothing outside the region.
-// - Sequential: blocks in order, wrapping at the end. Random, time based: uniform with
-//   replacement. Random, size based: a full permutation of the job's blocks (i * step mod blocks
-//   with step coprime to blocks), so a size-based run visits every block exactly once.
+// - Sequential: blocks in order, wrapping at the end. Random with the random map (fio's default):
+//   every block of the job once per pass, in a random order (runner/measure/random_map.hpp), so a
+//   size-based run visits every block exactly once. Random with norandommap: uniform with
+//   replacement.
 // - With `jobs` > 1 the job owns blocks job, job + jobs, job + 2 * jobs, ... (verify needs jobs
 //   that do not overlap, as fio's); blocks() counts the job's own.
-// - next(issued) takes the count of workload I/Os issued so far: the permutation's position. A
-//   caller that draws again for the same I/O (verify steering away from a block in flight) passes
-//   the same count.
+// - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
+//   block in flight) moves on in the pass, as fio's random map does.
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
 
 #include <cstdint>
-#include <numeric>
+#include <optional>
 
 #include "runner/measure/random.hpp"
+#include "runner/measure/random_map.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
@@ -28,7 +29,7 @@ class OffsetGenerator {
  public:
   struct Layout {
     RwMode mode = RwMode::Read;
-    bool time_based = false;
+    bool randommap = true;  // false: fio's norandommap
     std::uint64_t region_offset = 0;
     std::uint64_t region_blocks = 0;  // blocks of block_size in the whole region
     std::uint64_t block_size = 4096;
@@ -36,32 +37,27 @@ class OffsetGenerator {
     unsigned job = 0;   // this job's index among them
   };
 
-  // Draws the permutation's step and start from `rng`, which next() keeps using (time-based
-  // random); the generator holds a reference to it.
+  // Seeds the random map from `rng`, which next() keeps using with norandommap; the generator
+  // holds a reference to it.
   OffsetGenerator(const Layout& layout, Random& rng)
       : rng_(rng),
         random_(rw_random(layout.mode)),
-        time_based_(layout.time_based),
         region_offset_(layout.region_offset),
         block_size_(layout.block_size),
         jobs_(layout.jobs),
         job_(layout.job) {
     const std::uint64_t rb = layout.region_blocks;
     blocks_ = jobs_ == 1 ? rb : (rb > job_ ? (rb - job_ + jobs_ - 1) / jobs_ : 0);
-    if (random_ && !time_based_ && blocks_ > 1) {
-      perm_step_ = blocks_ / 2 + 1 + rng_.below(blocks_ / 3 + 1);
-      while (std::gcd(perm_step_, blocks_) != 1) ++perm_step_;
-      perm_start_ = rng_.below(blocks_);
-    }
+    if (random_ && layout.randommap && blocks_ > 0) map_.emplace(blocks_, rng_.next());
   }
 
   // The job's own blocks: a size-based run issues exactly this many I/Os.
   [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
 
-  [[nodiscard]] std::uint64_t next(std::uint64_t issued) noexcept {
+  [[nodiscard]] std::uint64_t next() noexcept {
     std::uint64_t block;
     if (random_) {
-      block = time_based_ ? rng_.below(blocks_) : (perm_start_ + issued * perm_step_) % blocks_;
+      block = map_ ? map_->next() : rng_.below(blocks_);
     } else {
       block = seq_next_;
       if (++seq_next_ == blocks_) seq_next_ = 0;
@@ -72,11 +68,11 @@ class OffsetGenerator {
 
  private:
   Random& rng_;
-  bool random_, time_based_;
+  bool random_;
   std::uint64_t region_offset_, block_size_;
   unsigned jobs_, job_;
   std::uint64_t blocks_ = 0;
-  std::uint64_t perm_step_ = 1, perm_start_ = 0;
+  std::optional<RandomMap> map_;  // random with the map (fio's default)
   std::uint64_t seq_next_ = 0;
 };
 

@@ -72,6 +72,8 @@ const WorkloadOption kOptions[] = {
      }},
     {"size", "bytes of the target used from offset (default: to its end)", "", "size",
      [](WorkloadSpec& w, std::string_view v) { w.params.size = parse_size(v); }},
+    {"max_size", "with no size (the whole target): use at most this much from offset (0: no cap)",
+     "0", "size", [](WorkloadSpec& w, std::string_view v) { w.max_size = parse_size(v); }},
     {"offset", "start of the region used", "0", "size",
      [](WorkloadSpec& w, std::string_view v) { w.params.offset = parse_size(v); }},
     {"rwmixread", "percentage of reads in a mixed workload", "50", "percent",
@@ -100,6 +102,16 @@ const WorkloadOption kOptions[] = {
      }},
     {"direct", "1: O_DIRECT (bypass the page cache)", "1", "bool",
      [](WorkloadSpec& w, std::string_view v) { w.params.direct = parse_bool("direct", v); }},
+    {"norandommap",
+     "1: draw random offsets independently, with replacement (fio's norandommap); 0: fio's "
+     "random map, every block once per pass in a random order",
+     "0", "bool",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.params.randommap = !parse_bool("norandommap", v);
+     }},
+    {"randommap", "the inverse of norandommap (1, the default: every block once per pass)", "1",
+     "bool",
+     [](WorkloadSpec& w, std::string_view v) { w.params.randommap = parse_bool("randommap", v); }},
     {"fixedbufs", "io_uring: registered buffers", "1", "bool",
      [](WorkloadSpec& w, std::string_view v) { w.fixedbufs = parse_bool("fixedbufs", v); }},
     {"registerfiles", "io_uring: registered file", "1", "bool",
@@ -283,7 +295,9 @@ std::string fio_command(const WorkloadSpec& spec) {
       cmd += " --verify_backlog_batch=" + std::to_string(spec.verify_backlog_batch);
     if (!spec.do_verify) cmd += " --do_verify=0";
   }
-  cmd += " --randrepeat=0 --norandommap";
+  // fio's random map is its default: only its absence is spelled out.
+  cmd += " --randrepeat=0";
+  if (rw_random(parse_rw(p.rw)) && !p.randommap) cmd += " --norandommap";
   return cmd;
 }
 

@@ -34,6 +34,9 @@ struct WorkloadSpec {
   std::string early_stop;
   double spin_wait_s = -1;  // io_uring: poll this long before sleeping; < 0 = auto
   double interval_s = 1.0;  // timeline interval
+  // With no size (the whole target from offset): use at most this many bytes (0 = no cap). For
+  // methods that run "over the whole device" with a bound on what that may mean (docs/formats.md).
+  std::uint64_t max_size = 0;
   double io_timeout_s = 0;  // a request outstanding longer than this is an error (0 = off)
   bool continue_on_error = false;
   // Open-loop load at a fixed rate per job (fio's rate_iops / rate): I/O k is due at

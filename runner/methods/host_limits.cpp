@@ -2,6 +2,8 @@
 // Host-limit detection (see host_limits.hpp).
 #include "runner/methods/host_limits.hpp"
 
+#include <sched.h>
+
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -97,13 +99,26 @@ double EngineCeiling::iops(const WorkloadSpec& workload) {
 
 reporting::HostLimitReport assess_host_limit(const reporting::WorkloadResult& r,
                                              double ceiling_iops,
-                                             const std::optional<PcieLink>& link) {
+                                             const std::optional<PcieLink>& link,
+                                             unsigned host_cpus) {
+  if (host_cpus == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    host_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    if (host_cpus == 0) host_cpus = 1;
+  }
   reporting::HostLimitReport h;
   h.max_thread_cpu_pct = r.cpu.max_thread_pct;
   h.engine_ceiling_iops = ceiling_iops;
   char buf[160];
   if (r.cpu.max_thread_pct >= kHostCpuLimitPct) {
     std::snprintf(buf, sizeof buf, "job thread CPU %.0f%%", r.cpu.max_thread_pct);
+    h.reasons.emplace_back(buf);
+  }
+  const double all_pct = (r.cpu.usr_pct + r.cpu.sys_pct) / host_cpus;
+  if (host_cpus > 0 && all_pct >= kHostAllCpusLimitPct) {
+    std::snprintf(buf, sizeof buf, "job threads together use %.0f%% of the host's %u CPU%s",
+                  all_pct, host_cpus, host_cpus == 1 ? "" : "s");
     h.reasons.emplace_back(buf);
   }
   const double iops = total_iops(r);

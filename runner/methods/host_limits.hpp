@@ -21,7 +21,10 @@
 namespace storqual::runner {
 
 inline constexpr double kHostCpuLimitPct =
-    reporting::kCpuBoundThreadPct;                     // one job thread's usr+sys
+    reporting::kCpuBoundThreadPct;  // one job thread's usr+sys, of one CPU
+// All job threads together, of all the CPUs the process may run on: 4 jobs on a 2-CPU host can
+// each sit at 50% while the host has nothing left.
+inline constexpr double kHostAllCpusLimitPct = 90;
 inline constexpr double kEngineCeilingFraction = 0.8;  // of the null engine's IOPS
 
 struct PcieLink {
@@ -59,8 +62,10 @@ class EngineCeiling {
 
 // The report for one result: limited when the CPU or ceiling rule holds; the link is recorded
 // (it matters to bandwidth claims, which verdicts compare against it).
+// `host_cpus`: the CPUs the job threads may use (0: this process's affinity mask).
 [[nodiscard]] reporting::HostLimitReport assess_host_limit(const reporting::WorkloadResult& r,
                                                            double ceiling_iops,
-                                                           const std::optional<PcieLink>& link);
+                                                           const std::optional<PcieLink>& link,
+                                                           unsigned host_cpus = 0);
 
 }  // namespace storqual::runner

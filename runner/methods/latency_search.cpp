@@ -10,9 +10,10 @@ namespace storqual::runner {
 namespace {
 
 double side_statistic(const reporting::DirectionResult& d, const LatencySearch& s) {
-  if (d.lat.samples == 0) return -1;
-  if (!s.percentile) return d.lat.mean_ns;
-  for (const auto& [p, v] : d.lat.percentiles)
+  const reporting::LatencySummary& l = s.latency == "clat" ? d.clat : d.lat;
+  if (l.samples == 0) return -1;
+  if (!s.percentile) return l.mean_ns;
+  for (const auto& [p, v] : l.percentiles)
     if (p == *s.percentile) return static_cast<double>(v);
   return -1;
 }
@@ -51,14 +52,14 @@ LatencySearchOutcome search_latency_bound(const WorkloadSpec& base, const Latenc
   for (unsigned depth = 1;; depth = std::min(depth * 2, search.max_iodepth)) {
     if (step(depth)) {
       last_good = depth;
-    } else {
+    } else if (!first_bad) {
       first_bad = depth;
-      break;
+      if (search.bisect) break;  // the sweep goes on: a curve need not be monotone
     }
     if (stopped || depth == search.max_iodepth) break;
   }
-  // Bisect between the last good and the first bad depth, to within an eighth of the depth.
-  while (!stopped && last_good && first_bad &&
+  // Bisection: between the last good and the first bad depth, to within an eighth of the depth.
+  while (search.bisect && !stopped && last_good && first_bad &&
          first_bad - last_good > std::max(1u, last_good / 8)) {
     unsigned mid = last_good + (first_bad - last_good) / 2;
     if (step(mid))
@@ -83,11 +84,11 @@ LatencySearchOutcome search_latency_bound(const WorkloadSpec& base, const Latenc
   out.best.kind = "latency-search";
   out.best.latency_curve = out.curve;
   out.best.latency_limit_ns = search.limit_ns;
-  out.best.latency_stat = search.stat;
+  out.best.latency_stat = search.label();
   if (!out.limit_met && out.best.errors.empty()) {
-    char msg[160];
-    std::snprintf(msg, sizeof msg, "latency limit %.0f ns (%s) not met even at iodepth 1",
-                  search.limit_ns, search.stat.c_str());
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "latency limit %.0f ns (%s) not met at any iodepth 1..%u",
+                  search.limit_ns, search.label().c_str(), out.curve.back().iodepth);
     out.best.errors.push_back(msg);
   }
   return out;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Latency-bounded IOPS (seed 002, DESIGN.md section 3): the highest IOPS whose latency statistic
-// (mean, or a reported percentile, of fio's `lat`: submission to completion) stays at or under a
-// limit. Sweeps iodepth 1, 2, 4 ... max_iodepth until the limit is crossed, then bisects between
-// the last good and the first bad depth. Every step is a full run of the workload at that depth;
-// all steps form the IOPS/latency curve.
+// Latency-bounded IOPS (the iodepth-sweep method, docs/formats.md "<latency-search>"): the
+// highest IOPS whose latency statistic (mean, or a reported percentile, of fio's `lat`,
+// submission to completion, or of `clat`, completion only) stays at or under a limit. By default
+// every iodepth 1, 2, 4 ... max_iodepth runs and the answer is the passing depth with the most
+// IOPS, wherever it lies (a curve need not be monotone: a depth over the limit can be followed by
+// one within it). With `bisect` the sweep stops at the first depth over the limit and bisects
+// between it and the last good one. Every step is a full run of the workload at that depth; all
+// steps form the IOPS/latency curve.
 #pragma once
 
 #include <functional>
@@ -16,19 +19,28 @@
 
 namespace storqual::runner {
 
-// <latency-search>: the highest IOPS whose `stat` latency stays at or under `limit`, sweeping
-// iodepth 1, 2, 4 .. max_iodepth and refining between the last good and the first bad depth.
+// <latency-search>: the highest IOPS whose `stat` latency stays at or under `limit` over iodepth
+// 1, 2, 4 .. max_iodepth (docs/formats.md "<latency-search>").
 struct LatencySearch {
   unsigned max_iodepth = 1024;
   double limit_ns = 10e6;
   std::optional<double> percentile;  // empty: mean latency; else e.g. 99.0 (a reported one)
   std::string stat = "mean";         // as written: "mean", "p99", "p99.9"
+  // Which latency the statistic is of: "lat" (fio's total latency, submission to completion)
+  // or "clat" (completion latency, what many vendors and cloud providers quote).
+  std::string latency = "lat";
+  // false (the default): every depth 1, 2, 4 .. max_iodepth runs, so a curve that is not monotone
+  // still yields its best passing depth; true: stop at the first depth over the limit and bisect
+  // between it and the last good one (fewer runs, assumes latency grows with depth).
+  bool bisect = false;
+  // "lat.mean", "clat.p99": the statistic as reports name it (the metric spelling of claims).
+  [[nodiscard]] std::string label() const { return latency + "." + stat; }
 };
 
 struct LatencySearchOutcome {
   reporting::WorkloadResult best;  // the run at the chosen depth (kind "latency-search")
   std::vector<reporting::LatencyCurvePoint> curve;  // every step, sorted by iodepth
-  bool limit_met = false;  // false: even iodepth 1 is over the limit (best is the iodepth-1 run)
+  bool limit_met = false;  // false: no depth is within the limit (best is the iodepth-1 run)
 };
 
 // The statistic the search compares with the limit, from a result: the worse of the read and

@@ -28,6 +28,7 @@
 #include "devices/sysfs.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/fio_summary.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
@@ -76,14 +77,6 @@ std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& i
           {"target", std::string(target)}};
 }
 
-bool is_spec_sheet_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::string head(4096, '\0');  // the root element may follow a long header comment
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.find("<spec-sheet") != std::string::npos;
-}
-
 // The suite for a device without a spec sheet: its class.
 std::string suite_for_class(const devices::DeviceIdentity& id) {
   using devices::Transport;
@@ -127,15 +120,8 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
     c.why = "no spec sheet given: measured only";
     return c;
   }
-  std::error_code ec;
-  if (!fs::is_directory(*o.specs_dir, ec))
-    throw UsageError("--specs " + *o.specs_dir + " is not a directory");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(*o.specs_dir))
-    if (e.path().extension() == ".xml" && is_spec_sheet_file(e.path())) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
   std::vector<SpecSheet> matching;
-  for (const auto& f : files) {
+  for (const auto& f : spec_sheet_files(*o.specs_dir)) {
     SpecSheet s = SpecSheet::load(f);
     if (s.matches(match_fields(id, target))) matching.push_back(std::move(s));
   }
@@ -237,19 +223,10 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
     done = true;
   });
   auto start = std::chrono::steady_clock::now();
-  std::uint64_t last_ios = 0, last_bytes = 0;
-  double last_t = 0;
   while (!done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::uint64_t ios = live.ios.load(), bytes = live.bytes.load();
-    double dt = t - last_t;
-    if (dt > 0 && !done)
-      progress.update(t, static_cast<double>(ios - std::min(ios, last_ios)) / dt,
-                      static_cast<double>(bytes - std::min(bytes, last_bytes)) / dt);
-    last_ios = ios;
-    last_bytes = bytes;
-    last_t = t;
+    if (!done) progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load());
   }
   worker.join();
   if (failure) std::rethrow_exception(failure);
@@ -488,7 +465,11 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   for (const auto& n : admitted.notes) notes.push_back(n);
   for (auto& w : plan) {
     w.params.target = admitted.path;
-    if (w.params.size == 0) w.params.size = admitted.capacity - w.params.offset;
+    if (w.params.size == 0) {
+      // The whole device from offset, as the method says, up to the suite's documented cap.
+      w.params.size = admitted.capacity - w.params.offset;
+      if (w.max_size && w.params.size > w.max_size) w.params.size = w.max_size;
+    }
   }
   return admitted;
 }
@@ -549,6 +530,7 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
   WorkloadSpec as_run = plan[i];
   as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
   if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
+  if (!r.skipped && !r.capacity) std::fputs(reporting::format_fio_summary(r).c_str(), con);
   return r;
 }
 

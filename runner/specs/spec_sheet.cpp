@@ -5,13 +5,16 @@
 #include <fnmatch.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
+#include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 
@@ -511,6 +514,29 @@ std::string Claim::workload_label() const {
     out += w;
   }
   return out;
+}
+
+std::vector<std::filesystem::path> spec_sheet_files(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError("--specs " + dir.string() + ": not a directory");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec) || e.path().extension() != ".xml") continue;
+    pugi::xml_document doc;
+    if (doc.load_file(e.path().c_str(), pugi::parse_minimal)) {
+      if (std::string_view(doc.document_element().name()) == "spec-sheet")
+        files.push_back(e.path());
+      continue;
+    }
+    std::ifstream in(e.path());
+    std::string head(4096, '\0');  // the root element may follow a long header comment
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.find("<spec-sheet") != std::string::npos) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 std::string_view match_target(devices::TargetKind kind) {

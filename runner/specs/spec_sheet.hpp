@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A device spec sheet (DESIGN.md section 4): which devices it describes (shell-glob <match>
-// patterns) and what the vendor claims per workload, with units converted to base units
+// A device spec sheet (docs/formats.md, "Spec sheet"): which devices it describes (shell-glob
+// <match> patterns) and what the vendor claims per workload, with units converted to base units
 // (IOPS, bytes/s, ns) and a tolerance per claim. Loading validates everything and throws
 // FileError "file:line:column: what was expected" on the first mistake. See docs/formats.md.
 #pragma once
@@ -121,6 +121,12 @@ class SpecSheet {
 // "scratch" (a directory, where storqual makes its scratch file); see match_target().
 inline constexpr std::array<std::string_view, 6> kMatchFields = {"model",  "firmware",  "vendor",
                                                                  "serial", "transport", "target"};
+
+// The spec sheets of a --specs directory (its own files, sorted): every *.xml whose root element
+// is <spec-sheet>, and every *.xml that does not parse but looks like one, so that loading it
+// reports where it is wrong instead of the sheet silently not being there. A suite or any other
+// XML beside the sheets is not one. Throws UsageError when `dir` is not a directory.
+[[nodiscard]] std::vector<std::filesystem::path> spec_sheet_files(const std::filesystem::path& dir);
 
 // The `target` match value of a resolved target's kind.
 [[nodiscard]] std::string_view match_target(devices::TargetKind kind);

@@ -115,6 +115,23 @@ LatencySearch load_search(const XmlFile& file, pugi::xml_node node) {
                                       "'");
     s.max_iodepth = n;
   }
+  if (pugi::xml_attribute lat = node.attribute("latency")) {
+    s.latency = lat.value();
+    if (s.latency != "lat" && s.latency != "clat")
+      throw file.error_value(lat,
+                             "latency: expected lat (submission to completion) or clat "
+                             "(completion only), got '" +
+                                 s.latency + "'");
+  }
+  if (pugi::xml_attribute mode = node.attribute("search")) {
+    const std::string v = mode.value();
+    if (v != "sweep" && v != "bisect")
+      throw file.error_value(mode,
+                             "search: expected sweep (every depth 1, 2, 4 .. max_iodepth) "
+                             "or bisect, got '" +
+                                 v + "'");
+    s.bisect = v == "bisect";
+  }
   return s;
 }
 
@@ -270,7 +287,7 @@ Suite load_suite(const XmlFile& file) {
       continue;
     }
     SuiteWorkload w;
-    if (kind == "latency-search" || kind == "capacity")
+    if (kind == "capacity")
       expect_no_children(file, node);
     else
       load_children(file, node, w);
@@ -307,7 +324,8 @@ Suite load_suite(const XmlFile& file) {
       apply_options(file, node, w.spec, {"id", "volume", "drop"}, true);
       w.sustained_write = load_sustained(file, node, w.spec);
     } else {  // latency-search
-      apply_options(file, node, w.spec, {"id", "max_iodepth", "limit", "stat"}, false);
+      apply_options(file, node, w.spec, {"id", "max_iodepth", "limit", "stat", "latency", "search"},
+                    false);
       w.latency_search = load_search(file, node);
       w.spec.params.iodepth = 1;
     }
@@ -350,8 +368,10 @@ std::string SuiteWorkload::fio_equivalent() const {
   WorkloadSpec deepest = spec;
   deepest.params.iodepth = latency_search->max_iodepth;
   return fio_command(deepest) + "  # latency search: iodepth 1.." +
-         std::to_string(latency_search->max_iodepth) + ", highest IOPS with " +
-         latency_search->stat + " latency <= " + format_ns(latency_search->limit_ns);
+         std::to_string(latency_search->max_iodepth) +
+         (latency_search->bisect ? " then bisected" : ", every power of two") +
+         ", highest IOPS with " + latency_search->label() +
+         " <= " + format_ns(latency_search->limit_ns);
 }
 
 const SuiteWorkload* Suite::find(std::string_view id) const noexcept {

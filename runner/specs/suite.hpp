@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A suite (DESIGN.md section 4): named workloads in fio's terms, with shared <defaults>, and
-// latency searches (seed 002). Attributes are applied through the one workload option table
-// (runner/measure/workload.hpp), so names, validation and messages are the bench command line's.
-// Loading throws FileError "file:line:column: what was expected" on the first mistake.
+// A suite (docs/formats.md, "Suite"): named workloads in fio's terms, with shared <defaults>, and
+// latency searches (the iodepth-sweep method). Attributes are applied through the one workload
+// option table (runner/measure/workload.hpp), so names, validation and messages are the bench
+// command line's. Loading throws FileError "file:line:column: what was expected" on the first
+// mistake.
 #pragma once
 
 #include <filesystem>

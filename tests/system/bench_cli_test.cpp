@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual bench` as a user meets it: real files (O_DIRECT), bad input with exit 2 and a clear
-// message, the JSON shape of DESIGN.md section 7, the per-I/O log.
+// message, the JSON shape of docs/reports.md ("JSON"), the per-I/O log.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -121,6 +121,54 @@ TEST_F(BenchCli, NullEngineNeedsNoTarget) {
                   "--iodepth", "4", "--size", "1m"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("write: IOPS="), std::string::npos) << r.out;
+}
+
+// `bench` runs a latency search: every depth 1, 2, 4, 8, the whole curve with the statistic named
+// (clat.p99 here), the chosen depth, and a JSON result of kind latency-search; a bad statistic or
+// latency kind is a usage error.
+TEST_F(BenchCli, LatencySearchSweepsEveryDepthAndPrintsTheCurve) {
+  const std::string json = (dir_ / "search.json").string();
+  auto r = bench({"--target",
+                  "x",
+                  "--ioengine",
+                  "null",
+                  "--rw",
+                  "randread",
+                  "--bs",
+                  "4k",
+                  "--size",
+                  "16m",
+                  "--runtime",
+                  "200ms",
+                  "--latency-limit",
+                  "1s",
+                  "--latency-stat",
+                  "p99",
+                  "--latency-kind",
+                  "clat",
+                  "--max-iodepth",
+                  "8",
+                  "--json",
+                  json,
+                  "--inject-fault",
+                  "latency:base=200us"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("latency search: clat.p99 <= 1.00 s; IOPS per step: read+write, sum over "
+                       "1 job"),
+            std::string::npos)
+      << r.out;
+  for (const char* depth : {"       1  ", "       2  ", "       4  ", "       8  "})
+    EXPECT_NE(r.out.find(std::string("\n    ") + depth), std::string::npos) << depth << r.out;
+  EXPECT_NE(r.out.find("<- chosen"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(testing::read_file(json));
+  const auto& w = j["workloads"][0];
+  EXPECT_EQ(w["kind"], "latency-search");
+  EXPECT_EQ(w["latency_stat"], "clat.p99");
+  EXPECT_EQ(w["latency_curve"].size(), 4u);
+  auto bad = bench(
+      {"--target", "x", "--ioengine", "null", "--latency-limit", "1ms", "--latency-kind", "total"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--latency-kind: expected lat or clat"), std::string::npos) << bad.err;
 }
 
 }  // namespace

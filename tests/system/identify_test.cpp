@@ -198,6 +198,31 @@ TEST(IdentifyCaptured, SpecSheetWhoseMatchFitsIsNamed) {
   EXPECT_EQ(t.at("spec_matches")[0].at("name"), "Samsung 870");
 }
 
+TEST(IdentifyCaptured, SpecsDirTakesFilesByTheirRootElementAndReportsABrokenSheet) {
+  // A sheet is a file whose root element is <spec-sheet>: a suite beside it whose comment
+  // mentions <spec-sheet> is not one; a sheet that does not parse is reported, not dropped.
+  ScratchDir dir("identify-specs-roots");
+  std::ofstream(dir / "a-suite.xml")
+      << "<?xml version=\"1.0\"?>\n<!-- used with a <spec-sheet suite=\"mine\"> -->\n"
+         "<suite name=\"mine\"><workload id=\"r\" rw=\"randread\" bs=\"4k\"/></suite>\n";
+  std::ofstream(dir / "good.xml")
+      << "<?xml version=\"1.0\"?>\n<spec-sheet name=\"Samsung 870\" vendor=\"x\" "
+         "suite=\"quick\" source=\"test\">\n  <match model=\"Samsung SSD 870*\"/>\n"
+         "</spec-sheet>\n";
+  const std::string root = (kTrees / "sata-ssd/sys").string();
+  json t =
+      identify_json({"--sysfs-root", root, "--target", "sda1", "--specs", dir.path().string()});
+  EXPECT_TRUE(t.at("spec_problems").empty()) << t.at("spec_problems").dump();
+  ASSERT_EQ(t.at("spec_matches").size(), 1u) << t.dump(2);
+  std::ofstream(dir / "broken.xml")
+      << "<?xml version=\"1.0\"?>\n<spec-sheet name=\"half\" vendor=\"x\">\n  <match\n";
+  t = identify_json({"--sysfs-root", root, "--target", "sda1", "--specs", dir.path().string()});
+  ASSERT_EQ(t.at("spec_problems").size(), 1u) << t.dump(2);
+  EXPECT_NE(t.at("spec_problems")[0].dump().find("broken.xml"), std::string::npos)
+      << t.at("spec_problems").dump();
+  EXPECT_EQ(t.at("spec_matches").size(), 1u) << t.dump(2);
+}
+
 TEST(IdentifyCaptured, ListingWithSpecsSaysWhichSheetMatchesEachDeviceAndNeverTheDemo) {
   // The shipped specs/ directory: the demo sheet (scratch files only) beside real sheets.
   const std::string specs = std::string(STORQUAL_SOURCE_DIR) + "/specs";

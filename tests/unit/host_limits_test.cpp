@@ -91,6 +91,23 @@ TEST(HostLimit, CpuAndCeilingRules) {
   EXPECT_FALSE(assess_host_limit(result_with(850000, 50), 0, std::nullopt).limited);
 }
 
+// The two cases the single-thread rule missed: a thread at 87% (a RAM disk is the CPU itself), and
+// 4 jobs at 50% each on a 2-CPU host (no one thread is busy, the host is full).
+TEST(HostLimit, ThreadsAtEightyFiveAndAFullHostAreLimits) {
+  auto r87 = assess_host_limit(result_with(10000, 87), 0, std::nullopt, 8);
+  ASSERT_TRUE(r87.limited);
+  EXPECT_EQ(r87.reasons[0], "job thread CPU 87%");
+  EXPECT_FALSE(assess_host_limit(result_with(10000, 80), 0, std::nullopt, 8).limited);
+  auto four = result_with(10000, 50);
+  four.params.numjobs = 4;
+  four.cpu.usr_pct = 40;
+  four.cpu.sys_pct = 150;  // 190% of one CPU: 95% of two
+  auto full = assess_host_limit(four, 0, std::nullopt, 2);
+  ASSERT_TRUE(full.limited);
+  EXPECT_EQ(full.reasons[0], "job threads together use 95% of the host's 2 CPUs");
+  EXPECT_FALSE(assess_host_limit(four, 0, std::nullopt, 4).limited);  // 48% of four
+}
+
 TEST(HostLimit, CeilingIsMeasuredOncePerDepthWithTheNullEngine) {
   int probes = 0;
   EngineCeiling ceiling(

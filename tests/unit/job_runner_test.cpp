@@ -98,6 +98,23 @@ TEST(JobRunner, TimeBasedRunHasOneTimelinePointPerInterval) {
   EXPECT_GT(r.read->iops, 1000);
 }
 
+// A runtime a hair over a whole number of intervals (10.00002 s at 1 s) must not add a sliver of
+// an interval whose few I/Os over 20 us read as a huge or tiny rate and skew min/max/avg.
+TEST(JobRunner, ASliverOfALastIntervalIsNotATimelineSample) {
+  auto w = null_spec("randread", 16);
+  w.params.runtime_s = 0.50002;
+  w.interval_s = 0.1;
+  auto r = run_workload(w);
+  ASSERT_EQ(r.timeline.size(), 5u);
+  for (std::size_t i = 0; i < r.timeline.size(); ++i)
+    EXPECT_NEAR(r.timeline[i].t_s, 0.1 * static_cast<double>(i + 1), 1e-9);
+  // A partial interval of more than half is a sample, over its own span.
+  w.params.runtime_s = 0.56;
+  r = run_workload(w);
+  ASSERT_EQ(r.timeline.size(), 6u);
+  EXPECT_NEAR(r.timeline.back().t_s, 0.56, 1e-9);
+}
+
 TEST(JobRunner, RampTimeIsRunButNotCounted) {
   auto w = null_spec("randread", 4);
   w.params.runtime_s = 0.3;

@@ -72,6 +72,55 @@ TEST(ReportConsole, FioSummaryHasFiosLayout) {
   EXPECT_LT(mixed.find("  read: IOPS=31.0k"), mixed.find("  write: IOPS=13.3k")) << mixed;
 }
 
+// Every figure says what it is: per direction and summed over the jobs, latencies per I/O, the
+// interval of the bw/iops rows, the offsets' pattern, read+write for a mixed workload; cpu is
+// fio's per-job average (the sum over 4 jobs is 4x as much); fio's IO depths and Disk stats lines.
+TEST(ReportConsole, FioSummaryLabelsEveryFigure) {
+  auto run = sample::run(false);
+  WorkloadResult mixed = run.workloads[4];
+  mixed.params.numjobs = 4;
+  mixed.cpu = {80.0, 240.0, 90.0};
+  mixed.io_depths.submitted = {1, 1, 2, 4, 8, 16, 968};
+  mixed.disk_stats = DiskStats{"zram0", 1860000, 798000, 0, 0, 1200, 900, 2100, 59800, 99.67};
+  const std::string text = format_fio_summary(mixed);
+  EXPECT_NE(text.find("  # IOPS, BW: per direction, sum over the 4 jobs, mean over the measured "
+                      "60000 ms; slat/clat/lat: per I/O, over every I/O of the 4 jobs"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("bw/iops rows: that direction's sum over the 4 jobs per 1 s interval"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("offsets: random map (each block once per pass)"), std::string::npos);
+  EXPECT_NE(text.find("  read+write: IOPS=44.3k, "), std::string::npos) << text;
+  EXPECT_NE(text.find("(sum of both directions over 4 jobs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  cpu          : usr=20.00%, sys=60.00% (per-job average); all 4 together: "
+                      "usr=80.0%, sys=240.0% of one CPU"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  IO depths    : 1=0.1%, 2=0.1%, 4=0.2%, 8=0.4%, 16=0.8%, 32=1.6%, "
+                      ">=64=96.8%\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("     issued rwts: total=1860000,798000,0,0"), std::string::npos) << text;
+  EXPECT_NE(text.find("Disk stats (read/write):\n  zram0: ios=1860000/798000, merge=0/0, "
+                      "ticks=1200/900, in_queue=2100, util=99.67%\n"),
+            std::string::npos)
+      << text;
+  mixed.params.randommap = false;
+  EXPECT_NE(format_fio_summary(mixed).find("offsets: norandommap (drawn with replacement)"),
+            std::string::npos);
+}
+
+TEST(ReportConsole, VerdictTableNamesWhatEachMeasuredFigureIs) {
+  auto run = sample::run(false);
+  run.verdicts[0].figure = "read IOPS, sum over 1 job, mean over 60 s";
+  const std::string table = format_verdict_table(run);
+  EXPECT_NE(table.find("measured figures:\n  randread-4k-qd32 iops: read IOPS, sum over 1 job, "
+                       "mean over 60 s\n"),
+            std::string::npos)
+      << table;
+}
+
 TEST(ReportConsole, VerdictTableCarriesEveryClaimAndTheOutcome) {
   const std::string table = format_verdict_table(sample::run(true));
   EXPECT_NE(table.find("randwrite-4k-qd32  iops     88k IOPS  72.3k IOPS  -17.8%  10.0%  FAIL"),
@@ -125,7 +174,7 @@ TEST(ReportConsole, LiveProgressRewritesOneLineOnATerminal) {
   ASSERT_NE(third, std::string::npos);
   const auto first_len = out.find('\r', 1) - 1;
   EXPECT_GE(third - second - 1, first_len);
-  EXPECT_NE(out.find("done\n"), std::string::npos);
+  EXPECT_NE(out.find("done (read+write, all jobs)\n"), std::string::npos);
 }
 
 TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
@@ -138,7 +187,27 @@ TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
   EXPECT_EQ(out,
             "[1/3] seqread-1m-qd32  00:05  523 IOPS  548.0 MB/s\n"
             "[1/3] seqread-1m-qd32  00:10  523 IOPS  548.0 MB/s\n"
-            "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done\n");
+            "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done (read+write, all jobs)\n");
+}
+
+// Log mode from running totals: each printed line is the mean rate since the line before it, so
+// a burst or a stall in the last quarter second before a line cannot make an impossible rate,
+// and the ramp says "ramp" rather than 0 IOPS.
+TEST(ReportConsole, LiveProgressFromTotalsShowsTheMeanSinceTheLastLine) {
+  const std::string out = capture(false, [](LiveProgress& p) {
+    p.start_workload(1, 1, "randrw70-4k", 0);
+    std::uint64_t ios = 0;
+    for (int q = 1; q < 20; ++q) p.update_totals(q * 0.25, 0, 0, false);  // ramp: 5 s
+    p.update_totals(5.0, 0, 0, true);
+    for (int q = 21; q <= 40; ++q) {  // 5..10 s at 56k IOPS, lumpy: all of it in odd quarters
+      ios += q % 2 ? 28000 : 0;
+      p.update_totals(q * 0.25, ios, ios * 4096, true);
+    }
+  });
+  EXPECT_EQ(out,
+            "[1/1] randrw70-4k  00:05  ramp\n"
+            "[1/1] randrw70-4k  00:10  56.0k IOPS  229.4 MB/s\n")
+      << out;
 }
 
 }  // namespace

@@ -115,9 +115,9 @@ TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
+TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
   const auto dir = kSource / "suites";
-  Suite sata = Suite::load(dir / "sata-ssd.xml");  // seed 000
+  Suite sata = Suite::load(dir / "sata-ssd.xml");  // the datasheet corners
   for (const char* id :
        {"randread-4k-qd32", "randwrite-4k-qd32", "seqread-1m-qd32", "seqwrite-1m-qd32"}) {
     const SuiteWorkload* w = sata.find(id);
@@ -127,15 +127,19 @@ TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
     EXPECT_EQ(w->spec.params.size, 5ull << 30);
     EXPECT_TRUE(w->spec.params.direct);
   }
-  Suite cloud = Suite::load(dir / "cloud-disk.xml");  // seed 001
+  Suite cloud = Suite::load(dir / "cloud-disk.xml");  // the cloud provider's method
   for (const auto& w : cloud.workloads) {
     EXPECT_EQ(w.spec.params.rw, "randrw");
     EXPECT_EQ(w.spec.params.rwmixread, 70u);
     EXPECT_EQ(w.spec.params.iodepth, 64u);
     EXPECT_EQ(w.spec.params.numjobs, 4u);
     EXPECT_DOUBLE_EQ(w.spec.params.runtime_s, 600);
+    // Over the whole device (the provider's method), with the documented cap; fio's random map.
+    EXPECT_EQ(w.spec.params.size, 0u);
+    EXPECT_EQ(w.spec.max_size, 64ull << 40);
+    EXPECT_TRUE(w.spec.params.randommap);
   }
-  Suite bound = Suite::load(dir / "latency-bound.xml");  // seed 002
+  Suite bound = Suite::load(dir / "latency-bound.xml");  // the latency-bounded IOPS method
   int searches = 0;
   for (const auto& w : bound.workloads) {
     if (!w.latency_search) continue;
@@ -143,8 +147,22 @@ TEST(ShippedFiles, StandardSuitesFollowTheSeeds) {
     EXPECT_EQ(w.spec.params.bs, 4096u);
     EXPECT_DOUBLE_EQ(w.latency_search->limit_ns, 10e6);
     EXPECT_FALSE(w.latency_search->percentile.has_value());  // mean
+    EXPECT_EQ(w.latency_search->label(), "lat.mean");
+    EXPECT_FALSE(w.latency_search->bisect);  // every depth, as the method sweeps
+    EXPECT_EQ(w.spec.params.size, 0u);       // the whole target
   }
   EXPECT_EQ(searches, 2);
+  // The write cliff: the write search runs on a preconditioned device and the 2M write is a
+  // sustained write long enough to see the drop (docs/methodology.md).
+  const SuiteWorkload* write_search = bound.find("randwrite-4k-lat10ms");
+  ASSERT_NE(write_search, nullptr);
+  ASSERT_TRUE(write_search->precondition.has_value());
+  EXPECT_TRUE(write_search->precondition->independent);
+  const SuiteWorkload* seqwrite = bound.find("seqwrite-2m-qd1");
+  ASSERT_NE(seqwrite, nullptr);
+  ASSERT_TRUE(seqwrite->sustained_write.has_value());
+  EXPECT_EQ(seqwrite->sustained_write->volume_factor, 0);  // time based
+  EXPECT_GE(seqwrite->spec.params.runtime_s, 300);
   Suite quick = Suite::load(dir / "quick.xml");
   double seconds = 0;
   for (const auto& w : quick.workloads) {

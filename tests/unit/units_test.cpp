@@ -58,6 +58,13 @@ TEST(Units, Printing) {
   EXPECT_EQ(format_size_fio(1536), "1536");
   EXPECT_EQ(format_duration_fio(60), "60s");
   EXPECT_EQ(format_duration_fio(0.5), "500ms");
+  // Below a millisecond: whole microseconds, not "0s" (io_timeout="1us" printed as 0s).
+  EXPECT_EQ(format_duration_fio(1e-6), "1us");
+  EXPECT_EQ(format_duration_fio(parse_duration("1us")), "1us");
+  EXPECT_EQ(format_duration_fio(parse_duration("250us")), "250us");
+  EXPECT_EQ(format_duration_fio(0.0015), "1500us");
+  EXPECT_EQ(format_duration_fio(10.00002), "10000020us");
+  EXPECT_EQ(format_duration_fio(0), "0s");
   EXPECT_EQ(format_count(97000), "97.0k");
 }
 

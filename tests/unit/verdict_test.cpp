@@ -81,8 +81,8 @@ const ClaimVerdict& find(const std::vector<ClaimVerdict>& vs, const std::string&
   return none;
 }
 
-// Seed 000: the vendor's claims against the seed's own measurements.
-TEST(Verdict, Seed000ClaimsAgainstTheSeedsMeasurements) {
+// The datasheet corners: the vendor's claims against a by-hand fio measurement.
+TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
   SpecSheet s = sheet(R"(
     <claim workload="randread-4k-qd32"  metric="iops" value="97K"/>
     <claim workload="randwrite-4k-qd32" metric="iops" value="88K"/>
@@ -205,7 +205,7 @@ TEST(Verdict, AggregateClaimsJudgeTheMeanOverTheirWorkloads) {
       <claim workloads="randrw70-4k randrw70-8k randrw70-16k" aggregate="min" metric="read.iops" value="30000"/>
     </claims></spec-sheet>)",
                                  "tier.xml");
-  // Seed 001's 4k run: 28.1k read + 12.0k write; the larger blocks a bit lower.
+  // The cloud method's 4k run by hand: 28.1k read + 12.0k write; the larger blocks a bit lower.
   std::vector<WorkloadResult> results = {mixed("randrw70-4k", 28100, 12000),
                                          mixed("randrw70-8k", 28000, 12000),
                                          mixed("randrw70-16k", 27900, 12000)};

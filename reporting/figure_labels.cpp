@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// Words for what each figure is (see figure_labels.hpp).
+#include "reporting/figure_labels.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace storqual::reporting {
+namespace {
+
+bool mixed(const WorkloadParams& p) {
+  return p.rw == "randrw" || p.rw == "rw" || p.rw == "readwrite";
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", std::round(s * 100) / 100);
+  return buf;
+}
+
+// "read", "write" or "read+write": what a metric without a direction prefix covers on `w`.
+std::string sides(const WorkloadResult& w) {
+  if (w.read && w.write) return "read+write";
+  if (w.write) return "write";
+  if (w.read) return "read";
+  return mixed(w.params)                                    ? "read+write"
+         : (w.params.rw.find("write") != std::string::npos) ? "write"
+                                                            : "read";
+}
+
+}  // namespace
+
+std::string jobs_text(unsigned numjobs) {
+  return std::to_string(numjobs) + (numjobs == 1 ? " job" : " jobs");
+}
+
+std::string throughput_definition(std::string_view direction, const WorkloadResult& w) {
+  return std::string(direction) + ", sum over " + jobs_text(w.params.numjobs) + ", mean over " +
+         seconds_text(w.elapsed_s);
+}
+
+std::string latency_stat_definition(std::string_view stat) {
+  // "lat.p99", "clat.mean"; a bare "p99" or "mean" (results written before the latency was
+  // named) is of lat.
+  std::string_view kind = "lat", statistic = stat.empty() ? "mean" : stat;
+  if (const auto dot = stat.find('.'); dot != std::string_view::npos) {
+    kind = stat.substr(0, dot);
+    statistic = stat.substr(dot + 1);
+  }
+  const std::string what = kind == "clat" ? "clat (completion only, submission excluded)"
+                                          : "lat (submission to completion)";
+  return std::string(statistic) + " of " + what;
+}
+
+std::string offset_pattern(const WorkloadParams& p) {
+  if (p.rw.rfind("rand", 0) != 0) return "";
+  return p.randommap ? "random map (each block once per pass)"
+                     : "norandommap (drawn with replacement)";
+}
+
+std::string metric_definition(std::string_view metric, const WorkloadResult& w) {
+  std::string_view m = metric;
+  std::string dir;
+  if (m.starts_with("read.")) {
+    dir = "read";
+    m.remove_prefix(5);
+  } else if (m.starts_with("write.")) {
+    dir = "write";
+    m.remove_prefix(6);
+  }
+  const std::string covered = dir.empty() ? sides(w) : dir;
+  std::string out;
+  if (m == "iops" || m == "bw") {
+    out = covered + (m == "iops" ? " IOPS" : " bandwidth") + ", sum over " +
+          jobs_text(w.params.numjobs) + ", mean over " + seconds_text(w.elapsed_s);
+  } else if (m == "sustained.bw") {
+    out = "write bandwidth after the cache (mean after the drop), sum over " +
+          jobs_text(w.params.numjobs);
+  } else if (m == "capacity") {
+    return "bytes below the first sample that did not read back its own data";
+  } else if (m.starts_with("lat.") || m.starts_with("clat.")) {
+    const bool mean = m.ends_with(".mean");
+    out = latency_stat_definition(m) + " over every " +
+          (covered == "read+write" ? std::string("read and write") : covered) + " I/O of " +
+          jobs_text(w.params.numjobs);
+    if (!mean && covered == "read+write") out += ", the worse of read and write";
+  } else {
+    out = std::string(metric);
+  }
+  if (w.kind == "latency-search")
+    out += ", at iodepth " + std::to_string(w.params.iodepth) + " (the search's choice)";
+  return out;
+}
+
+const std::vector<std::pair<std::string, std::string>>& glossary() {
+  static const std::vector<std::pair<std::string, std::string>> terms = {
+      {"IOPS",
+       "I/Os completed per second over the measured time (after ramp_time), summed over "
+       "the workload's jobs; per direction unless it says read+write"},
+      {"read+write",
+       "both directions together: a mixed workload's `iops` and `bw` claims judge "
+       "this sum"},
+      {"BW", "bytes per second, the same aggregation as IOPS; MB/s is 10^6 bytes/s, MiB/s 2^20"},
+      {"sum over N jobs", "the figure adds the jobs' own figures (fio's group_reporting)"},
+      {"per-job average", "the jobs' figure divided by the number of jobs (fio's cpu line)"},
+      {"slat", "submission latency: from the I/O being prepared to the submit call returning"},
+      {"clat", "completion latency: from submission to completion (what many vendors quote)"},
+      {"lat", "total latency, slat + clat: submission to completion (fio's lat)"},
+      {"mean, pNN",
+       "the mean, or the NN-th percentile, over every I/O counted (all jobs); a "
+       "percentile of read+write is the worse of the two directions"},
+      {"interval",
+       "the timeline's sampling period (log_avg_msec, default 1 s); bw/iops "
+       "min/max/avg are over intervals, a last interval under half a period is "
+       "dropped"},
+      {"random map",
+       "random offsets visit every block once per pass (fio's default); "
+       "norandommap draws with replacement"},
+      {"IO depths", "submissions by the requests in flight once submitted (fio's buckets)"},
+      {"Disk stats",
+       "the device's own counters from /sys/block/DEV/stat over the workload; util "
+       "is the share of wall time with I/O in flight"},
+      {"mean of N workloads", "an aggregate claim: the plain mean of each workload's figure"},
+  };
+  return terms;
+}
+
+}  // namespace storqual::reporting
