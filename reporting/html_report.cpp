@@ -17,6 +17,7 @@
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/pts_html.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
@@ -828,6 +829,7 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
   char buf[128];
   if (w.steady_state) steady_state_block(o, w);
   if (w.sustained) sustained_block(o, *w.sustained);
+  if (w.pts) o += render_pts_section(run, w);  // SNIA PTS wsat/dirth/xsr/hir
   if (w.integrity) integrity_block(o, *w.integrity);
   if (w.capacity) capacity_block(o, run, w);
 

@@ -8,6 +8,7 @@
 
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
+#include "runner/judge/pts_verdict.hpp"
 #include "runner/measure/host_load.hpp"
 #include "runner/measure/tail_samples.hpp"
 #include "runner/methods/capacity_check.hpp"
@@ -73,11 +74,14 @@ std::string subject(const Metric& m, double v) {
       return dir + kind + stat + " " + format_metric_value(m.kind, v);
     }
     case MetricKind::Capacity:
+      if (!m.pts.empty()) return m.pts + " " + format_metric_value(m.kind, v);  // wsat.cliff_tgbw
       return format_metric_value(m.kind, v) + " usable";
     case MetricKind::Waf:
       return "write amplification " + format_metric_value(m.kind, v);
     case MetricKind::Dwpd:
       return "endurance " + format_metric_value(m.kind, v);
+    case MetricKind::Percent:
+      return m.pts + " " + format_metric_value(m.kind, v);
   }
   return "";
 }
@@ -168,6 +172,7 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
 
 std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
                                    std::string& why) {
+  if (!metric.pts.empty()) return pts_metric_value(metric, r, why);  // runner/judge/pts_verdict.hpp
   if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
     why = metric.name +
           " is measured over the whole run (NVMe health before and after), not in workload '" +
@@ -217,6 +222,7 @@ std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r
     case MetricKind::Capacity:
     case MetricKind::Waf:
     case MetricKind::Dwpd:
+    case MetricKind::Percent:
       break;
   }
   std::vector<const LatencySummary*> sums;
@@ -624,6 +630,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->early_stop) text += ", " + r->early_stop->reason;
     v.message = text + "; no claim";
     out.push_back(std::move(v));
+    if (r->pts) append_pts_figure_verdicts(*r, out);
   }
   return out;
 }

@@ -45,6 +45,7 @@
 #include "runner/methods/host_limits.hpp"
 #include "runner/methods/latency_search.hpp"
 #include "runner/methods/preconditioning.hpp"
+#include "runner/methods/pts_tests.hpp"
 #include "runner/methods/steady_state.hpp"
 #include "runner/methods/sustained_write.hpp"
 #include "runner/methods/thermal_watch.hpp"
@@ -240,8 +241,11 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
   std::uint64_t last_ios = 0, last_bytes = 0;
   double last_t = 0;
   while (!done) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    // Wakes often so that a short run (a PTS burst, a DIRTH point) returns as it ends, and
+    // refreshes the line every 250 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (t - last_t < 0.25) continue;
     std::uint64_t ios = live.ios.load(), bytes = live.bytes.load();
     double dt = t - last_t;
     if (dt > 0 && !done)
@@ -304,7 +308,7 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 }
 
 // One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
-// steady state, a sustained write or a plain run.
+// steady state, a sustained write, a SNIA PTS test or a plain run.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const NvmePurgeAccess& nvme,
                                         const RunWorkload& measure,
@@ -331,6 +335,12 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     return best;
   }
   if (sw.sustained_write) return run_sustained_write(w, *sw.sustained_write, measure);
+  if (sw.pts) {  // SNIA PTS wsat/dirth/xsr/hir (runner/methods/pts_tests.hpp)
+    reporting::WorkloadResult r = run_pts_test(w, scale_pts_test(*sw.pts, o.runtime_scale), measure,
+                                               &install_stop_handlers());
+    if (r.pts) r.pts->full_scale_s = pts_duration_s(*sw.pts, w);
+    return r;
+  }
   if (!sw.steady_state) return measure(w);
   SteadyStateConfig config = *sw.steady_state;
   WorkloadSpec rounds = w;
