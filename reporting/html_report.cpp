@@ -784,7 +784,8 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
         c.x_ticks.emplace_back(nines(pct), buf);
       }
     for (const auto* v : claims) {
-      if (metric_kind_of(v->metric) != MetricKind::Latency) continue;
+      // A PTS figure (dirth.max_iops_lat) is not a point of this curve.
+      if (metric_kind_of(v->metric) != MetricKind::Latency || find_pts_figure(v->metric)) continue;
       if (!v->claimed) continue;
       c.claim = claim_line(*v, 1.0, format_metric_value(*v->claimed, v->unit));
       break;

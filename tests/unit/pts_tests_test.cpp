@@ -164,6 +164,39 @@ TEST(PtsDirth, TheMaxIopsPointMovesWhenTheLatencyLawMoves) {
 
 // HIR: fast writes (40k IOPS) for 8 MiB, then 10x slower; the device wins back 10 MiB of fast
 // writes per idle second. Bursts of 0.1 s after idle waits of 0.1..1 s.
+// Every pass of a test is named for what it measures (the progress line and the logs show it):
+// the tracking point's rounds, each grid point, each chosen point's histogram run.
+TEST(PtsDirth, EachPassIsNamedForWhatItMeasures) {
+  std::vector<std::string> ids;
+  const RunWorkload fake = [&](const WorkloadSpec& s) {
+    ids.push_back(s.id);
+    reporting::WorkloadResult r;
+    r.id = s.id;
+    r.elapsed_s = s.params.runtime_s;
+    r.read.emplace();
+    r.read->iops = 1000;
+    r.read->lat.samples = 100;
+    r.read->lat.mean_ns = 1e5;
+    return r;
+  };
+  PtsTest t;
+  t.kind = PtsKind::Dirth;
+  t.dirth.threads = {2, 1};
+  t.dirth.depths = {1};
+  WorkloadSpec spec = null_spec("dirth-8k", 1 << 20);
+  spec.params.rw = "randrw";
+  const auto r = run_pts_test(spec, t, fake);
+  ASSERT_EQ(ids.size(), 9u) << ::testing::PrintToString(ids);
+  EXPECT_EQ(ids[0], "dirth-8k (tracking round 1)");
+  EXPECT_EQ(ids[4], "dirth-8k (tracking round 5)");  // a flat series is steady after the window
+  EXPECT_EQ(ids[5], "dirth-8k (T2Q1)");              // the most outstanding I/O first
+  EXPECT_EQ(ids[6], "dirth-8k (T1Q1)");
+  EXPECT_EQ(ids[7], "dirth-8k (MaxIOPS T2Q1 histogram)");
+  EXPECT_EQ(ids[8], "dirth-8k (MinIOPS T1Q1 histogram)");
+  EXPECT_EQ(r.id, "dirth-8k");
+  EXPECT_EQ(r.kind, "pts-dirth");
+}
+
 TEST(PtsHir, BurstIopsGrowWithTheIdleWaitWhenTheDeviceRecoversWhileIdle) {
   ManualDevice dev;
   dev.plan.latency = FaultPlan::Latency{.base = microseconds(100)};
@@ -335,6 +368,13 @@ TEST(PtsClaims, FiguresAreMetricsWithTheirUnitsAndDirection) {
   EXPECT_DOUBLE_EQ(parse_claim_value(parse_metric("xsr.recovery_rnd"), "30s"), 30e9);
   EXPECT_EQ(parse_metric("wsat.cliff_tgbw").kind, MetricKind::Capacity);
   EXPECT_THROW((void)parse_metric("wsat.nothing"), UnitError);
+  // The reports know each figure by name from reporting/metric.hpp (HTML, fleet, JUnit).
+  EXPECT_FALSE(reporting::higher_is_better("wsat.drop_pct"));
+  EXPECT_TRUE(reporting::higher_is_better("hir.gain_pct"));
+  EXPECT_FALSE(reporting::higher_is_better("xsr.recovery_seq"));
+  EXPECT_EQ(reporting::metric_kind_of("hir.gain_pct"), MetricKind::Percent);
+  EXPECT_EQ(reporting::metric_kind_of("dirth.max_iops_p99999"), MetricKind::Latency);
+  EXPECT_EQ(reporting::format_metric_value(MetricKind::Percent, 12.345), "12.3%");
 
   const Suite suite = Suite::parse(
       "<suite name=\"s\"><wsat id=\"wsat-4k\"/><workload id=\"plain\"/></suite>", "s.xml");
@@ -374,6 +414,9 @@ TEST(PtsClaims, FiguresAreMetricsWithTheirUnitsAndDirection) {
   EXPECT_EQ(m[1].metric, "wsat.iops");
   EXPECT_EQ(m[2].metric, "wsat.drop_pct");
   EXPECT_EQ(*m[2].measured, 85);
+  EXPECT_EQ(m[1].higher_is_better, true);
+  EXPECT_EQ(m[2].higher_is_better, false);  // a drop: less is better
+  EXPECT_EQ(m[2].message, "measured 85.0%; no claim");
 }
 
 TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
