@@ -336,8 +336,10 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
           else if (!r->steady_state->steady)
             f.inconclusive = "inconclusive: " + describe(*r->steady_state);
         }
-        // Performance claims only: a capacity or integrity finding does not depend on CPU time.
-        if (r->host_busy && r->host_busy->busy && c.metric.kind != MetricKind::Capacity) {
+        // Performance claims only: a capacity or integrity finding does not depend on CPU time
+        // (the bytes before a PTS write cliff, wsat.cliff_tgbw, are a performance figure).
+        if (r->host_busy && r->host_busy->busy &&
+            (c.metric.kind != MetricKind::Capacity || !c.metric.pts.empty())) {
           if (!f.host_busy.empty()) f.host_busy += ", ";
           f.host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
                          host_busy_reason(*r->host_busy);

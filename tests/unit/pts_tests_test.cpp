@@ -419,6 +419,36 @@ TEST(PtsClaims, FiguresAreMetricsWithTheirUnitsAndDirection) {
   EXPECT_EQ(m[2].message, "measured 85.0%; no claim");
 }
 
+// The bytes before the write cliff are a performance figure: measured on a busy host, the
+// verdict says so (a capacity check's usable bytes would not).
+TEST(PtsClaims, ACliffMeasuredOnABusyHostIsMarked) {
+  const Suite suite = Suite::parse("<suite name=\"s\"><wsat id=\"wsat-4k\"/></suite>", "s.xml");
+  const SpecSheet sheet = SpecSheet::parse(
+      "<spec-sheet name=\"x\" suite=\"s\"><match model=\"*\"/><claims>"
+      "<claim workload=\"wsat-4k\" metric=\"wsat.cliff_tgbw\" value=\"1GB\"/>"
+      "</claims></spec-sheet>",
+      "x.xml");
+  reporting::WorkloadResult w;
+  w.id = "wsat-4k";
+  w.kind = "pts-wsat";
+  w.pts.emplace();
+  w.pts->test = "wsat";
+  w.pts->figures = {{"wsat.cliff_tgbw", 2e9, "B"}};
+  w.write.emplace();
+  w.write->iops = 5000;
+  const auto quiet = judge(sheet, suite, {w});
+  ASSERT_EQ(quiet.size(), 1u);
+  EXPECT_EQ(quiet[0].status, reporting::VerdictStatus::Pass) << quiet[0].message;
+  EXPECT_EQ(quiet[0].message.find("host busy"), std::string::npos) << quiet[0].message;
+  w.host_busy.emplace();
+  w.host_busy->busy = true;
+  w.host_busy->reasons = {"3.1 runnable tasks of other processes on average for 2 CPUs"};
+  const auto busy = judge(sheet, suite, {w});
+  ASSERT_EQ(busy.size(), 1u);
+  EXPECT_EQ(busy[0].status, reporting::VerdictStatus::Pass) << busy[0].message;
+  EXPECT_EQ(busy[0].message.rfind("host busy: ", 0), 0u) << busy[0].message;
+}
+
 TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
   reporting::RunResult run;
   reporting::WorkloadResult w;
