@@ -23,6 +23,31 @@ void SteadyFaultClock::sleep_until(std::chrono::nanoseconds t) noexcept {
   if (d.count() > 0) std::this_thread::sleep_for(d);
 }
 
+bool CliffState::on_write_queued(std::uint64_t bytes, std::chrono::nanoseconds now) noexcept {
+  std::lock_guard guard(lock_);
+  if (in_flight_ == 0 && ever_busy_ && recover_bytes_per_s_ > 0 && now > idle_since_) {
+    const double idle_s = static_cast<double>((now - idle_since_).count()) / 1e9;
+    const double back =
+        std::min(static_cast<double>(after_bytes_ - credit_), idle_s * recover_bytes_per_s_);
+    credit_ += static_cast<std::uint64_t>(back);
+  }
+  ++in_flight_;
+  ever_busy_ = true;
+  const bool slowed = credit_ == 0;
+  credit_ -= std::min(credit_, bytes);
+  return slowed;
+}
+
+void CliffState::on_write_done(std::chrono::nanoseconds now) noexcept {
+  std::lock_guard guard(lock_);
+  if (in_flight_ > 0 && --in_flight_ == 0) idle_since_ = now;
+}
+
+std::uint64_t CliffState::credit() const noexcept {
+  std::lock_guard guard(lock_);
+  return credit_;
+}
+
 FaultEngine::FaultEngine(std::unique_ptr<Engine> inner, FaultPlan plan,
                          std::shared_ptr<FaultClock> clock)
     : inner_(std::move(inner)),
@@ -63,7 +88,11 @@ void FaultEngine::open(const EngineConfig& config) {
   fail_state_ = eagain_state_ = stuck_state_ = drop_state_ = short_state_ = misdirect_state_ =
       flip_state_ = {};
   in_flight_ = inner_committed_ = inner_staged_ = 0;
-  write_bytes_queued_ = 0;
+  if (plan_.throughput_cliff)
+    cliff_ = plan_.throughput_cliff->state
+                 ? plan_.throughput_cliff->state
+                 : std::make_shared<CliffState>(plan_.throughput_cliff->after_bytes,
+                                                plan_.throughput_cliff->recover_bytes_per_s);
 }
 
 bool FaultEngine::hits(const FaultTrigger& t, TriggerState& s, Direction dir) noexcept {
@@ -91,6 +120,10 @@ void FaultEngine::restore(Slot& slot) noexcept {
 }
 
 void FaultEngine::release(Slot& slot) noexcept {
+  if (slot.cliff_counted) {
+    cliff_->on_write_done(clock_->now());
+    slot.cliff_counted = false;
+  }
   slot.state = SlotState::Free;
   slot.outer = nullptr;
   free_.push_back(&slot);
@@ -136,15 +169,15 @@ QueueStatus FaultEngine::queue(IoRequest& req) noexcept {
   slot.outer = &req;
   slot.inner = req;
   slot.inner.cookie = &slot;
-  slot.synthetic = slot.stuck = slot.slowed = slot.flipped = false;
+  slot.synthetic = slot.stuck = slot.slowed = slot.flipped = slot.cliff_counted = false;
   slot.synthetic_res = 0;
 
   if (is_write) {
-    if (plan_.throughput_cliff && write_bytes_queued_ >= plan_.throughput_cliff->after_bytes) {
+    slot.cliff_counted = cliff_ != nullptr;
+    if (cliff_ && cliff_->on_write_queued(req.length, clock_->now())) {
       slot.slowed = true;
       ++counts_.slowed;
     }
-    write_bytes_queued_ += req.length;
   }
 
   if (eagain) {
@@ -296,7 +329,10 @@ int FaultEngine::reap(unsigned min, unsigned max, IoRequest** out,
 
 void FaultEngine::close() noexcept {
   if (inner_) inner_->close();  // drains or cancels what the wrapped engine has in flight
-  for (Slot& slot : slots_) restore(slot);
+  for (Slot& slot : slots_) {
+    restore(slot);
+    if (slot.cliff_counted && cliff_) cliff_->on_write_done(clock_->now());
+  }
   slots_.clear();
   free_.clear();
   staged_.clear();

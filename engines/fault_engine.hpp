@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -32,6 +33,8 @@
 namespace storqual::engines {
 
 // Which I/Os a fault hits (see the header's contract).
+class CliffState;
+
 struct FaultTrigger {
   bool reads = true;
   bool writes = true;
@@ -108,9 +111,21 @@ struct FaultPlan {
   // long as they otherwise would (commit to completion, the latency fault included), so at a given
   // iodepth write throughput drops by that factor. Needs a nonzero service time to stretch: real
   // I/O or the latency fault.
+  //
+  // Device-wide (`state` set): the bytes are counted over every engine that shares one CliffState
+  // (every copy of the plan: all the jobs and workloads of a run), as a drive counts them, not
+  // per job and per workload. Idle recovery (a drive's garbage collection while the host
+  // is idle): whenever no write is in flight on any engine sharing the state, `after_bytes` of
+  // fast writes come back at `recover_bytes_per_s` (never more than after_bytes in all), so a
+  // burst after a longer idle wait runs fast for longer.
   struct ThroughputCliff {
     std::uint64_t after_bytes = 0;
     double slowdown = 10.0;
+    double recover_bytes_per_s = 0;
+    // The device-wide account: every copy of the plan shares it (parse_fault_plan sets it for
+    // scope=device or recover=; a test may set its own). Null: each engine counts on its own from
+    // its open().
+    std::shared_ptr<CliffState> state = nullptr;
   };
   std::optional<ThroughputCliff> throughput_cliff;
 };
@@ -156,6 +171,30 @@ class ManualClock final : public FaultClock {
   std::chrono::nanoseconds now_{0};
 };
 
+// The throughput cliff's account of fast writes left (see FaultPlan::ThroughputCliff): one per
+// engine, or one shared by every engine of a device-wide cliff. Thread safe.
+class CliffState {
+ public:
+  CliffState(std::uint64_t after_bytes, double recover_bytes_per_s)
+      : after_bytes_(after_bytes),
+        recover_bytes_per_s_(recover_bytes_per_s),
+        credit_(after_bytes) {}
+  // A write of `bytes` is queued at `now`: true when it is past the cliff (slowed).
+  [[nodiscard]] bool on_write_queued(std::uint64_t bytes, std::chrono::nanoseconds now) noexcept;
+  // A write queued with on_write_queued completed at `now`.
+  void on_write_done(std::chrono::nanoseconds now) noexcept;
+  [[nodiscard]] std::uint64_t credit() const noexcept;
+
+ private:
+  std::uint64_t after_bytes_;
+  double recover_bytes_per_s_;
+  mutable std::mutex lock_;
+  std::uint64_t credit_;  // fast bytes left before the cliff
+  unsigned in_flight_ = 0;
+  std::chrono::nanoseconds idle_since_{0};
+  bool ever_busy_ = false;
+};
+
 class FaultEngine final : public Engine {
  public:
   // `inner` is the real thing (opened by open() with the same config); `clock` defaults to a
@@ -191,6 +230,7 @@ class FaultEngine final : public Engine {
     bool synthetic = false;  // not issued: completes with `synthetic_res`
     bool stuck = false;
     bool slowed = false;
+    bool cliff_counted = false;  // a write the cliff's account holds as in flight
     bool flipped = false;
     std::uint32_t flip_byte = 0;
     std::uint8_t flip_mask = 0;
@@ -226,10 +266,10 @@ class FaultEngine final : public Engine {
   std::vector<Slot*> held_;    // completed (or synthetic), waiting for their due time
   std::vector<IoRequest*> inner_out_;
   unsigned depth_ = 1;
-  unsigned in_flight_ = 0;        // slots in use
-  unsigned inner_committed_ = 0;  // issued to the wrapped engine and committed, not yet reaped
-  unsigned inner_staged_ = 0;     // issued to the wrapped engine, not yet committed
-  std::uint64_t write_bytes_queued_ = 0;
+  unsigned in_flight_ = 0;             // slots in use
+  unsigned inner_committed_ = 0;       // issued to the wrapped engine and committed, not yet reaped
+  unsigned inner_staged_ = 0;          // issued to the wrapped engine, not yet committed
+  std::shared_ptr<CliffState> cliff_;  // the plan's device-wide state, or this engine's own
 };
 
 }  // namespace storqual::engines

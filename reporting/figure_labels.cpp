@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reporting/metric.hpp"
+
 namespace storqual::reporting {
 namespace {
 
@@ -68,6 +70,8 @@ std::string metric_definition(std::string_view metric, const WorkloadResult& w) 
     dir = "write";
     m.remove_prefix(6);
   }
+  // A SNIA PTS figure (wsat.iops, xsr.recovery_s, ...): its own definition, over the test's passes.
+  if (const PtsFigureInfo* f = find_pts_figure(metric)) return std::string(f->help);
   const std::string covered = dir.empty() ? sides(w) : dir;
   std::string out;
   if (m == "iops" || m == "bw") {

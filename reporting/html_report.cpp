@@ -18,6 +18,7 @@
 #include "reporting/figure_labels.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/pts_html.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
@@ -805,7 +806,8 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
         c.x_ticks.emplace_back(nines(pct), buf);
       }
     for (const auto* v : claims) {
-      if (metric_kind_of(v->metric) != MetricKind::Latency) continue;
+      // A PTS figure (dirth.max_iops_lat) is not a point of this curve.
+      if (metric_kind_of(v->metric) != MetricKind::Latency || find_pts_figure(v->metric)) continue;
       if (!v->claimed) continue;
       c.claim = claim_line(*v, 1.0, format_metric_value(*v->claimed, v->unit));
       break;
@@ -855,6 +857,7 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
 void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadResult& w) {
   if (w.steady_state) steady_state_block(o, w);
   if (w.sustained) sustained_block(o, *w.sustained);
+  if (w.pts) o += render_pts_section(run, w);  // SNIA PTS wsat/dirth/xsr/hir
   if (w.integrity) integrity_block(o, *w.integrity);
   if (w.capacity) capacity_block(o, run, w);
 

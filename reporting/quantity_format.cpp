@@ -164,6 +164,7 @@ std::string format_metric_value(double value, std::string_view unit) {
   if (unit == "B/s") return format_rate_mb(value);
   if (unit == "ns") return format_latency(value);
   if (unit == "B" && std::isfinite(value)) return format_bytes_decimal(value);
+  if (unit == "%" && std::isfinite(value)) return printf_string("%.1f%%", value);  // PTS figures
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", value);
   std::string out = buf;

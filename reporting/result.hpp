@@ -257,6 +257,91 @@ struct CapacityReport {
   std::vector<IntegrityFinding> findings;  // the first bad samples, in offset order
 };
 
+// One bucket of a latency histogram as the runner measured it
+// (runner/measure/latency_histogram.hpp): the bucket's lowest value and how many I/Os fell in it.
+struct LatencyBucket {
+  std::uint64_t low_ns = 0;
+  std::uint64_t count = 0;
+};
+
+// ---- SNIA PTS tests beyond steady-state IOPS, throughput and latency
+// (runner/methods/pts_tests.hpp): write saturation (wsat), host idle recovery (hir), cross-stimulus
+// recovery (xsr) and demand intensity / response-time histograms (dirth). ----
+
+// One sample interval (the PTS's one-minute point, scaled with --runtime-scale).
+struct PtsSample {
+  double t_s = 0;          // end of the interval, seconds since the test's first write
+  double tgbw = 0;         // total bytes written since the purge, at the end of the interval
+  double iops = 0;         // reads + writes per second in the interval
+  double bw = 0;           // bytes per second in the interval
+  double lat_mean_ns = 0;  // mean completion latency in the interval
+  unsigned segment = 0;    // xsr: the access group (0, 1, 2); hir: the wait state; else 0
+};
+
+// A named figure a claim can judge (wsat.iops, dirth.max_iops, ...), in its metric's base unit.
+struct PtsFigure {
+  std::string name;
+  double value = 0;
+  std::string unit;  // "IOPS", "B/s", "ns", "B", "%"
+};
+
+// xsr: one access group; hir: one wait state (its write bursts and idle waits).
+struct PtsSegment {
+  std::string label;  // "SEQ 1024KiB W", "wait 10 s"
+  std::string rw;
+  std::uint64_t bs = 0;
+  double start_s = 0, end_s = 0;  // on the samples' time axis
+  double wait_s = 0;              // hir: idle after each burst (as run)
+  unsigned bursts = 0;            // hir: write bursts in the state
+  double mean_iops = 0, mean_bw = 0, mean_lat_ns = 0;
+  double settled_bw = 0;    // xsr: the level the group settles to (median of its last samples)
+  double recovery_s = -1;   // xsr: from the switch until the level is reached; < 0: never
+  double settled_iops = 0;  // hir: IOPS of the bursts of the state (mean of all but the first)
+};
+
+// dirth: one point of the thread count x queue depth grid.
+struct PtsGridPoint {
+  unsigned threads = 1, qd = 1;
+  double iops = 0;
+  double lat_mean_ns = 0;  // average response time
+  double lat_max_ns = 0;   // maximum response time
+  bool within_ceiling = false;
+};
+
+struct PtsBin {
+  double upper_ns = 0;  // the bin holds response times in (previous upper, upper]
+  std::uint64_t count = 0;
+};
+
+// dirth: the response-time histogram at one chosen point.
+struct PtsHistogram {
+  std::string label;  // "MaxIOPS", "MidIOPS", "MinIOPS"
+  unsigned threads = 1, qd = 1;
+  double iops = 0;
+  double lat_mean_ns = 0, lat_p99_ns = 0, lat_p99999_ns = 0, lat_max_ns = 0;
+  std::vector<PtsBin> bins;
+};
+
+struct PtsReport {
+  std::string test;               // wsat | hir | xsr | dirth
+  std::string stimulus;           // the access pattern in the PTS's words, "RND 4KiB W T4Q32"
+  double interval_s = 0;          // sample interval as run
+  std::uint64_t range_bytes = 0;  // the tested range (one drive fill)
+  double full_scale_s = 0;        // what the test takes at --runtime-scale 1 (upper bound)
+  std::vector<PtsSample> samples;
+  // wsat: the 5-round window over the samples (the steady-state region); dirth: the tracking
+  // point's rounds; hir: the saturation before the wait states.
+  std::optional<SteadyStateReport> steady_state;
+  double steady_from_s = -1, steady_to_s = -1;  // wsat: the steady region on the time axis
+  double steady_from_tgbw = -1, steady_to_tgbw = -1;
+  double cliff_tgbw = -1;  // wsat: bytes written when IOPS fell off (interpolated); < 0: none
+  std::vector<PtsSegment> segments;
+  std::vector<PtsGridPoint> grid;
+  double ceiling_ns = 0;  // dirth: the response-time ceiling of the MaxIOPS point
+  std::vector<PtsHistogram> histograms;
+  std::vector<PtsFigure> figures;
+};
+
 struct WorkloadResult {
   std::string id;
   std::string kind = "workload";  // workload | latency-search | ...
@@ -303,6 +388,12 @@ struct WorkloadResult {
   std::vector<ThrottleInterval> throttled;
   IoDepthDistribution io_depths;
   std::optional<DiskStats> disk_stats;  // absent when the target has no block device behind it
+  // Set for a SNIA PTS wsat/hir/xsr/dirth test (runner/methods/pts_tests.hpp).
+  std::optional<PtsReport> pts;
+  // Filled only when the workload asked for it (WorkloadSpec::keep_lat_histogram): the nonzero
+  // buckets of its lat histogram, both directions. Not written to JSON (a PTS report keeps the
+  // binned form).
+  std::vector<LatencyBucket> lat_histogram;
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").

@@ -303,6 +303,83 @@ void visit_fields(Either<CapacityReport> auto& c, auto&& visit) {
   visit("aliased_to", c.aliased_to);
 }
 
+void visit_fields(Either<PtsSample> auto& p, auto&& visit) {
+  visit("t_s", p.t_s);
+  visit("tgbw", p.tgbw);
+  visit("iops", p.iops);
+  visit("bw", p.bw);
+  visit("lat_mean_ns", p.lat_mean_ns);
+  visit("segment", p.segment);
+}
+
+void visit_fields(Either<PtsFigure> auto& f, auto&& visit) {
+  visit({"name", kRequired}, f.name);
+  visit("value", f.value);
+  visit("unit", f.unit);
+}
+
+void visit_fields(Either<PtsSegment> auto& g, auto&& visit) {
+  visit("label", g.label);
+  visit("rw", g.rw);
+  visit("bs", g.bs);
+  visit("start_s", g.start_s);
+  visit("end_s", g.end_s);
+  visit("wait_s", g.wait_s);
+  visit("bursts", g.bursts);
+  visit("mean_iops", g.mean_iops);
+  visit("mean_bw", g.mean_bw);
+  visit("mean_lat_ns", g.mean_lat_ns);
+  visit("settled_bw", g.settled_bw);
+  visit("recovery_s", g.recovery_s);
+  visit("settled_iops", g.settled_iops);
+}
+
+void visit_fields(Either<PtsGridPoint> auto& g, auto&& visit) {
+  visit("threads", g.threads);
+  visit("qd", g.qd);
+  visit("iops", g.iops);
+  visit("lat_mean_ns", g.lat_mean_ns);
+  visit("lat_max_ns", g.lat_max_ns);
+  visit("within_ceiling", g.within_ceiling);
+}
+
+void visit_fields(Either<PtsBin> auto& b, auto&& visit) {
+  visit("upper_ns", b.upper_ns);
+  visit("count", b.count);
+}
+
+void visit_fields(Either<PtsHistogram> auto& h, auto&& visit) {
+  visit("label", h.label);
+  visit("threads", h.threads);
+  visit("qd", h.qd);
+  visit("iops", h.iops);
+  visit("lat_mean_ns", h.lat_mean_ns);
+  visit("lat_p99_ns", h.lat_p99_ns);
+  visit("lat_p99999_ns", h.lat_p99999_ns);
+  visit("lat_max_ns", h.lat_max_ns);
+  visit("bins", h.bins);
+}
+
+void visit_fields(Either<PtsReport> auto& r, auto&& visit) {
+  visit({"test", kRequired}, r.test);
+  visit("stimulus", r.stimulus);
+  visit("interval_s", r.interval_s);
+  visit("range_bytes", r.range_bytes);
+  visit("full_scale_s", r.full_scale_s);
+  visit("samples", r.samples);
+  visit("steady_state", r.steady_state);
+  visit("steady_from_s", r.steady_from_s);
+  visit("steady_to_s", r.steady_to_s);
+  visit("steady_from_tgbw", r.steady_from_tgbw);
+  visit("steady_to_tgbw", r.steady_to_tgbw);
+  visit("cliff_tgbw", r.cliff_tgbw);
+  visit("segments", r.segments);
+  visit("grid", r.grid);
+  visit("ceiling_ns", r.ceiling_ns);
+  visit("histograms", r.histograms);
+  visit("figures", r.figures);
+}
+
 // A visitor that does nothing, to ask whether a type has a key list.
 struct IgnoreMembers {
   template <class M>
@@ -411,6 +488,7 @@ Json workload_json(const WorkloadResult& w) {
   if (!w.throttled.empty()) put(j, "throttled", w.throttled);
   if (!w.io_depths.submitted.empty()) put(j, "io_depths", w.io_depths);
   put(j, "disk_stats", w.disk_stats);
+  put(j, "pts", w.pts);
   return j;
 }
 
@@ -622,6 +700,7 @@ WorkloadResult read_workload(const Node& n) {
   if (n.has("throttled")) n.get("throttled", w.throttled);
   n.get("io_depths", w.io_depths);
   n.get("disk_stats", w.disk_stats);
+  n.get("pts", w.pts);
   return w;
 }
 

@@ -382,4 +382,62 @@ std::string render_value_bars(const std::string& title, const std::vector<ValueB
   return o;
 }
 
+std::string render_histogram(const std::string& title, const std::string& x_label,
+                             const std::vector<HistogramBin>& bins, double width, double height) {
+  Frame f;
+  f.width = width;
+  f.height = height;
+  f.top = 30;
+  f.bottom = 48;
+  double max_count = 1;
+  for (const auto& b : bins)
+    if (std::isfinite(b.count)) max_count = std::max(max_count, b.count);
+  const double decades = std::max(1.0, std::ceil(std::log10(max_count) + 1e-9));
+  auto py = [&](double count) {
+    const double v = count <= 1 ? 0 : std::log10(count) / decades;
+    return f.y0() - v * (f.y0() - f.y1());
+  };
+  std::string o = svg_open(width, height, title);
+  o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(title) + "</text>";
+  for (int d = 0; d <= static_cast<int>(decades); ++d) {
+    const double y = py(std::pow(10.0, d));
+    o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
+         "\" y2=\"" + fmt1(y) + "\" stroke=\"#ddd\"/>";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, d));
+    o += "<text x=\"" + fmt1(f.x0() - 6) + "\" y=\"" + fmt1(y + 4) +
+         "\" text-anchor=\"end\" class=\"tk\">" + buf + "</text>";
+  }
+  const double slot =
+      (f.x1() - f.x0()) / static_cast<double>(std::max<std::size_t>(1, bins.size()));
+  const std::size_t label_every = std::max<std::size_t>(1, bins.size() / 12);
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const auto& b = bins[i];
+    const double x = f.x0() + slot * static_cast<double>(i);
+    if (b.count >= 1 && std::isfinite(b.count)) {
+      const double y = py(b.count);
+      char count[32];
+      std::snprintf(count, sizeof count, "%.0f", b.count);
+      o += "<rect class=\"bin\" data-count=\"" + std::string(count) + "\" x=\"" + fmt1(x + 1) +
+           "\" y=\"" + fmt1(std::min(y, f.y0() - 1)) + "\" width=\"" +
+           fmt1(std::max(1.0, slot - 2)) + "\" height=\"" + fmt1(std::max(1.0, f.y0() - y)) +
+           "\" fill=\"#1f77b4\"><title>" + escape_html(b.label) + ": " + count + "</title></rect>";
+    }
+    if (i % label_every == 0)
+      o += "<text x=\"" + fmt1(x + slot / 2) + "\" y=\"" + fmt1(f.y0() + 16) +
+           "\" text-anchor=\"middle\" class=\"tk\">" + escape_html(b.label) + "</text>";
+  }
+  o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(f.y0()) + "\" x2=\"" + fmt1(f.x1()) +
+       "\" y2=\"" + fmt1(f.y0()) + "\" stroke=\"#333\"/>";
+  o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1(height - 8) +
+       "\" text-anchor=\"middle\" class=\"al\">" + escape_html(x_label) + "</text>";
+  o += "<text transform=\"translate(14," + fmt1((f.y0() + f.y1()) / 2) +
+       ") rotate(-90)\" text-anchor=\"middle\" class=\"al\">I/Os (log)</text>";
+  if (bins.empty())
+    o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1((f.y0() + f.y1()) / 2) +
+         "\" text-anchor=\"middle\" class=\"tk\">no data</text>";
+  o += "</svg>";
+  return o;
+}
+
 }  // namespace storqual::reporting

@@ -92,6 +92,18 @@ struct ValueBar {
                                             const std::function<std::string(double)>& format_x,
                                             double width = 940);
 
+// One bin of a histogram: its label under the bar (e.g. "0.5 ms") and its count.
+struct HistogramBin {
+  std::string label;
+  double count = 0;
+};
+
+// Vertical bars, one per bin in order, on a log10 count axis (counts of 0 draw no bar), the way
+// the SNIA PTS draws response-time histograms. Each bar is <rect class="bin" data-count="N">.
+[[nodiscard]] std::string render_histogram(const std::string& title, const std::string& x_label,
+                                           const std::vector<HistogramBin>& bins,
+                                           double width = 940, double height = 260);
+
 // About `count` round tick values covering [low, high] (1, 2, 2.5, 5 x 10^n steps).
 [[nodiscard]] std::vector<double> nice_ticks(double low, double high, int count = 5);
 

@@ -31,6 +31,16 @@ void print_suite(const Suite& suite, bool with_fio) {
                   format_size_fio(c.bs).c_str(), c.iodepth, density.c_str());
       continue;
     }
+    if (w.pts) {  // SNIA PTS wsat/dirth/xsr/hir: what it takes at --runtime-scale 1
+      const double s = pts_duration_s(*w.pts, w.spec);
+      char full[32];
+      std::snprintf(full, sizeof full, s >= 3600 ? "%.1f h" : "%.0f min",
+                    s >= 3600 ? s / 3600 : s / 60);
+      std::printf("  %-22s %-9s %s, full scale up to %s\n", w.id().c_str(),
+                  std::string(to_string(w.pts->kind)).c_str(), describe_pts(*w.pts, w.spec).c_str(),
+                  full);
+      continue;
+    }
     const auto& p = w.spec.params;
     std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
                                                " " + w.latency_search->label() +

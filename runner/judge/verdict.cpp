@@ -9,6 +9,7 @@
 #include "reporting/figure_labels.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
+#include "runner/judge/pts_verdict.hpp"
 #include "runner/measure/host_load.hpp"
 #include "runner/measure/tail_samples.hpp"
 #include "runner/methods/capacity_check.hpp"
@@ -74,11 +75,14 @@ std::string subject(const Metric& m, double v) {
       return dir + kind + stat + " " + format_metric_value(m.kind, v);
     }
     case MetricKind::Capacity:
+      if (!m.pts.empty()) return m.pts + " " + format_metric_value(m.kind, v);  // wsat.cliff_tgbw
       return format_metric_value(m.kind, v) + " usable";
     case MetricKind::Waf:
       return "write amplification " + format_metric_value(m.kind, v);
     case MetricKind::Dwpd:
       return "endurance " + format_metric_value(m.kind, v);
+    case MetricKind::Percent:
+      return m.pts + " " + format_metric_value(m.kind, v);
   }
   return "";
 }
@@ -169,6 +173,7 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
 
 std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
                                    std::string& why) {
+  if (!metric.pts.empty()) return pts_metric_value(metric, r, why);  // runner/judge/pts_verdict.hpp
   if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
     why = metric.name +
           " is measured over the whole run (NVMe health before and after), not in workload '" +
@@ -218,6 +223,7 @@ std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r
     case MetricKind::Capacity:
     case MetricKind::Waf:
     case MetricKind::Dwpd:
+    case MetricKind::Percent:
       break;
   }
   std::vector<const LatencySummary*> sums;
@@ -331,8 +337,10 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
           else if (!r->steady_state->steady)
             f.inconclusive = "inconclusive: " + describe(*r->steady_state);
         }
-        // Performance claims only: a capacity or integrity finding does not depend on CPU time.
-        if (r->host_busy && r->host_busy->busy && c.metric.kind != MetricKind::Capacity) {
+        // Performance claims only: a capacity or integrity finding does not depend on CPU time
+        // (the bytes before a PTS write cliff, wsat.cliff_tgbw, are a performance figure).
+        if (r->host_busy && r->host_busy->busy &&
+            (c.metric.kind != MetricKind::Capacity || !c.metric.pts.empty())) {
           if (!f.host_busy.empty()) f.host_busy += ", ";
           f.host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
                          host_busy_reason(*r->host_busy);
@@ -631,6 +639,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->early_stop) text += ", " + r->early_stop->reason;
     v.message = text + "; no claim";
     out.push_back(std::move(v));
+    if (r->pts) append_pts_figure_verdicts(*r, out);
   }
   return out;
 }

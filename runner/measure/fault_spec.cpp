@@ -195,6 +195,21 @@ engines::FaultPlan parse_fault_plan(std::string_view spec) {
       if (auto s = take(keys, "slowdown"); !s.empty())
         c.slowdown = parse_number(kind, "slowdown", s);
       if (!(c.slowdown >= 1)) throw UnitError("--inject-fault cliff: slowdown must be >= 1");
+      bool device = false;
+      if (auto r = take(keys, "recover"); !r.empty()) {
+        c.recover_bytes_per_s = static_cast<double>(parse_size(r));
+        device = true;
+      }
+      if (auto scope = take(keys, "scope"); !scope.empty()) {
+        if (scope != "device" && scope != "engine")
+          throw UnitError("--inject-fault cliff: scope must be device or engine, got '" +
+                          std::string(scope) + "'");
+        if (scope == "engine" && device)
+          throw UnitError("--inject-fault cliff: recover= needs scope=device");
+        device = scope == "device";
+      }
+      if (device)
+        c.state = std::make_shared<engines::CliffState>(c.after_bytes, c.recover_bytes_per_s);
       plan.throughput_cliff = c;
     } else {
       throw UnitError("--inject-fault: unknown fault '" + std::string(kind) +

@@ -571,15 +571,20 @@ class Job {
     rate_ = spec.effective_rate_iops();
     next_due_ = plan_.t0;
     rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
-    offsets_.emplace(OffsetGenerator::Layout{.mode = plan_.mode,
-                                             .randommap = p.randommap,
-                                             .region_offset = plan_.region_offset,
-                                             .region_blocks = plan_.region_size / p.bs,
-                                             .block_size = p.bs,
-                                             .jobs = plan_.ledger ? p.numjobs : 1u,
-                                             .job = plan_.ledger ? index_ : 0u},
-                     *rng_);
+    // io_limit (may be more than the region): random offsets drawn with replacement, as time based.
+    offsets_.emplace(
+        OffsetGenerator::Layout{
+            .mode = plan_.mode,
+            .randommap = p.randommap,  // io_limit may pass over the region more than once
+            .region_offset = plan_.region_offset,
+            .region_blocks = plan_.region_size / p.bs,
+            .block_size = p.bs,
+            .jobs = plan_.ledger ? p.numjobs : 1u,
+            .job = plan_.ledger ? index_ : 0u},
+        *rng_);
     total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
+    if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
+      total_ios_ = std::max<std::uint64_t>(1, (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs);
     issuing_ = offsets_->blocks() > 0;
 
     slots_.reqs.resize(depth_);
@@ -1139,9 +1144,10 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
     if (!o.run_error.empty()) result.errors.push_back(o.run_error);
     if (o.interrupted) result.interrupted = true;
   }
-  double elapsed = p.runtime_s > 0 && !result.interrupted && result.errors.empty()
-                       ? plan.limit_s
-                       : static_cast<double>(last_completion - plan.measure_start) / 1e9;
+  double elapsed =
+      p.runtime_s > 0 && !result.interrupted && result.errors.empty() && plan.spec->io_limit == 0
+          ? plan.limit_s
+          : static_cast<double>(last_completion - plan.measure_start) / 1e9;
   if (elapsed <= 0) elapsed = 1e-9;
   result.elapsed_s = elapsed;
   for (const auto& o : outcomes) {
@@ -1152,6 +1158,13 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
   result.cpu = {usr / elapsed * 100, sys / elapsed * 100, max_thread, spin / elapsed * 100};
   if (rw_reads(plan.mode)) result.read = direction_result(merged[0], elapsed);
   if (rw_writes(plan.mode)) result.write = direction_result(merged[1], elapsed);
+  if (plan.spec->keep_lat_histogram) {
+    LatencyHistogram both = merged[0].lat;
+    both.merge(merged[1].lat);
+    for (unsigned i = 0; i < LatencyHistogram::kBuckets; ++i)
+      if (both.bucket(i))
+        result.lat_histogram.push_back({LatencyHistogram::bucket_low(i), both.bucket(i)});
+  }
 }
 
 // The jobs' timelines brought to the coarsest interval, added, and turned into rates.
@@ -1177,10 +1190,13 @@ void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec
   if (p.runtime_s > 0 && !result.interrupted)
     points = std::min<std::size_t>(
         points, static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9)));
-  // A last interval shorter than half the others (a runtime of 10.00002 s: a 20 us eleventh) is
-  // not a sample of the rate: a few I/Os over a sliver of time would set min/max/avg. Its I/Os
-  // stay in the totals.
-  if (points > 1 && elapsed - static_cast<double>(points - 1) * interval_s < interval_s / 2)
+  // In a run that ends at its time limit a last interval shorter than half the others (a runtime
+  // of 10.00002 s: a 20 us eleventh) is not a sample of the rate: a few I/Os over a sliver of time
+  // would set min/max/avg. Its I/Os stay in the totals. A run that ends by its size or io_limit
+  // keeps its last interval: the timeline then holds every I/O (WSAT's bytes-written axis is its
+  // running sum).
+  if (p.runtime_s > 0 && spec.io_limit == 0 && points > 1 &&
+      elapsed - static_cast<double>(points - 1) * interval_s < interval_s / 2)
     --points;
   for (std::size_t i = 0; i < points; ++i) {
     const auto& s = total[i];

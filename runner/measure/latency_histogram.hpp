@@ -48,6 +48,7 @@ class LatencyHistogram {
   void reset() noexcept { *this = LatencyHistogram(); }
 
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+  [[nodiscard]] std::uint64_t bucket(unsigned index) const noexcept { return buckets_[index]; }
   [[nodiscard]] std::uint64_t min() const noexcept { return count_ ? min_ : 0; }
   [[nodiscard]] std::uint64_t max() const noexcept { return max_; }
   [[nodiscard]] double mean() const noexcept;

@@ -51,6 +51,13 @@ struct WorkloadSpec {
   unsigned verify_backlog = 0;
   unsigned verify_backlog_batch = 0;
   bool do_verify = true;
+  // Stop once this many bytes were transferred by all jobs together (fio's io_size), also when
+  // that is more than the region (random offsets then draw from the whole region each time);
+  // with a runtime, whichever comes first. 0 = off. Set by SNIA PTS tests
+  // (runner/methods/pts_tests.hpp).
+  std::uint64_t io_limit = 0;
+  // Fill WorkloadResult::lat_histogram (runner/methods/pts_tests.hpp's response-time histograms).
+  bool keep_lat_histogram = false;
   [[nodiscard]] double effective_rate_iops() const {
     if (rate_iops > 0) return rate_iops;
     return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;

@@ -46,6 +46,7 @@
 #include "runner/methods/host_limits.hpp"
 #include "runner/methods/latency_search.hpp"
 #include "runner/methods/preconditioning.hpp"
+#include "runner/methods/pts_tests.hpp"
 #include "runner/methods/steady_state.hpp"
 #include "runner/methods/sustained_write.hpp"
 #include "runner/methods/thermal_watch.hpp"
@@ -223,10 +224,15 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
     done = true;
   });
   auto start = std::chrono::steady_clock::now();
+  double last_t = 0;  // when the line was last refreshed
   while (!done) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    // Wakes often so that a short run (a PTS burst, a DIRTH point) returns as it ends, and
+    // refreshes the line every 250 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!done) progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load());
+    if (t - last_t < 0.25 || done) continue;
+    last_t = t;
+    progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load());
   }
   worker.join();
   if (failure) std::rethrow_exception(failure);
@@ -281,7 +287,7 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 }
 
 // One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
-// steady state, a sustained write or a plain run.
+// steady state, a sustained write, a SNIA PTS test or a plain run.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const NvmePurgeAccess& nvme,
                                         const RunWorkload& measure,
@@ -308,6 +314,12 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     return best;
   }
   if (sw.sustained_write) return run_sustained_write(w, *sw.sustained_write, measure);
+  if (sw.pts) {  // SNIA PTS wsat/dirth/xsr/hir (runner/methods/pts_tests.hpp)
+    reporting::WorkloadResult r = run_pts_test(w, scale_pts_test(*sw.pts, o.runtime_scale), measure,
+                                               &install_stop_handlers());
+    if (r.pts) r.pts->full_scale_s = pts_duration_s(*sw.pts, w);
+    return r;
+  }
   if (!sw.steady_state) return measure(w);
   SteadyStateConfig config = *sw.steady_state;
   WorkloadSpec rounds = w;
@@ -530,7 +542,9 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
   WorkloadSpec as_run = plan[i];
   as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
   if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
-  if (!r.skipped && !r.capacity) std::fputs(reporting::format_fio_summary(r).c_str(), con);
+  // A PTS test is many passes: its own section says what they measured, not the last pass alone.
+  if (!r.skipped && !r.capacity && !r.pts)
+    std::fputs(reporting::format_fio_summary(r).c_str(), con);
   return r;
 }
 

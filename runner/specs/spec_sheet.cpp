@@ -90,7 +90,7 @@ NumberAndUnit split_value(std::string_view text) {
                  trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))))};
 }
 
-enum class UnitFamily { Rate, Bandwidth, Latency, Capacity, Unknown };
+enum class UnitFamily { Rate, Bandwidth, Latency, Capacity, Percent, Unknown };
 
 struct UnitDef {
   std::string_view lower_name;
@@ -126,6 +126,7 @@ constexpr UnitDef kUnits[] = {
     {"\xc2\xb5s", UnitFamily::Latency, 1e3},  // µs
     {"ms", UnitFamily::Latency, 1e6},
     {"s", UnitFamily::Latency, 1e9},
+    {"%", UnitFamily::Percent, 1},
 };
 
 const char* family_example(MetricKind k) {
@@ -142,6 +143,8 @@ const char* family_example(MetricKind k) {
       return "a write amplification factor such as 1.5 or 2.0x";
     case MetricKind::Dwpd:
       return "drive writes per day such as 1 or 3 DWPD";
+    case MetricKind::Percent:
+      return "a percentage such as 30%";
   }
   return "";
 }
@@ -156,6 +159,8 @@ const char* family_name(UnitFamily f) {
       return "a latency";
     case UnitFamily::Capacity:
       return "a size";
+    case UnitFamily::Percent:
+      return "a percentage";
     case UnitFamily::Unknown:
       break;
   }
@@ -172,6 +177,8 @@ UnitFamily family_of(MetricKind k) {
       return UnitFamily::Latency;
     case MetricKind::Capacity:
       return UnitFamily::Capacity;
+    case MetricKind::Percent:
+      return UnitFamily::Percent;
     case MetricKind::Waf:
     case MetricKind::Dwpd:
       break;
@@ -394,6 +401,10 @@ Metric parse_metric(std::string_view name) {
   Metric m;
   m.name = std::string(name);
   if (const auto kind = reporting::metric_kind_of(name)) m.kind = *kind;
+  if (const reporting::PtsFigureInfo* f = reporting::find_pts_figure(name)) {
+    m.pts = std::string(f->name);  // a SNIA PTS figure (runner/methods/pts_tests.hpp)
+    return m;
+  }
   std::string_view rest = name;
   if (rest == "capacity") {  // usable bytes of a <capacity> check
     return m;
@@ -434,8 +445,9 @@ Metric parse_metric(std::string_view name) {
   } else {
     throw UnitError("unknown metric '" + std::string(name) +
                     "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
-                    "prefixed with read. or write.; or sustained.bw, capacity, waf or "
-                    "endurance.dwpd)");
+                    "prefixed with read. or write.; or sustained.bw, capacity, waf, "
+                    "endurance.dwpd or a SNIA PTS figure such as wsat.iops, wsat.drop_pct or "
+                    "dirth.max_iops)");
   }
   m.percentile = parse_stat(stat, name);
   return m;
@@ -475,10 +487,12 @@ double parse_claim_value(const Metric& metric, std::string_view text) {
   const double limit = want == UnitFamily::Rate        ? kMaxIops
                        : want == UnitFamily::Bandwidth ? kMaxBandwidth
                        : want == UnitFamily::Capacity  ? 1e18
+                       : want == UnitFamily::Percent   ? 1e4
                                                        : kMaxLatencyNs;
   const char* limit_text = want == UnitFamily::Rate        ? "1G IOPS"
                            : want == UnitFamily::Bandwidth ? "1 TB/s"
                            : want == UnitFamily::Capacity  ? "1 EB"
+                           : want == UnitFamily::Percent   ? "10000%"
                                                            : "1 hour";
   if (v > limit)
     throw UnitError("claim value '" + shown + "' is absurd (more than " + limit_text + ")");

@@ -36,7 +36,8 @@ enum class LatencyKind { Lat, Clat };              // fio's lat (submit to compl
 
 // A parsed metric name: iops, read.iops, write.iops, bw, read.bw, write.bw, lat.mean, lat.p99,
 // clat.p99.9, read.lat.p99, write.clat.mean, ..., and sustained.bw (the post-cache rate of a
-// <sustained-write>, runner/methods/sustained_write.hpp)
+// <sustained-write>, runner/methods/sustained_write.hpp), and the SNIA PTS figures of
+// runner/methods/pts_tests.hpp (wsat.iops, wsat.drop_pct, dirth.max_iops, xsr.recovery_rnd, ...)
 struct Metric {
   std::string name;  // as written, e.g. "lat.p99.9"
   MetricKind kind = MetricKind::Iops;
@@ -44,7 +45,12 @@ struct Metric {
   LatencyKind latency = LatencyKind::Lat;  // for kind == Latency
   std::optional<double> percentile;        // for kind == Latency: empty = mean
   bool sustained = false;  // sustained.bw: the post-cache write rate of a <sustained-write>
-  [[nodiscard]] bool higher_is_better() const noexcept { return reporting::higher_is_better(kind); }
+  // A SNIA PTS figure (wsat.iops, dirth.max_iops, ...: reporting/metric.hpp pts_figures()), which
+  // has its own direction; empty for every other metric.
+  std::string pts;
+  [[nodiscard]] bool higher_is_better() const noexcept {
+    return pts.empty() ? reporting::higher_is_better(kind) : reporting::higher_is_better(pts);
+  }
   [[nodiscard]] const char* unit() const noexcept { return reporting::metric_unit(kind); }
 };
 

@@ -235,6 +235,55 @@ SustainedWrite load_sustained(const XmlFile& file, pugi::xml_node node, Workload
   return s;
 }
 
+std::optional<PtsKind> pts_kind_of(std::string_view element) {
+  for (PtsKind k : {PtsKind::Wsat, PtsKind::Dirth, PtsKind::Xsr, PtsKind::Hir})
+    if (element == to_string(k)) return k;
+  return std::nullopt;
+}
+
+// <wsat|dirth|xsr|hir id=... [own attributes] [workload options]>: the PTS's stimulus as defaults.
+PtsTest load_pts(const XmlFile& file, pugi::xml_node node, PtsKind kind, WorkloadSpec& spec) {
+  PtsTest t;
+  t.kind = kind;
+  switch (kind) {  // the PTS's stimulus, before the suite's own attributes
+    case PtsKind::Wsat:
+    case PtsKind::Hir:
+      spec.params.rw = "randwrite";
+      spec.params.bs = 4096;
+      break;
+    case PtsKind::Dirth:
+      spec.params.rw = "randrw";
+      spec.params.rwmixread = 65;
+      spec.params.bs = 8192;
+      break;
+    case PtsKind::Xsr:
+      spec.params.rw = "write";
+      break;
+  }
+  spec.params.ramp_time_s = 0;
+  for (pugi::xml_attribute a : node.attributes()) {
+    const std::string_view name = a.name();
+    if (name == "id") continue;
+    try {
+      if (set_pts_attribute(t, name, a.value())) continue;
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+    if (!find_workload_option(name) || name == "runtime" || name == "ramp_time")
+      throw file.error(
+          a, "unknown attribute '" + std::string(name) + "' on <" + node.name() + "> (expected " +
+                 pts_attribute_names(kind) +
+                 " or a workload option but runtime and ramp_time: " + option_names(true) + ")");
+    try {
+      set_workload_option(spec, name, a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  spec.params.runtime_s = 0;
+  return t;
+}
+
 void load_children(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
   for (pugi::xml_node child : node.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata)
@@ -255,7 +304,8 @@ Suite load_suite(const XmlFile& file) {
     throw file.error(root,
                      "unknown root element <" + std::string(root.name()) + "> (expected <suite>)");
   expect_only(file, root, "name description",
-              "defaults precondition workload latency-search sustained-write capacity");
+              "defaults precondition workload latency-search sustained-write capacity wsat "
+              "dirth xsr hir");
   Suite suite;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (!is_valid_name(name.value()))
@@ -323,6 +373,8 @@ Suite load_suite(const XmlFile& file) {
     } else if (kind == "sustained-write") {
       apply_options(file, node, w.spec, {"id", "volume", "drop"}, true);
       w.sustained_write = load_sustained(file, node, w.spec);
+    } else if (auto pts_kind = pts_kind_of(kind)) {
+      w.pts = load_pts(file, node, *pts_kind, w.spec);
     } else {  // latency-search
       apply_options(file, node, w.spec, {"id", "max_iodepth", "limit", "stat", "latency", "search"},
                     false);
@@ -341,12 +393,12 @@ Suite load_suite(const XmlFile& file) {
   }
   if (suite.precondition && suite.precondition->dependent)
     for (auto& w : suite.workloads)
-      if (!w.latency_search && !w.sustained_write && !w.steady_state)
+      if (!w.latency_search && !w.sustained_write && !w.steady_state && !w.pts)
         w.steady_state = SteadyStateConfig{};
   if (suite.workloads.empty())
     throw file.error(root,
-                     "<suite> needs at least one <workload>, <latency-search> or "
-                     "<sustained-write>");
+                     "<suite> needs at least one <workload>, <latency-search>, "
+                     "<sustained-write> or a PTS test (<wsat>, <dirth>, <xsr>, <hir>)");
   return suite;
 }
 

@@ -16,6 +16,7 @@
 #include "runner/methods/capacity_check.hpp"
 #include "runner/methods/latency_search.hpp"
 #include "runner/methods/preconditioning.hpp"
+#include "runner/methods/pts_tests.hpp"
 #include "runner/methods/steady_state.hpp"
 #include "runner/methods/sustained_write.hpp"
 
@@ -35,6 +36,9 @@ struct SuiteWorkload {
   // <capacity>: the real-capacity check (runner/methods/capacity_check.hpp) instead of a workload;
   // spec says rw=write over the whole target so that the safety guard treats it as the write it is.
   std::optional<CapacityCheck> capacity;
+  // <wsat>, <dirth>, <xsr> or <hir>: a SNIA PTS test (runner/methods/pts_tests.hpp); spec holds its
+  // stimulus (bs, iodepth, numjobs, rw).
+  std::optional<PtsTest> pts;
   std::string location;  // "file:line:column" of the element
   [[nodiscard]] const std::string& id() const noexcept { return spec.id; }
   // The equivalent fio command; a latency search gives its deepest step and a comment.

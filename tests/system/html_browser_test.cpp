@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -200,6 +202,70 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   EXPECT_EQ(document.substr(0, 5), "%PDF-");
   EXPECT_GT(count(document, "/Type /Page\n") + count(document, "/Type /Page "), 1u)
       << "a report with five workloads takes more than one page";
+}
+
+// The data points of each <figure data-chart="pts-KIND"> in a DOM: polyline vertices, lone
+// points (circles) and histogram bars.
+std::vector<std::size_t> pts_chart_points(const std::string& dom, const std::string& kind) {
+  std::vector<std::size_t> out;
+  const std::string open = "data-chart=\"pts-" + kind + "\"";
+  for (auto at = dom.find(open); at != std::string::npos; at = dom.find(open, at + 1)) {
+    const std::string svg = dom.substr(at, dom.find("</figure>", at) - at);
+    if (svg.find("<svg") == std::string::npos) {
+      out.push_back(0);
+      continue;
+    }
+    std::size_t points = count(svg, "<circle ") + count(svg, "<rect class=\"bin\"");
+    for (auto p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1)) {
+      const auto a = svg.find("points=\"", p) + 8;
+      points += count(svg.substr(a, svg.find('"', a) - a), ",");
+    }
+    out.push_back(points);
+  }
+  return out;
+}
+
+// The SNIA PTS sections of real runs (issue 19): snia-wsat, snia-dirth, snia-xsr and snia-hir on
+// scratch files at a small runtime scale, side by side; in the browser's DOM each section has the
+// PTS's plots, each an <svg> carrying data points.
+TEST_F(HtmlBrowser, PtsSectionsOfRealRunsHaveTheirPlotsWithData) {
+  ScratchDir dir("html-browser-pts");
+  struct Case {
+    std::string suite, scale;
+    std::vector<std::pair<std::string, std::size_t>> charts;  // kind, fewest points
+  };
+  const std::vector<Case> cases = {
+      {"snia-wsat", "0.0002", {{"wsat-time", 5}, {"wsat-tgbw", 5}, {"wsat-latency", 5}}},
+      {"snia-dirth",
+       "0.0005",
+       {{"dirth-intensity", 49}, {"dirth-variation", 49}, {"dirth-histogram", 1}}},
+      {"snia-xsr", "0.0001", {{"xsr-throughput", 10}, {"xsr-latency", 10}}},
+      {"snia-hir", "0.0002", {{"hir-time", 10}, {"hir-wait", 5}}}};
+  std::vector<std::future<CommandResult>> runs;
+  for (const auto& c : cases) {
+    std::filesystem::create_directories(dir / c.suite / "target");
+    runs.push_back(std::async(std::launch::async, [&dir, c] {
+      return run_command({STORQUAL_BINARY, "run", "--target", (dir / c.suite / "target").string(),
+                          "--suite", c.suite, "--runtime-scale", c.scale, "--size", "16m", "--out",
+                          (dir / c.suite / "out").string()});
+    }));
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    SCOPED_TRACE(c.suite);
+    const CommandResult run = runs[i].get();
+    ASSERT_LT(run.exit_code, 2) << run.out << run.err;
+    const auto page = dir / c.suite / "out" / "storqual-report.html";
+    const auto dom = chromium(binary_, dir / c.suite / "profile", {"--dump-dom"}, page);
+    ASSERT_EQ(dom.exit_code, 0) << dom.err;
+    EXPECT_EQ(count(dom.out, "<div class=\"box pts\""), 1u);
+    EXPECT_NE(dom.out.find("<th>purge method</th>"), std::string::npos);
+    for (const auto& [kind, fewest] : c.charts) {
+      const auto points = pts_chart_points(dom.out, kind);
+      ASSERT_FALSE(points.empty()) << kind << " is not on the page";
+      for (std::size_t n : points) EXPECT_GE(n, fewest) << kind;
+    }
+  }
 }
 
 // Not a check: refreshes docs/report-pass.png and docs/report-fail.png for the README.

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// The SNIA SSS PTS (Enterprise and Client 2.0.x) tests beyond the steady-state IOPS, throughput
+// and latency tests: write saturation (WSAT), demand intensity / response-time histograms (DIRTH),
+// cross-stimulus recovery (XSR) and host idle recovery (HIR). Each runs through a RunWorkload
+// (run_workload in production) and returns one WorkloadResult whose `pts` holds the samples, the
+// analysis and the named figures claims judge (reporting/metric.hpp pts_figures()). docs/pts.md
+// describes each test, its parameters at full scale, how --runtime-scale shortens it and what each
+// figure means.
+//
+// WSAT: after a purge, continuous random writes (4 KiB by default) until `fills` times the range
+//   or `time_limit`, one sample per interval (a minute). Figures: FOB IOPS (median of the first 5
+//   samples), the saturated level (mean of the steady region, or of the last 5 samples when it
+//   never settles), the drop between them, and the TGBW at the cliff
+//   (runner/methods/sustained_write.hpp's drop analysis on the same samples: the first sample below
+//   drop_fraction x FOB that stays there, interpolated inside it). The steady region is the longest
+//   run of 5-sample windows that meet the PTS steady-state criteria
+//   (runner/measure/steady_criteria.hpp) and reaches the last sample.
+// DIRTH: the tracking point (most threads x deepest queue) in rounds until steady, then every
+//   thread count x queue depth from the highest total outstanding I/O down, one round each. The
+//   MaxIOPS point is the highest IOPS whose average response time is at or under the ceiling,
+//   MinIOPS the least outstanding I/O (T1Q1), MidIOPS the point within the ceiling nearest to
+//   halfway between them in IOPS. Each of them runs again for histogram_time with its latency
+//   histogram kept, binned 1-2-5 per decade (as the PTS plots them).
+// XSR: sequential writes (1024 KiB, one stream), then random writes (8 KiB), then sequential
+//   again; each access group settles to the median of its last samples (the last fifth, at least
+//   3); recovery is the time from the switch to the end of the first sample from which the median
+//   of three samples lies within `tolerance` of that level.
+// HIR: random 4 KiB writes to steady state (the WSAT stimulus), then for each wait state `cycles`
+//   bursts of writes each followed by an idle wait, then a return to baseline (continuous writes)
+//   before the next state. Figures: baseline IOPS (the saturation window mean), the burst IOPS of
+//   the shortest and the longest wait, and the gain of the best state over the baseline.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reporting/result.hpp"
+#include "runner/measure/workload.hpp"
+#include "runner/methods/sustained_write.hpp"
+
+namespace storqual::runner {
+
+enum class PtsKind { Wsat, Hir, Xsr, Dirth };
+
+[[nodiscard]] std::string_view to_string(PtsKind k) noexcept;  // "wsat", ...
+
+struct WsatConfig {
+  double fills = 4;                 // stop after this many times the range (PTS: 4x capacity)
+  double time_limit_s = 24 * 3600;  // or after this long (PTS: 24 hours), whichever first
+  double interval_s = 60;           // one sample per interval (PTS: one minute)
+  double drop_fraction = 0.5;       // the cliff: IOPS below FOB x this and staying there
+};
+
+struct DirthConfig {
+  std::vector<unsigned> threads = {32, 16, 8, 6,
+                                   4,  2,  1};  // PTS-E; the tracking point is the first
+  std::vector<unsigned> depths = {32, 16, 8, 6, 4, 2, 1};
+  double round_time_s = 60;
+  unsigned max_rounds = 25;
+  double ceiling_ns = 5e6;        // MaxIOPS: average response time at or under this
+  double histogram_time_s = 600;  // each chosen point's histogram run
+};
+
+struct XsrConfig {
+  std::uint64_t seq_bs = 1u << 20;  // access groups 1 and 3: SEQ 1024 KiB W
+  std::uint64_t rnd_bs = 8192;      // access group 2: RND 8 KiB W
+  double seq_time_s = 8 * 3600;
+  double rnd_time_s = 6 * 3600;
+  double interval_s = 60;
+  double tolerance = 0.2;  // recovered: within 20% of the group's settled level
+};
+
+struct HirConfig {
+  double burst_s = 5;
+  std::vector<double> waits_s = {5, 10, 15, 25, 50};
+  unsigned cycles = 360;     // bursts per wait state
+  double baseline_s = 1800;  // continuous writes after each wait state
+  unsigned saturation_rounds = 25;
+  double round_time_s = 60;  // saturation rounds
+};
+
+// <wsat>, <dirth>, <xsr> or <hir> in a suite.
+struct PtsTest {
+  PtsKind kind = PtsKind::Wsat;
+  WsatConfig wsat;
+  DirthConfig dirth;
+  XsrConfig xsr;
+  HirConfig hir;
+};
+
+// Sets one attribute of `test` ("fills", "interval", "threads", ...); false when `name` is not
+// one of the test's own (then it is a workload option). Throws UnitError for a bad value.
+bool set_pts_attribute(PtsTest& test, std::string_view name, std::string_view value);
+// The attribute names of a kind, for error messages: "fills, time_limit, interval, drop".
+[[nodiscard]] std::string pts_attribute_names(PtsKind kind);
+
+// `test` at --runtime-scale `scale`: every duration multiplied, with floors that keep each sample,
+// round and burst long enough to measure (WSAT samples 0.01 s, XSR samples 0.02 s, test
+// segments 0.2 s, DIRTH rounds and HIR bursts 0.05 s, HIR rounds and baselines 0.1 s); HIR's cycles
+// become max(2, cycles x scale) so that the waits keep their length relative to the bursts.
+[[nodiscard]] PtsTest scale_pts_test(const PtsTest& test, double scale);
+
+// The longest the test takes as configured (a time-limited WSAT: its time limit).
+[[nodiscard]] double pts_duration_s(const PtsTest& test, const WorkloadSpec& spec);
+
+// The PTS's name of an access pattern, "RND 4KiB W T4Q32", "SEQ 1024KiB W T1Q32".
+[[nodiscard]] std::string pts_stimulus(const WorkloadSpec& spec);
+
+// How HIR waits idle for a number of seconds (the seam for a manual clock in tests).
+using IdleFunction = std::function<void(double seconds)>;
+
+// One line for `storqual suites`: the test's stimulus as it will run, e.g. "RND 8KiB R/W 65:35,
+// T1..32 x Q1..32" or "SEQ 1024KiB W T1Q32, RND 8KiB W T4Q32, SEQ 1024KiB W T1Q32".
+[[nodiscard]] std::string describe_pts(const PtsTest& test, const WorkloadSpec& spec);
+
+// Runs the test over spec's target and range (spec: bs, iodepth, numjobs, rw, rwmixread as the
+// suite gives them). `stop` (may be null) ends HIR's idle waits early; `idle` (empty: a real
+// sleep that `stop` ends) is how it waits; HIR's time axis is the measured time plus the waits.
+[[nodiscard]] reporting::WorkloadResult run_pts_test(const WorkloadSpec& spec, const PtsTest& test,
+                                                     const RunWorkload& measure,
+                                                     const std::atomic<bool>* stop = nullptr,
+                                                     const IdleFunction& idle = {});
+
+// ---- the analyses, pure functions over measured data ----
+
+// WSAT over a write timeline (t_s, write_iops, write_bw): samples, cliff, steady region, figures.
+[[nodiscard]] reporting::PtsReport analyze_wsat(std::span<const reporting::TimelinePoint> timeline,
+                                                const WsatConfig& config);
+
+// DIRTH's choice of points over a grid: indexes into `grid` of MaxIOPS (none: no point within the
+// ceiling), MidIOPS and MinIOPS; marks within_ceiling.
+struct DirthChoice {
+  std::optional<std::size_t> max_iops, mid_iops, min_iops;
+};
+[[nodiscard]] DirthChoice choose_dirth_points(std::vector<reporting::PtsGridPoint>& grid,
+                                              double ceiling_ns);
+
+// The response-time histogram of `buckets` in 1-2-5 bins per decade, with its percentiles.
+[[nodiscard]] reporting::PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> b);
+
+// XSR: the settled level and recovery time of samples [first, last) of one access group.
+void analyze_xsr_group(std::span<const reporting::PtsSample> samples, double start_s,
+                       double tolerance, reporting::PtsSegment& group);
+
+// ---- figures a claim can name (spec sheets: <claim metric="wsat.iops" .../>): their names,
+// kinds and directions are reporting/metric.hpp's pts_figures() ----
+// The figure `name` of a report, or null when the run did not measure it.
+[[nodiscard]] const reporting::PtsFigure* pts_figure(const reporting::PtsReport& report,
+                                                     std::string_view name) noexcept;
+
+}  // namespace storqual::runner
