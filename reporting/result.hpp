@@ -190,8 +190,9 @@ struct HostLimitReport {
 // a figure measured on a busy host is the host's as much as the device's.
 struct HostBusyReport {
   bool busy = false;
-  std::vector<std::string> reasons;  // "3.1 other runnable tasks on average for 2 CPUs", ...
-  double other_runnable = 0;         // mean runnable tasks of other processes per sample
+  std::vector<std::string> reasons;  // "other processes used 1.10 of 2 CPUs (user time, ...)", ...
+  double other_user_cpus = 0;        // CPUs' worth of user time other processes used (the test)
+  double other_runnable = 0;         // mean runnable tasks of other processes per sample (a figure)
   double cpu_pressure_pct = 0;       // /proc/pressure/cpu "some": share of the time a task waited
   double steal_pct = 0;              // of all CPU time, taken by the hypervisor (/proc/stat)
   unsigned cpus = 0;                 // online CPUs

@@ -221,6 +221,7 @@ void visit_fields(Either<HostLimitReport> auto& h, auto&& visit) {
 void visit_fields(Either<HostBusyReport> auto& h, auto&& visit) {
   visit("busy", h.busy);
   visit("reasons", h.reasons);
+  visit("other_user_cpus", h.other_user_cpus);
   visit("other_runnable", h.other_runnable);
   visit("cpu_pressure_pct", h.cpu_pressure_pct);
   visit("steal_pct", h.steal_pct);

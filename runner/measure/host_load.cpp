@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -43,6 +44,7 @@ HostLoadSample read_host_load(const std::string& proc_root) {
         // user nice system idle iowait irq softirq steal guest guest_nice: guest time is
         // already in user/nice, so the sum stops at steal.
         if (field < 8) s.cpu_total += v;
+        if (field < 2) s.cpu_user += v;
         if (field == 7) s.cpu_steal = v;
       }
       s.ok = true;
@@ -57,6 +59,21 @@ HostLoadSample read_host_load(const std::string& proc_root) {
     if (at != std::string::npos) {
       s.pressure_some_us = std::stoull(line.substr(at + 6));
       s.has_pressure = true;
+    }
+  }
+  // utime is the 14th field, the 12th after the state (which follows the command's last ')').
+  std::ifstream self(proc_root + "/self/stat");
+  if (std::getline(self, line)) {
+    const auto close = line.rfind(')');
+    if (close != std::string::npos) {
+      std::istringstream in(line.substr(close + 1));
+      std::string field;
+      for (int i = 0; i < 12 && in >> field; ++i) {
+      }
+      if (in && !field.empty()) {
+        s.own_user = std::stoull(field);
+        s.has_own_user = true;
+      }
     }
   }
   const std::string tasks = proc_root + "/self/task";
@@ -93,8 +110,15 @@ void HostLoadTracker::sample(std::uint64_t now_ns) {
 
 reporting::HostBusyReport HostLoadTracker::report() const {
   double other = samples_ ? other_sum_ / samples_ : 0;
-  double steal = 0, pressure = 0;
+  double steal = 0, pressure = 0, other_user = 0;
   if (samples_ > 1) {
+    static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
+    const double span_s = static_cast<double>(last_ns_ - first_ns_) / 1e9;
+    if (first_.has_own_user && last_.has_own_user && span_s > 0 && kTicksPerSecond > 0) {
+      const double host = static_cast<double>(last_.cpu_user - first_.cpu_user);
+      const double own = static_cast<double>(last_.own_user - first_.own_user);
+      other_user = std::max(0.0, host - own) / static_cast<double>(kTicksPerSecond) / span_s;
+    }
     const std::uint64_t total = last_.cpu_total - first_.cpu_total;
     if (total > 0)
       steal = static_cast<double>(last_.cpu_steal - first_.cpu_steal) * 100.0 /
@@ -103,22 +127,24 @@ reporting::HostBusyReport HostLoadTracker::report() const {
       pressure = static_cast<double>(last_.pressure_some_us - first_.pressure_some_us) * 1e5 /
                  static_cast<double>(last_ns_ - first_ns_);
   }
-  return assess_host_busy(other, steal, std::min(pressure, 100.0), cpus_, samples_);
+  return assess_host_busy(other_user, other, steal, std::min(pressure, 100.0), cpus_, samples_);
 }
 
-reporting::HostBusyReport assess_host_busy(double other_runnable, double steal_pct,
-                                           double pressure_pct, unsigned cpus, unsigned samples) {
+reporting::HostBusyReport assess_host_busy(double other_user_cpus, double other_runnable,
+                                           double steal_pct, double pressure_pct, unsigned cpus,
+                                           unsigned samples) {
   reporting::HostBusyReport r;
+  r.other_user_cpus = other_user_cpus;
   r.other_runnable = other_runnable;
   r.steal_pct = steal_pct;
   r.cpu_pressure_pct = pressure_pct;
   r.cpus = cpus;
   r.samples = samples;
   if (samples == 0) return r;
-  if (other_runnable >= kBusyOtherRunnablePerCpu * cpus)
-    r.reasons.push_back(format_number(other_runnable, 1) +
-                        " runnable tasks of other processes on average for " +
-                        std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs"));
+  if (other_user_cpus >= kBusyOtherUserCpuPerCpu * cpus)
+    r.reasons.push_back("other processes used " + format_number(other_user_cpus, 2) + " of " +
+                        std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") +
+                        " (user time, on average)");
   if (steal_pct >= kBusyStealPct)
     r.reasons.push_back("steal time " + format_number(steal_pct, 0) + "% of the CPU time");
   r.busy = !r.reasons.empty();

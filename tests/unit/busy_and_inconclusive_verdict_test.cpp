@@ -51,18 +51,17 @@ ClaimVerdict judge_one(const WorkloadResult& r, double claimed, double tolerance
 
 TEST(BusyHostVerdict, FailAndPassOnABusyHostAreMarkedAndKeepTheirStatus) {
   WorkloadResult r = reads(50000);
-  r.host_busy = assess_host_busy(2.5, 0, 80, 2, 20);
+  r.host_busy = assess_host_busy(1.6, 2.5, 0, 80, 2, 20);
   ASSERT_TRUE(r.host_busy->busy);
   auto v = judge_one(r, 100000);
   EXPECT_EQ(v.status, VerdictStatus::Fail);
-  EXPECT_EQ(v.message.rfind("host busy: 2.5 runnable tasks of other processes", 0), 0u)
-      << v.message;
+  EXPECT_EQ(v.message.rfind("host busy: other processes used 1.60 of 2 CPUs", 0), 0u) << v.message;
   EXPECT_NE(v.message.find("below the claimed"), std::string::npos) << v.message;
   v = judge_one(r, 40000);
   EXPECT_EQ(v.status, VerdictStatus::Pass);
-  EXPECT_EQ(v.message.rfind("host busy: 2.5 runnable", 0), 0u) << v.message;
+  EXPECT_EQ(v.message.rfind("host busy: other processes used 1.60", 0), 0u) << v.message;
   // The same figures on an idle host: a plain fail.
-  r.host_busy = assess_host_busy(0.1, 0, 3, 2, 20);
+  r.host_busy = assess_host_busy(0.05, 0.1, 0, 3, 2, 20);
   v = judge_one(r, 100000);
   EXPECT_EQ(v.status, VerdictStatus::Fail);
   EXPECT_EQ(v.message.find("host busy"), std::string::npos) << v.message;

@@ -22,11 +22,16 @@ class FakeProc {
     fs::create_directories(root_ / "self" / "task");
   }
   ~FakeProc() { fs::remove_all(root_); }
+  // busy_ticks is the host's user time (the cpu line's first field), own_user this process's.
   void set(unsigned procs_running, std::uint64_t busy_ticks, std::uint64_t steal_ticks,
-           std::uint64_t pressure_us, std::initializer_list<char> own_states) {
+           std::uint64_t pressure_us, std::initializer_list<char> own_states,
+           std::uint64_t own_user = 0) {
     std::ofstream(root_ / "stat") << "cpu  " << busy_ticks << " 0 0 1000 0 0 0 " << steal_ticks
                                   << " 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1 2 3\nctxt 99\n"
                                   << "procs_running " << procs_running << "\nprocs_blocked 0\n";
+    // The process's own stat line: utime is the 14th field.
+    std::ofstream(root_ / "self" / "stat")
+        << "4242 (storqual (job) 1) R 1 1 1 0 -1 4194560 100 0 0 0 " << own_user << " 7 0 0\n";
     std::ofstream(root_ / "pressure" / "cpu")
         << "some avg10=0.00 avg60=0.00 avg300=0.00 total=" << pressure_us << "\n"
         << "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
@@ -56,50 +61,63 @@ TEST(HostLoad, ReadsProcStatPressureAndOwnThreads) {
   EXPECT_EQ(s.own_running, 2u);
   EXPECT_EQ(s.cpu_total, 700u + 1000u + 40u);
   EXPECT_EQ(s.cpu_steal, 40u);
+  EXPECT_EQ(s.cpu_user, 700u);
+  EXPECT_TRUE(s.has_own_user);
+  EXPECT_EQ(s.own_user, 0u);
   EXPECT_TRUE(s.has_pressure);
   EXPECT_EQ(s.pressure_some_us, 123456u);
   EXPECT_FALSE(read_host_load(proc.path() + "/missing").ok);
 }
 
-TEST(HostLoad, TrackerJudgesOtherRunnableStealAndPressure) {
+TEST(HostLoad, TrackerJudgesOtherUserTimeStealAndPressure) {
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const auto ticks = [&](double cpu_seconds) {
+    return static_cast<std::uint64_t>(cpu_seconds * hz + 0.5);
+  };
   FakeProc proc;
   HostLoadTracker busy(proc.path(), 2);
-  // Two other runnable tasks beside our one running thread; 60% steal; pressure half the time.
-  proc.set(3, 0, 0, 0, {'R', 'S'});
+  // Over one second the host ran 1.5 CPU-seconds of user time, 0.3 of them ours: others 1.2 of
+  // 2 CPUs. 60% steal; pressure half the time; two other runnable tasks (a figure only).
+  proc.set(3, 0, 0, 0, {'R', 'S'}, 0);
   busy.sample(0);
-  proc.set(3, 400, 600, 500000, {'R', 'S'});
+  proc.set(3, ticks(1.5), 600, 500000, {'R', 'S'}, ticks(0.3));
   busy.sample(1'000'000'000);
   const auto r = busy.report();
   EXPECT_TRUE(r.busy);
   EXPECT_EQ(r.samples, 2u);
+  EXPECT_NEAR(r.other_user_cpus, 1.2, 1e-9);
   EXPECT_DOUBLE_EQ(r.other_runnable, 2);
-  EXPECT_NEAR(r.steal_pct, 60, 1e-9);  // 600 of the 1000 ticks between the samples
   EXPECT_NEAR(r.cpu_pressure_pct, 50, 1e-9);
   ASSERT_EQ(r.reasons.size(), 3u);
-  EXPECT_EQ(r.reasons[0], "2.0 runnable tasks of other processes on average for 2 CPUs");
-  EXPECT_NE(host_busy_reason(r).find("steal time 60%"), std::string::npos);
+  EXPECT_EQ(r.reasons[0], "other processes used 1.20 of 2 CPUs (user time, on average)");
+  EXPECT_NE(host_busy_reason(r).find("steal time"), std::string::npos);
 
-  HostLoadTracker idle(proc.path(), 2);
-  proc.set(2, 0, 0, 0, {'R', 'R'});  // everything runnable is ours
-  idle.sample(0);
-  proc.set(2, 1000, 0, 1000, {'R', 'R'});
-  idle.sample(1'000'000'000);
-  const auto q = idle.report();
-  EXPECT_FALSE(q.busy);
-  EXPECT_DOUBLE_EQ(q.other_runnable, 0);
+  // The same user time, all of it ours (4 job threads in user space): not busy, however many
+  // tasks procfs happened to show runnable.
+  HostLoadTracker own(proc.path(), 2);
+  proc.set(9, 0, 0, 0, {'R', 'S'}, 0);
+  own.sample(0);
+  proc.set(9, ticks(1.5), 0, 1000, {'R', 'S'}, ticks(1.5));
+  own.sample(1'000'000'000);
+  const auto q = own.report();
+  EXPECT_FALSE(q.busy) << host_busy_reason(q);
+  EXPECT_NEAR(q.other_user_cpus, 0, 1e-9);
+  EXPECT_DOUBLE_EQ(q.other_runnable, 8);
   EXPECT_TRUE(q.reasons.empty());
   EXPECT_EQ(host_busy_reason(q), "");
 }
 
 TEST(HostLoad, ThresholdsAsDocumented) {
-  // kBusyOtherRunnablePerCpu 0.5 per CPU: 4 CPUs need 2 other runnable tasks on average.
-  EXPECT_FALSE(assess_host_busy(1.9, 0, 90, 4, 10).busy);
-  EXPECT_TRUE(assess_host_busy(2.0, 0, 0, 4, 10).busy);
-  EXPECT_TRUE(assess_host_busy(0, kBusyStealPct, 0, 4, 10).busy);
-  EXPECT_FALSE(assess_host_busy(0, kBusyStealPct - 0.1, 0, 4, 10).busy);
-  // Pressure alone (our own threads waiting for each other) is not a busy host.
-  EXPECT_FALSE(assess_host_busy(0, 0, 100, 1, 10).busy);
-  EXPECT_FALSE(assess_host_busy(5, 50, 100, 1, 0).busy);  // no samples: nothing to say
+  // kBusyOtherUserCpuPerCpu 0.25 per CPU: on 4 CPUs others need a whole CPU of user time.
+  EXPECT_FALSE(assess_host_busy(0.99, 8, 0, 90, 4, 10).busy);
+  EXPECT_TRUE(assess_host_busy(1.0, 0, 0, 0, 4, 10).busy);
+  EXPECT_TRUE(assess_host_busy(0, 0, kBusyStealPct, 0, 4, 10).busy);
+  EXPECT_FALSE(assess_host_busy(0, 0, kBusyStealPct - 0.1, 0, 4, 10).busy);
+  // Pressure alone (our own threads waiting for each other) is not a busy host, nor are
+  // runnable tasks alone.
+  EXPECT_FALSE(assess_host_busy(0, 0, 0, 100, 1, 10).busy);
+  EXPECT_FALSE(assess_host_busy(0, 5, 0, 0, 1, 10).busy);
+  EXPECT_FALSE(assess_host_busy(5, 5, 50, 100, 1, 0).busy);  // no samples: nothing to say
 }
 
 }  // namespace

@@ -442,7 +442,7 @@ TEST(PtsClaims, ACliffMeasuredOnABusyHostIsMarked) {
   EXPECT_EQ(quiet[0].message.find("host busy"), std::string::npos) << quiet[0].message;
   w.host_busy.emplace();
   w.host_busy->busy = true;
-  w.host_busy->reasons = {"3.1 runnable tasks of other processes on average for 2 CPUs"};
+  w.host_busy->reasons = {"other processes used 1.10 of 2 CPUs (user time, on average)"};
   const auto busy = judge(sheet, suite, {w});
   ASSERT_EQ(busy.size(), 1u);
   EXPECT_EQ(busy[0].status, reporting::VerdictStatus::Pass) << busy[0].message;
