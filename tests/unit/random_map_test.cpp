@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// RandomMap: every block once per pass, whatever the block count, with no per-block memory; the
-// feedback taps give maximal-length registers; the order is scrambled and depends on the seed.
+// RandomMap: every block once per pass, whatever the block count, with no per-block memory; each
+// pass's order is a bijection; the order is scrambled and depends on the seed.
 #include "runner/measure/random_map.hpp"
 
 #include <gtest/gtest.h>
@@ -32,35 +32,38 @@ TEST(RandomMap, EveryBlockOncePerPassForAwkwardCounts) {
     expect_permutations(n, 42 + n, n < 100000 ? 3 : 1);
 }
 
-// The period of each register is 2^n - 1: the taps are maximal-length (checked exhaustively up to
-// 22 bits; the wider ones are the same published table).
-TEST(RandomMap, FeedbackTapsAreMaximalLength) {
-  for (unsigned bits = 2; bits <= 22; ++bits) {
-    const std::uint64_t mask = RandomMap::feedback_mask(bits);
-    ASSERT_NE(mask, 0u);
-    ASSERT_NE(mask & (std::uint64_t{1} << (bits - 1)), 0u) << bits;
-    std::uint64_t s = 1, period = 0;
-    do {
-      s = (s >> 1) ^ ((s & 1) ? mask : 0);
-      ++period;
-    } while (s != 1 && period <= (std::uint64_t{1} << bits));
-    EXPECT_EQ(period, (std::uint64_t{1} << bits) - 1) << bits << " bits";
+// Each pass's order is a bijection of 0..2^n - 1 (checked exhaustively up to 16 bits, for
+// several seeds and passes): the skip of values >= N then leaves a permutation of 0..N-1.
+TEST(RandomMap, PermuteIsABijectionOfEveryWidth) {
+  for (unsigned bits = 1; bits <= 16; ++bits) {
+    const std::uint64_t size = std::uint64_t{1} << bits;
+    for (std::uint64_t seed : {1ull, 99ull}) {
+      RandomMap map(size, seed);
+      ASSERT_EQ(map.width(), bits);
+      for (int pass = 0; pass < 2; ++pass) {
+        std::vector<std::uint8_t> seen(size, 0);
+        for (std::uint64_t x = 0; x < size; ++x) {
+          const std::uint64_t y = map.permute(x);
+          ASSERT_LT(y, size) << bits << " bits";
+          ASSERT_EQ(seen[y], 0) << bits << " bits: " << y << " twice";
+          seen[y] = 1;
+        }
+        for (std::uint64_t i = 0; i < size; ++i) (void)map.next();  // on to the next pass's keys
+      }
+    }
   }
-  EXPECT_EQ(RandomMap::feedback_mask(1), 0u);
-  EXPECT_EQ(RandomMap::feedback_mask(65), 0u);
-  for (unsigned bits = 2; bits <= 64; ++bits)
-    EXPECT_NE(RandomMap::feedback_mask(bits) >> (bits - 1), 0u) << bits;
 }
 
-TEST(RandomMap, WidthIsTheSmallestRegisterThatHoldsTheBlocks) {
+TEST(RandomMap, WidthIsTheSmallestThatHoldsTheBlocks) {
+  EXPECT_EQ(RandomMap(1, 1).width(), 1u);
   EXPECT_EQ(RandomMap(3, 1).width(), 2u);
-  EXPECT_EQ(RandomMap(4, 1).width(), 3u);  // 2^2 - 1 = 3 states < 4 blocks
-  EXPECT_EQ(RandomMap(7, 1).width(), 3u);
-  EXPECT_EQ(RandomMap(262144, 1).width(), 19u);  // 1 GiB at 4 KiB
+  EXPECT_EQ(RandomMap(4, 1).width(), 2u);
+  EXPECT_EQ(RandomMap(5, 1).width(), 3u);
+  EXPECT_EQ(RandomMap(262144, 1).width(), 18u);  // 1 GiB at 4 KiB
+  EXPECT_EQ(RandomMap(262145, 1).width(), 19u);
   EXPECT_EQ(RandomMap(~std::uint64_t{0} >> 1, 1).width(), 63u);
-  const RandomMap big(std::uint64_t{1} << 40, 7);
-  EXPECT_EQ(big.width(), 41u);
-  EXPECT_GE(big.spin(), big.width());
+  EXPECT_EQ(RandomMap(std::uint64_t{1} << 40, 7).width(), 40u);
+  EXPECT_EQ(RandomMap(~std::uint64_t{0}, 7).width(), 64u);
 }
 
 // Scrambled: not the identity, not a walk (few consecutive outputs are neighbours), different
