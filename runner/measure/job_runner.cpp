@@ -543,6 +543,7 @@ class Job {
     }
     errors_->summarize();
     accounting_->finish();
+    publish_progress();  // the last completions, for the sampler's final look
     engine_->close();
   }
 
@@ -842,7 +843,12 @@ class Job {
       slots_.busy[slot] = 0;
       --slots_.in_flight;
     }
-    if (n > 0) publish_progress();
+    // At most once per kPublishEveryNs: two relaxed stores and two atomic adds per reap were
+    // about a tenth of the null engine's loop at iodepth 1; the readers sample every 5-250 ms.
+    if (n > 0 && t - published_ns_ >= kPublishEveryNs) {
+      publish_progress();
+      published_ns_ = t;
+    }
     // With io_timeout, a job that already failed stops here rather than drain (as before the
     // split).
     if (io_timeout_ns_ && slots_.in_flight > 0 && (timed_out(t) || errors_->failed())) return false;
@@ -925,7 +931,9 @@ class Job {
   // The loop's settings and state (prepare_loop), then its parts.
   NowFunction now_fn_ = nullptr;
   LiveCounters* live_ = nullptr;
-  std::uint64_t live_ios_ = 0, live_bytes_ = 0;  // what this job has added to *live_
+  std::uint64_t live_ios_ = 0, live_bytes_ = 0;              // what this job has added to *live_
+  std::uint64_t published_ns_ = 0;                           // when reap_completions last published
+  static constexpr std::uint64_t kPublishEveryNs = 1000000;  // 1 ms
   const std::atomic<bool>* stop_ = nullptr;
   std::uint32_t bs_ = 0;
   unsigned batch_ = 1;
