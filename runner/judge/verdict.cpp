@@ -609,6 +609,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     }
     v.status = VerdictStatus::MeasuredOnly;
     v.measured = *io;
+    v.figure = reporting::metric_definition("iops", *r);  // what the table's figure is
     std::string text = "measured " + format_metric_value(MetricKind::Iops, *io) + " IOPS";
     if (r->read && r->write)
       text += " (read " + format_metric_value(MetricKind::Iops, r->read->iops) + ", write " +
@@ -616,7 +617,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (auto b = metric_value(bw, *r, ignored))
       text += ", " + format_metric_value(MetricKind::Bandwidth, *b);
     if (auto l = metric_value(lat, *r, ignored))
-      text += ", mean latency " + format_metric_value(MetricKind::Latency, *l);
+      text += ", mean lat " + format_metric_value(MetricKind::Latency, *l);
     if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
     if (r->sustained) {
       const auto& sw = *r->sustained;

@@ -124,7 +124,7 @@ TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
 
   EXPECT_EQ(v[5].workload, "unclaimed");
   EXPECT_EQ(v[5].status, VerdictStatus::MeasuredOnly);
-  EXPECT_EQ(v[5].message, "measured 1k IOPS, 4 MB/s, mean latency 2.5 ms; no claim");
+  EXPECT_EQ(v[5].message, "measured 1k IOPS, 4 MB/s, mean lat 2.5 ms; no claim");
   EXPECT_DOUBLE_EQ(*v[5].measured, 1000);
 
   EXPECT_EQ(exit_code_for(v), kExitClaimFailed);
@@ -345,7 +345,7 @@ TEST(Verdict, EveryUnclaimedWorkloadIsReportedMeasuredOnlyOnce) {
 TEST(Verdict, MeasuredOnlyShowsBothDirectionsOfAMixedWorkload) {
   auto v = judge_measured_only(cloud_suite(), {mixed("randrw70-4k", 28100, 12000)});
   EXPECT_EQ(v[0].message,
-            "measured 40.1k IOPS (read 28.1k, write 12k), 164 MB/s, mean latency 6.37 ms; no "
+            "measured 40.1k IOPS (read 28.1k, write 12k), 164 MB/s, mean lat 6.37 ms; no "
             "claim");
 }
 
