@@ -67,8 +67,9 @@ emit "warn json" /tmp/warn/storqual-result.json
 emit "warn junit" /tmp/warn/storqual-junit.xml
 grep -o 'new critical warning[^<]*' /tmp/warn/storqual-report.html > /tmp/warn-html.txt
 emit "warn html" /tmp/warn-html.txt
-grep -o -e 'media writes (OCP C0h)</th><td>[^<]*' -e 'write amplification</th><td>[^<]*' \
-  /tmp/warn/storqual-report.html > /tmp/warn-wear.txt
+for row in 'media writes (OCP C0h)' 'write amplification'; do
+  grep -o "$row</th><td>[^<]*" /tmp/warn/storqual-report.html
+done > /tmp/warn-wear.txt
 emit "warn html-wear" /tmp/warn-wear.txt
 
 if [ "$mode" = full ]; then
