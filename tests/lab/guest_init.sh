@@ -52,9 +52,10 @@ if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
   [ "$n" -gt 0 ] && identify_all udev
 fi
 
-# A run with a SMART critical warning raised from the host (QMP) while it runs.
+# A run (a read, then a write) with a SMART critical warning raised from the host (QMP) while it
+# runs; its C0h log before and after gives the write amplification.
 nv=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)
-storqual run --target "/dev/$nv" --suite /lab/warn-suite.xml --out /tmp/warn \
+storqual run --target "/dev/$nv" --suite /lab/warn-suite.xml --allow-destructive --out /tmp/warn \
   > /tmp/warn.log 2>&1 &
 pid=$!
 sleep 3
@@ -66,6 +67,10 @@ emit "warn json" /tmp/warn/storqual-result.json
 emit "warn junit" /tmp/warn/storqual-junit.xml
 grep -o 'new critical warning[^<]*' /tmp/warn/storqual-report.html > /tmp/warn-html.txt
 emit "warn html" /tmp/warn-html.txt
+for row in 'media writes (OCP C0h)' 'write amplification'; do
+  grep -o "$row</th><td>[^<]*" /tmp/warn/storqual-report.html
+done > /tmp/warn-wear.txt
+emit "warn html-wear" /tmp/warn-wear.txt
 
 if [ "$mode" = full ]; then
   # A run on every disk (the NVMe namespaces, SATA, both SCSI, USB), each ending with a verdict.

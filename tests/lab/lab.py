@@ -5,8 +5,10 @@
 # virtio-scsi and on an LSI 53C895A, and USB mass storage, each with a configured identity; runs
 # storqual inside (tests/lab/guest_init.sh) and checks, field by field, that what storqual reports
 # is what QEMU was given, with and without systemd-udevd; that a run on every disk ends with a
-# verdict; that the guard refuses with exit 2; and that a SMART critical warning raised from the
-# host through QMP during a run fails it (exit 1), named in the console, JUnit, JSON and HTML.
+# verdict; that the guard refuses with exit 2; that a SMART critical warning raised from the
+# host through QMP during a run fails it (exit 1), named in the console, JUnit, JSON and HTML; and
+# that the OCP C0h log the NVMe controllers serve (ocp=on) is decoded as QEMU fills it, with its
+# before/after diff and the write amplification of the runs that wrote.
 #
 #   lab.py [--short] [--build DIR]      (make lab: the whole lab; make test: --short)
 #
@@ -77,8 +79,9 @@ def qemu_args(lab, kernel, initrd, mode, qmp):
         "-kernel", kernel, "-initrd", initrd,
         "-append", "console=ttyS0 quiet panic=-1 no_timer_check lab=%s" % mode,
         "-device", "nvme-subsys,id=subsys0,nqn=sqlab",
-        "-device", "nvme,id=nvme0,serial=SQNVME0001,subsys=subsys0,addr=0x4",
-        "-device", "nvme,id=nvme1,serial=SQNVME0001,subsys=subsys0,addr=0x9",
+        # ocp=on: each controller serves the OCP SMART / Health Information Extended log (C0h).
+        "-device", "nvme,id=nvme0,serial=SQNVME0001,subsys=subsys0,addr=0x4,ocp=on",
+        "-device", "nvme,id=nvme1,serial=SQNVME0001,subsys=subsys0,addr=0x9,ocp=on",
         "-drive", "file=%s,if=none,id=n1,format=raw" % d("nvme-ns1"),
         "-device", "nvme-ns,drive=n1,nsid=1,logical_block_size=512",
         "-drive", "file=%s,if=none,id=n2,format=raw" % d("nvme-ns2"),
@@ -347,6 +350,165 @@ def check_warning_run(blocks, raised, checks):
     checks.expect(warning in blocks.get("warn html", ""), "the HTML names the warning")
 
 
+# What QEMU 10 serves as log page C0h with ocp=on (hw/nvme/ctrl.c, nvme_ocp_extended_smart_info):
+# a zeroed page with the physical media bytes written and read (the sum over the controller's
+# namespaces of the block layer's byte counters, the same counters its SMART log's data units
+# come from), log page version 5 and the OCP GUID. Every other field stays 0.
+OCP_GUID = "AFD514C97C6F4F9CA4F2BFEA2810AFC5 (OCP)"
+OCP_ZERO_FIELDS = [
+    "bad_user_nand_blocks", "bad_user_nand_blocks_normalized", "bad_system_nand_blocks",
+    "bad_system_nand_blocks_normalized", "xor_recovery_count", "uncorrectable_read_errors",
+    "soft_ecc_errors", "end_to_end_detected_errors", "end_to_end_corrected_errors",
+    "system_data_used_pct", "refresh_counts", "user_data_erase_count_max",
+    "user_data_erase_count_min", "thermal_throttling_events", "thermal_throttling_status",
+    "pcie_correctable_errors", "incomplete_shutdowns", "percent_free_blocks",
+    "capacitor_health_pct", "unaligned_io", "security_version", "nuse", "plp_start_count",
+    "endurance_estimate"]
+DATA_UNIT = 512 * 1000  # an NVMe SMART data unit
+
+
+def qemu_data_units(byte_count):
+    # QEMU's SMART log: DIV_ROUND_UP(bytes >> BDRV_SECTOR_BITS, 1000).
+    return ((byte_count >> 9) + 999) // 1000
+
+
+def as_int(rows, field):
+    try:
+        return int(rows.get(field, ""))
+    except ValueError:
+        return None
+
+
+def check_ocp_page(rows, what, checks):
+    """One health snapshot's rows (SMART and C0h) against what QEMU serves; returns the media
+    bytes (written, read) or None."""
+    if "ocp.c0h" in rows:
+        checks.expect(False, "%s: no C0h log from a controller with ocp=on: %s"
+                      % (what, rows["ocp.c0h"]))
+        return None
+    checks.expect(rows.get("ocp.log_page_guid") == OCP_GUID, "%s: ocp.log_page_guid %r, QEMU "
+                  "serves %r" % (what, rows.get("ocp.log_page_guid"), OCP_GUID))
+    checks.expect(rows.get("ocp.log_page_version") == "5", "%s: ocp.log_page_version %r, QEMU "
+                  "serves 5" % (what, rows.get("ocp.log_page_version")))
+    nonzero = ["%s=%s" % (f, rows.get("ocp." + f)) for f in OCP_ZERO_FIELDS
+               if rows.get("ocp." + f) != "0"]
+    checks.expect(not nonzero, "%s: fields QEMU leaves 0 decoded otherwise: %s" % (what, nonzero))
+    written = as_int(rows, "ocp.physical_media_written_bytes")
+    read = as_int(rows, "ocp.physical_media_read_bytes")
+    checks.expect(written is not None and read is not None,
+                  "%s: media bytes written %r, read %r" % (what, written, read))
+    if written is None or read is None:
+        return None
+    # Both logs from one byte counter, read back to back with no I/O between them.
+    for direction, media in (("written", written), ("read", read)):
+        units = as_int(rows, "data_units_" + direction)
+        checks.expect(units == qemu_data_units(media),
+                      "%s: SMART data_units_%s %r, QEMU derives %d from C0h's %d bytes"
+                      % (what, direction, units, qemu_data_units(media), media))
+        checks.expect(media % 512 == 0, "%s: media bytes %s %d not whole sectors"
+                      % (what, direction, media))
+    return written, read
+
+
+def check_ocp_identity(blocks, passname, checks, table):
+    """identify --target on both namespaces: the decoded C0h page in the JSON and text rows,
+    before anything wrote to the namespaces (only the kernel's partition scan read them)."""
+    for disk in DISKS[:2]:
+        dev = find_disk(blocks, passname, disk)
+        if dev is None:
+            continue  # check_identity reported it
+        try:
+            health = json.loads(blocks.get("%s json %s" % (passname, dev), ""))["health"]
+            rows = {r["field"]: r["value"] for r in health}
+        except (ValueError, KeyError, TypeError):
+            rows = {}
+        what = "%s %s (%s) C0h" % (passname, disk["name"], dev)
+        got = check_ocp_page(rows, what, checks)
+        if got:
+            checks.expect(got[0] == 0, "%s: %d media bytes written before any write"
+                          % (what, got[0]))
+            checks.expect(got[1] > 0, "%s: no media bytes read after the kernel's partition scan"
+                          % what)
+            table.setdefault((disk["name"], dev, "ocp.physical_media_written/read_bytes"),
+                             {"want": "0 / > 0"})[passname] = "%d / %d" % got
+        text = blocks.get("%s text %s" % (passname, dev), "")
+        checks.expect(re.search(r"^\s*ocp\.log_page_guid\s+" + re.escape(OCP_GUID) +
+                                r"\s+nvme:ocp-c0h$", text, re.M) is not None,
+                      "%s: the text output lacks the ocp.log_page_guid row" % what)
+        for field in ("ocp.log_page_guid", "ocp.log_page_version"):
+            table.setdefault((disk["name"], dev, field),
+                             {"want": OCP_GUID if field.endswith("guid") else "5"})[passname] = \
+                rows.get(field, "<absent>")
+
+
+def check_ocp_run(result_json, html, what, checks):
+    """A run with writes on an NVMe namespace: the C0h page before and after, its diff and the
+    write amplification in the result JSON (and the HTML when given). Returns a summary line."""
+    try:
+        r = json.loads(result_json)
+        device, workloads = r["device"], r["workloads"]
+    except (ValueError, KeyError, TypeError):
+        checks.expect(False, "%s: no result JSON" % what)
+        return None
+    snap = {}
+    for when in ("before", "after"):
+        rows = {x["field"]: x["value"] for x in device.get("health_" + when, [])}
+        snap[when] = check_ocp_page(rows, "%s health_%s" % (what, when), checks)
+        snap[when + "_units"] = as_int(rows, "data_units_written")
+    if not snap["before"] or not snap["after"]:
+        return None
+    media_w = snap["after"][0] - snap["before"][0]
+    media_r = snap["after"][1] - snap["before"][1]
+    host_w = sum(w.get("write", {}).get("bytes", 0) for w in workloads)
+    host_r = sum(w.get("read", {}).get("bytes", 0) for w in workloads)
+    checks.expect(host_w > 0, "%s: the run wrote nothing" % what)
+    # QEMU counts every byte the guest's commands moved; storqual's figures count the I/Os its
+    # workloads completed within their runtime, so the device saw at least that much, and at most
+    # the I/Os still in flight when each workload's time ran out (iodepth x numjobs x bs) more.
+    for direction, media, host in (("written", media_w, host_w), ("read", media_r, host_r)):
+        kind = "write" if direction == "written" else "read"
+        in_flight = sum(p.get("iodepth", 1) * p.get("numjobs", 1) * p.get("bs", 0)
+                        for p in (w.get("params", {}) for w in workloads if kind in w))
+        checks.expect(host <= media <= host + in_flight,
+                      "%s: C0h media bytes %s grew by %d over a run whose workloads %s %d bytes "
+                      "(at most %d more in flight)" % (what, direction, media, direction, host,
+                                                       in_flight))
+    changes = device.get("health_changes", [])
+    line = "ocp: media written %d bytes" % media_w
+    checks.expect(line in changes, "%s: health_changes lack %r: %s" % (what, line, changes))
+    wear = device.get("wear") or {}
+    host_units = (snap["after_units"] or 0) - (snap["before_units"] or 0)
+    checks.expect(wear.get("media_written_bytes") == media_w, "%s: wear.media_written_bytes %r, "
+                  "the C0h delta is %d" % (what, wear.get("media_written_bytes"), media_w))
+    checks.expect(wear.get("host_written_bytes") == host_units * DATA_UNIT,
+                  "%s: wear.host_written_bytes %r, the SMART delta is %d data units"
+                  % (what, wear.get("host_written_bytes"), host_units))
+    waf = wear.get("waf")
+    checks.expect(waf is not None and host_units > 0 and
+                  abs(waf - media_w / (host_units * DATA_UNIT)) < 1e-9,
+                  "%s: wear.waf %r, C0h / SMART = %d / %d" % (what, waf, media_w,
+                                                             host_units * DATA_UNIT))
+    # Both deltas come from one counter: they differ by the SMART log's rounding only (under
+    # one data unit, plus the sector truncation at each end).
+    checks.expect(abs(media_w - host_units * DATA_UNIT) < DATA_UNIT + 1024,
+                  "%s: media %d and host %d bytes written differ by more than one data unit"
+                  % (what, media_w, host_units * DATA_UNIT))
+    # QEMU's percentage used is always 0: no endurance projection, and the report says why.
+    checks.expect(wear.get("percentage_used_after") == 0 and wear.get("dwpd") is None and
+                  str(wear.get("basis", "")).startswith("no projection"),
+                  "%s: endurance from a drive at 0%% used: %s" % (what, wear))
+    if html is not None:
+        checks.expect("media writes (OCP C0h)</th><td>" in html and "no C0h log" not in html,
+                      "%s: the HTML lacks the C0h media writes: %r" % (what, html[:300]))
+        m = re.search(r"write amplification</th><td>([0-9.]+)", html)
+        checks.expect(m is not None and waf is not None and abs(float(m.group(1)) - waf) < 0.01,
+                      "%s: the HTML write amplification %r, the JSON %r"
+                      % (what, m.group(1) if m else None, waf))
+    return ("%s: C0h media written +%d B, read +%d B; workloads wrote %d B, read %d B; SMART "
+            "+%d data units; waf %s" % (what, media_w, media_r, host_w, host_r, host_units,
+                                        "%.4f" % waf if waf is not None else None))
+
+
 def check_runs_and_guards(blocks, checks):
     runs = sorted(t for t in blocks if t.startswith("run console "))
     checks.expect(len(runs) >= len(DISKS), "a run on every disk: %s" % runs)
@@ -402,10 +564,12 @@ def main():
     checks, table = Checks(), {}
     print("lab: guest finished in %.0f s; serial console in %s" % (time.time() - t0, log))
     check_identity(blocks, "noudev", checks, table)
+    check_ocp_identity(blocks, "noudev", checks, table)
     passes = ["noudev"]
     if not args.short:
         if "udev json nvme0n1" in blocks or any(t.startswith("udev json") for t in blocks):
             check_identity(blocks, "udev", checks, table)
+            check_ocp_identity(blocks, "udev", checks, table)
             passes.append("udev")
         else:
             print("lab: systemd-udevd did not run in the guest: %s"
@@ -413,6 +577,13 @@ def main():
             checks.expect(False, "the pass with udev ran")
         check_runs_and_guards(blocks, checks)
     check_warning_run(blocks, raised, checks)
+    # The C0h log over runs that wrote: the warning run, and in the full lab the NVMe runs.
+    ocp_runs = [check_ocp_run(blocks.get("warn json", ""), blocks.get("warn html-wear", ""),
+                              "warn run", checks)]
+    if not args.short:
+        for tag in sorted(t for t in blocks if re.fullmatch(r"run json nvme\d+n\d+", t)):
+            ocp_runs.append(check_ocp_run(blocks[tag], None, tag, checks))
+        checks.expect(len(ocp_runs) >= 3, "a run on both NVMe namespaces: %d" % (len(ocp_runs) - 1))
     print("\n| disk | device | field | configured | " + " | ".join(passes) + " |")
     print("| --- | --- | --- | --- | " + " | ".join("---" for _ in passes) + " |")
     for (disk, dev, field), v in table.items():
@@ -422,6 +593,9 @@ def main():
         last = blocks[tag].strip().splitlines()
         print("%s: %s" % (tag, " / ".join(l for l in last if "refus" in l or l.startswith("exit")
                                           or "storqual" in l)[:300]))
+    for line in ocp_runs:
+        if line:
+            print(line)
     ok = not checks.failed and "LAB:DONE" in open(log, errors="replace").read()
     print("\nlab: %d checks, %d failed; wall time %.0f s (QEMU %s from %s)"
           % (checks.count, len(checks.failed), time.time() - t0,
