@@ -56,6 +56,17 @@ std::optional<DiskCounters> read_disk_counters(const std::string& target,
   const std::filesystem::path node =
       sysfs_root / "dev" / "block" /
       (std::to_string(major(dev)) + ":" + std::to_string(minor(dev)));
+  // A disk that does not count its I/O (queue/iostats 0: an NVMe multipath head by default, whose
+  // paths count instead) would show zeros as if it had done nothing: it has no stats. A
+  // partition's queue/ is its disk's.
+  for (const auto& queue : {node / "queue" / "iostats", node / ".." / "queue" / "iostats"}) {
+    std::ifstream q(queue);
+    int on = 1;
+    if (q >> on) {
+      if (on == 0) return std::nullopt;
+      break;
+    }
+  }
   std::ifstream f(node / "stat");
   if (!f) return std::nullopt;
   std::stringstream text;

@@ -4,7 +4,8 @@
 // target is (or, for a file, the device of its filesystem, as fio reports).
 //
 // Contract: snapshots are plain reads of one sysfs file; a target with no block device behind it
-// (the null engine, tmpfs, an overlay) has none, and the report then has no disk stats line.
+// (the null engine, tmpfs, an overlay), or whose disk does not count (queue/iostats 0, as an NVMe
+// multipath head), has none, and the report then has no disk stats line.
 // Utilisation is io_ticks (time the device had I/O in flight) over the wall time between the two
 // snapshots, capped at 100%.
 #pragma once
