@@ -462,6 +462,13 @@ def check_ocp_run(result_json, html, what, checks):
     host_w = sum(w.get("write", {}).get("bytes", 0) for w in workloads)
     host_r = sum(w.get("read", {}).get("bytes", 0) for w in workloads)
     checks.expect(host_w > 0, "%s: the run wrote nothing" % what)
+    # The disk's own counters: a disk that counts shows the workload's I/O; one that does not (the
+    # multipath head, queue/iostats 0) has no disk_stats rather than zeros.
+    for w in workloads:
+        ds, moved = w.get("disk_stats"), ("read" in w) or ("write" in w)
+        if ds is not None and moved:
+            checks.expect(ds.get("read_ios", 0) + ds.get("write_ios", 0) > 0,
+                          "%s: %s's disk_stats (%s) show no I/O" % (what, w.get("id"), ds.get("name")))
     # QEMU counts every byte the guest's commands moved; storqual's figures count the I/Os its
     # workloads completed within their runtime, so the device saw at least that much, and at most
     # the I/Os still in flight when each workload's time ran out (iodepth x numjobs x bs) more.
