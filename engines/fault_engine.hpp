@@ -17,6 +17,7 @@
 //   a fast engine: it scans its small held list per reap.
 #pragma once
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -159,16 +160,24 @@ class SteadyFaultClock final : public FaultClock {
 };
 
 // A clock that moves only when told (advance) or when someone waits on it (sleep_until jumps).
+// Thread safe: the job threads move it while the sampler beside them reads it.
 class ManualClock final : public FaultClock {
  public:
-  [[nodiscard]] std::chrono::nanoseconds now() noexcept override { return now_; }
-  void sleep_until(std::chrono::nanoseconds t) noexcept override {
-    if (t > now_) now_ = t;
+  [[nodiscard]] std::chrono::nanoseconds now() noexcept override {
+    return std::chrono::nanoseconds(now_.load(std::memory_order_acquire));
   }
-  void advance(std::chrono::nanoseconds d) noexcept { now_ += d; }
+  void sleep_until(std::chrono::nanoseconds t) noexcept override {
+    std::int64_t seen = now_.load(std::memory_order_relaxed);
+    while (t.count() > seen &&
+           !now_.compare_exchange_weak(seen, t.count(), std::memory_order_acq_rel)) {
+    }
+  }
+  void advance(std::chrono::nanoseconds d) noexcept {
+    now_.fetch_add(d.count(), std::memory_order_acq_rel);
+  }
 
  private:
-  std::chrono::nanoseconds now_{0};
+  std::atomic<std::int64_t> now_{0};
 };
 
 // The throughput cliff's account of fast writes left (see FaultPlan::ThroughputCliff): one per
