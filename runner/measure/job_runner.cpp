@@ -572,7 +572,6 @@ class Job {
     rate_ = spec.effective_rate_iops();
     next_due_ = plan_.t0;
     rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
-    // io_limit (may be more than the region): random offsets drawn with replacement, as time based.
     offsets_.emplace(
         OffsetGenerator::Layout{
             .mode = plan_.mode,

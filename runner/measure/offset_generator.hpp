@@ -11,7 +11,8 @@
 // - With `jobs` > 1 the job owns blocks job, job + jobs, job + 2 * jobs, ... (verify needs jobs
 //   that do not overlap, as fio's); blocks() counts the job's own.
 // - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
-//   block in flight) moves on in the pass, as fio's random map does.
+//   block in flight) moves on in the pass, as fio's random map does; the block it stepped over
+//   comes in a later pass.
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
