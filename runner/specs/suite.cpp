@@ -444,12 +444,24 @@ Suite Suite::parse(std::string text, std::string display_name) {
   return load_suite(file);
 }
 
+std::filesystem::path installed_data_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  // <prefix>/bin/storqual -> <prefix>/share/storqual
+  return exe.parent_path().parent_path() / "share" / "storqual";
+}
+
 std::vector<std::filesystem::path> default_suite_dirs() {
   std::vector<std::filesystem::path> dirs;
-  for (std::filesystem::path d :
-       {std::filesystem::path(kDataDir) / "suites", std::filesystem::path(kSourceDir) / "suites"}) {
+  const std::filesystem::path candidates[] = {
+      installed_data_dir() / "suites", std::filesystem::path(kDataDir) / "suites",
+      std::filesystem::path(kSourceDir) / "suites"};
+  for (const auto& d : candidates) {
     std::error_code ec;
-    if (std::filesystem::is_directory(d, ec)) dirs.push_back(d);
+    if (d.has_parent_path() && std::filesystem::is_directory(d, ec) &&
+        std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.push_back(d);
   }
   return dirs;
 }

@@ -61,8 +61,15 @@ class Suite {
   [[nodiscard]] static Suite parse(std::string text, std::string display_name);
 };
 
-// Where standard suites are looked for: the installed share directory (kDataDir/suites), then the
-// source tree's suites/ (kSourceDir/suites); only those that exist.
+// The share directory beside the running binary: <prefix>/share/storqual for <prefix>/bin/storqual
+// (from /proc/self/exe), so that an installed tree works wherever it was installed or packaged;
+// empty when /proc/self/exe cannot be read. It need not exist (a build tree has none).
+[[nodiscard]] std::filesystem::path installed_data_dir();
+
+// Where standard suites are looked for, the first that has a name wins: the share directory beside
+// the binary (installed_data_dir()/suites), the configured one (kDataDir/suites: the install
+// prefix at configure time), then the source tree's suites/ (kSourceDir/suites); only those that
+// exist.
 [[nodiscard]] std::vector<std::filesystem::path> default_suite_dirs();
 
 // Resolves `--suite NAME|FILE`: an existing file as given; otherwise NAME.xml in the first of

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Debian package, as docs/fleet.md ("Packaging") builds it: a build of its own configured with
-// CMAKE_INSTALL_PREFIX=/usr (<build>/package-build, kept between runs; only the storqual binary and
-// its man page are built, through ccache when it is there), `cpack -G DEB`, `apt-get install
-// ./storqual_*.deb`, then the installed storqual runs from /tmp with its installed suites and
-// sheets, and its man page is there; finally `apt-get remove --purge` leaves no file behind. Needs
-// root (it installs a package); skips otherwise, and never touches a storqual package that was
-// installed before the test.
+// The Debian package, as docs/fleet.md ("Packaging") builds it: `cpack -G DEB` of this very build
+// tree (whatever its CMAKE_INSTALL_PREFIX: the package installs under /usr and the binary finds
+// its suites beside itself), `apt-get install ./storqual_*.deb`, then the installed storqual runs
+// from /tmp with its installed suites and sheets (not this build's or the source tree's), and its
+// man page is there; finally `apt-get remove --purge` leaves no file behind. Needs root (it
+// installs a package); skips otherwise, and never touches a storqual package that was installed
+// before the test.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "tests/support/test_devices.hpp"
@@ -29,47 +28,6 @@ using storqual::testing::read_file;
 // The build tree of STORQUAL_BINARY (<build>/app/storqual) and its install prefix.
 fs::path build_dir() {
   return fs::path(STORQUAL_BINARY).parent_path().parent_path();
-}
-
-// The value of `key` ("CMAKE_INSTALL_PREFIX:PATH") in a build tree's CMakeCache.txt, or "".
-std::string cache_value(const fs::path& build, const std::string& key) {
-  if (!fs::exists(build / "CMakeCache.txt")) return {};
-  std::istringstream cache(read_file(build / "CMakeCache.txt"));
-  for (std::string line; std::getline(cache, line);)
-    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-  return {};
-}
-
-// A build tree configured for /usr with storqual and its man page built: this build when it is
-// one (a packaging build), else <build>/package-build (made by the build, or configured here).
-fs::path package_build(std::string& log) {
-  if (cache_value(build_dir(), "CMAKE_INSTALL_PREFIX:PATH") == "/usr") return build_dir();
-  const fs::path dir = build_dir() / "package-build";
-  std::vector<std::string> configure = {"cmake",
-                                        "-S",
-                                        STORQUAL_SOURCE_DIR,
-                                        "-B",
-                                        dir.string(),
-                                        "-G",
-                                        "Ninja",
-                                        "-DCMAKE_INSTALL_PREFIX=/usr",
-                                        "-DSTORQUAL_TESTS=OFF"};
-  // The same flags as this build where they change the compile line, so ccache finds its objects.
-  for (const std::string key : {"CMAKE_BUILD_TYPE:STRING", "STORQUAL_WERROR:BOOL"})
-    if (const auto v = cache_value(build_dir(), key); !v.empty())
-      configure.push_back("-D" + key + "=" + v);
-  if (run_shell("command -v ccache >/dev/null 2>&1").exit_code == 0)
-    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
-  // Configured already (by the build's storqual_package_tree target, tests/CMakeLists.txt): as is.
-  if (!fs::exists(dir / "CMakeCache.txt")) {
-    const auto configured = run_command(configure);
-    log += configured.out + configured.err;
-    if (configured.exit_code != 0) return {};
-  }
-  const auto built = run_command(
-      {"cmake", "--build", dir.string(), "-j", "2", "--target", "storqual", "storqual_manpage"});
-  log += built.out + built.err;
-  return built.exit_code == 0 ? dir : fs::path();
 }
 
 // Removes the package when the test installed it, whatever happens in between.
@@ -92,10 +50,9 @@ TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
   if (run_shell("dpkg -s storqual >/dev/null 2>&1").exit_code == 0)
     GTEST_SKIP() << "a storqual package is already installed; not replacing it";
 
-  std::string log;
-  const fs::path build = package_build(log);
-  ASSERT_FALSE(build.empty()) << "the /usr build failed:\n" << log;
-  ASSERT_EQ(cache_value(build, "CMAKE_INSTALL_PREFIX:PATH"), "/usr");
+  const fs::path build = build_dir();
+  ASSERT_TRUE(fs::exists(build / "CPackConfig.cmake")) << build;
+  ASSERT_TRUE(fs::exists(build / "storqual.1")) << "the man page is built with `all`";
 
   ScratchDir dir("package");
   const auto packed = run_command({"cpack", "-G", "DEB", "-B", dir.path().string(), "--config",

@@ -150,6 +150,14 @@ TEST_F(SuiteLookup, ASheetsSuitePathIsRelativeToTheSheet) {
             dir_.path() / "std" / "quick.xml");
 }
 
+TEST(SuiteLookupDefaults, TheShareDirectoryIsBesideTheBinarysBinFolder) {
+  // This test binary is <build>/tests/suite_test: its "prefix" is <build>.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(installed_data_dir(), exe.parent_path().parent_path() / "share" / "storqual");
+}
+
 TEST(SuiteLookupDefaults, TheSourceTreeSuitesAreFound) {
   auto dirs = default_suite_dirs();
   ASSERT_FALSE(dirs.empty());
