@@ -454,9 +454,9 @@ std::filesystem::path installed_data_dir() {
 
 std::vector<std::filesystem::path> default_suite_dirs() {
   std::vector<std::filesystem::path> dirs;
-  const std::filesystem::path candidates[] = {
-      installed_data_dir() / "suites", std::filesystem::path(kDataDir) / "suites",
-      std::filesystem::path(kSourceDir) / "suites"};
+  const std::filesystem::path candidates[] = {installed_data_dir() / "suites",
+                                              std::filesystem::path(kDataDir) / "suites",
+                                              std::filesystem::path(kSourceDir) / "suites"};
   for (const auto& d : candidates) {
     std::error_code ec;
     if (d.has_parent_path() && std::filesystem::is_directory(d, ec) &&
