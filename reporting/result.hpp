@@ -214,8 +214,11 @@ struct EarlyStopReport {
   double lag1 = 0;            // lag-1 autocorrelation of the samples
   double n_eff = 0;           // effective sample size n (1 - r1) / (1 + r1)
   unsigned samples = 0;
-  double sample_s = 0;      // the sampling interval
-  double stopped_at_s = 0;  // measured time when it stopped
+  double sample_s = 0;       // the sampling interval
+  double stopped_at_s = 0;   // measured time when it stopped
+  double min_time_s = 0;     // the minimum measured time of the rule (its default made concrete)
+  double cover = 0;          // region passes a workload that writes must write before a stop
+  double region_passes = 0;  // region passes written in the measured time (at the stop or end)
 };
 
 // One bad block found by verification (runner/measure/verify.hpp): what it is and what it held.

@@ -244,6 +244,9 @@ void visit_fields(Either<EarlyStopReport> auto& e, auto&& visit) {
   visit("samples", e.samples);
   visit("sample_s", e.sample_s);
   visit("stopped_at_s", e.stopped_at_s);
+  visit("min_time_s", e.min_time_s);
+  visit("cover", e.cover);
+  visit("region_passes", e.region_passes);
 }
 
 void visit_fields(Either<IntegrityFinding> auto& f, auto&& visit) {

@@ -40,8 +40,8 @@ std::optional<EarlyStopRule> parse_early_stop(std::string_view text) {
   if (text.empty() || text == "off" || text == "0" || text == "none") return std::nullopt;
   auto bad = [&](const std::string& why) {
     return UnitError("early_stop: " + why + " in '" + std::string(text) +
-                     "' (expected ci:H%@C[,min=T][,every=S][,metric=iops|bw], e.g. ci:1%@95, "
-                     "or off)");
+                     "' (expected ci:H%@C[,min=T][,every=S][,cover=P][,metric=iops|bw], e.g. "
+                     "ci:1%@95, or off)");
   };
   EarlyStopRule rule;
   rule.text = std::string(text);
@@ -76,6 +76,15 @@ std::optional<EarlyStopRule> parse_early_stop(std::string_view text) {
     } else if (key == "every") {
       rule.sample_s = parse_duration(value);
       if (rule.sample_s < 0.01) throw bad("every below 10ms");
+    } else if (key == "cover") {
+      try {
+        std::size_t used = 0;
+        rule.cover = std::stod(std::string(value), &used);
+        if (used != value.size()) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        throw bad("cover that is not a number of passes");
+      }
+      if (!(rule.cover >= 0 && rule.cover <= 100)) throw bad("cover outside [0, 100] passes");
     } else if (key == "metric") {
       if (value != "iops" && value != "bw") throw bad("metric other than iops or bw");
       rule.metric = std::string(value);
@@ -83,6 +92,21 @@ std::optional<EarlyStopRule> parse_early_stop(std::string_view text) {
       throw bad("unknown key '" + std::string(key) + "'");
     }
   }
+  return rule;
+}
+
+EarlyStopRule resolve_early_stop(EarlyStopRule rule, double runtime_s, double interval_s,
+                                 bool writes) {
+  if (rule.min_time_s < 0)
+    rule.min_time_s =
+        runtime_s > 0 ? std::min(kEarlyStopMinTimeS, runtime_s / 5) : kEarlyStopMinTimeS;
+  if (rule.sample_s <= 0) {
+    double s = kEarlyStopMaxSampleS;
+    if (interval_s > 0) s = std::min(s, interval_s);
+    if (runtime_s > 0) s = std::min(s, runtime_s / 100);
+    rule.sample_s = std::max(s, kEarlyStopMinSampleS);
+  }
+  if (rule.cover < 0) rule.cover = writes ? 1 : 0;
   return rule;
 }
 
@@ -131,7 +155,7 @@ IntervalEstimate estimate_interval(std::span<const double> x, double confidence_
 }
 
 StopDecision decide_early_stop(std::span<const double> series, double sample_s,
-                               const EarlyStopRule& rule) {
+                               const EarlyStopRule& rule, double region_passes) {
   StopDecision d;
   d.interval = estimate_interval(series, rule.confidence_pct);
   const double measured = static_cast<double>(series.size()) * sample_s;
@@ -149,9 +173,13 @@ StopDecision decide_early_stop(std::span<const double> series, double sample_s,
     config.window = kEarlyStopBlocks;
     d.steady = evaluate_window(blocks, config).steady;
   }
-  if (measured + 1e-9 < rule.min_time_s) {
+  const double min_time_s = rule.min_time_s < 0 ? kEarlyStopMinTimeS : rule.min_time_s;
+  if (measured + 1e-9 < min_time_s) {
     d.why_not =
-        "measured " + fixed(measured, 1) + " s of the " + fixed(rule.min_time_s, 1) + " s minimum";
+        "measured " + fixed(measured, 1) + " s of the " + fixed(min_time_s, 1) + " s minimum";
+  } else if (rule.cover > 0 && region_passes + 1e-9 < rule.cover) {
+    d.why_not = "wrote " + fixed(region_passes, 2) + " of the " + fixed(rule.cover, 2) +
+                " region passes a stop needs (a write cache could hide the rest)";
   } else if (series.size() < kEarlyStopMinSamples) {
     d.why_not = std::to_string(series.size()) + " samples of the " +
                 std::to_string(kEarlyStopMinSamples) + " needed";
@@ -171,7 +199,8 @@ StopDecision decide_early_stop(std::span<const double> series, double sample_s,
 }
 
 reporting::EarlyStopReport early_stop_report(const EarlyStopRule& rule, const StopDecision& d,
-                                             bool stopped_early, double sample_s) {
+                                             bool stopped_early, double sample_s,
+                                             double region_passes) {
   reporting::EarlyStopReport r;
   r.rule = rule.text;
   r.metric = rule.metric;
@@ -186,6 +215,9 @@ reporting::EarlyStopReport early_stop_report(const EarlyStopRule& rule, const St
   r.samples = static_cast<unsigned>(d.interval.n);
   r.sample_s = sample_s;
   r.stopped_at_s = static_cast<double>(d.interval.n) * sample_s;
+  r.min_time_s = rule.min_time_s < 0 ? kEarlyStopMinTimeS : rule.min_time_s;
+  r.cover = std::max(rule.cover, 0.0);
+  r.region_passes = region_passes;
   const std::string ci = "+-" + fixed(r.half_width_pct, 2) + "% at " +
                          fixed(rule.confidence_pct, 0) + "% (n_eff " + fixed(r.n_eff, 1) + ")";
   if (stopped_early)

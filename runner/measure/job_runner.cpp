@@ -218,7 +218,7 @@ struct JobOutcome {
   IntegrityTally inline_tally;  // verify_backlog read-backs
   std::uint64_t verified_inline = 0;
   // Running totals for the sampler thread (early stop), stored as each batch is reaped.
-  std::atomic<std::uint64_t> progress_ios{0}, progress_bytes{0};
+  std::atomic<std::uint64_t> progress_ios{0}, progress_bytes{0}, progress_written{0};
   IoDepthCounts depths{};  // submissions by requests in flight (runner/measure/io_depths.hpp)
 };
 
@@ -883,6 +883,7 @@ class Job {
     const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
     out_.progress_ios.store(ios, std::memory_order_relaxed);
     out_.progress_bytes.store(bytes, std::memory_order_relaxed);
+    out_.progress_written.store(out_.dir[1].bytes, std::memory_order_relaxed);
     if (live_) {
       live_->ios.fetch_add(ios - live_ios_, std::memory_order_relaxed);
       live_->bytes.fetch_add(bytes - live_bytes_, std::memory_order_relaxed);
@@ -1080,11 +1081,12 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
   // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
   if (!plan.abort)
     monitor.start(
-        plan.t0, plan.measure_start, plan.end,
-        [&](std::uint64_t& ios, std::uint64_t& bytes) {
+        plan.t0, plan.measure_start, plan.end, plan.region_size,
+        [&](std::uint64_t& ios, std::uint64_t& bytes, std::uint64_t& written) {
           for (const auto& o : outcomes) {
             ios += o.progress_ios.load(std::memory_order_relaxed);
             bytes += o.progress_bytes.load(std::memory_order_relaxed);
+            written += o.progress_written.load(std::memory_order_relaxed);
           }
         },
         [&](std::uint64_t t) { plan.end.store(t); });
@@ -1269,10 +1271,12 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   plan.lat_log = open_latency_log(options);
   std::vector<JobOutcome> outcomes(spec.params.numjobs);
   std::optional<VerifyLedger> own_ledger;
-  WorkloadMonitor monitor(
-      options.now, spec.interval_s,
-      spec.params.runtime_s > 0 ? parse_early_stop(spec.early_stop) : std::nullopt,
-      options.proc_root);
+  std::optional<EarlyStopRule> rule =
+      spec.params.runtime_s > 0 ? parse_early_stop(spec.early_stop) : std::nullopt;
+  if (rule)
+    rule = resolve_early_stop(*rule, spec.params.runtime_s, spec.interval_s, rw_writes(plan.mode));
+  WorkloadMonitor monitor(options.now, spec.interval_s, std::move(rule), options.proc_root,
+                          options.monitor_pacing);
   try {
     run_jobs(spec, options, plan, outcomes, own_ledger, monitor);
   } catch (...) {

@@ -33,6 +33,7 @@
 #include "runner/measure/clock.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/measure/workload_monitor.hpp"
 
 namespace storqual::runner {
 
@@ -60,6 +61,9 @@ struct RunOptions {
   // Where the busy-host sampler reads the host (runner/measure/host_load.hpp); tests point it
   // elsewhere.
   std::string proc_root = "/proc";
+  // How the sampler beside the jobs waits for its ticks (workload_monitor.hpp): tests on a manual
+  // clock pace it.
+  MonitorPacing monitor_pacing;
 };
 
 inline constexpr std::size_t kMaxTimelinePoints = 100000;

@@ -24,22 +24,35 @@ namespace storqual::runner {
 
 using NowFunction = std::uint64_t (*)() noexcept;  // as runner/measure/job_runner.hpp
 
+// How the sampler waits for its ticks. A test on a manual clock, which the job threads move
+// faster than real time, polls (a short max_wait_ns) and holds the clock at the tick that
+// next_tick names until the next call, so every sample falls on its tick.
+struct MonitorPacing {
+  std::uint64_t max_wait_ns = UINT64_MAX;  // the longest real-time wait for a tick
+  // Called before the first tick and after each tick's sample with the time of the next tick;
+  // may be empty.
+  std::function<void(std::uint64_t next)> next_tick;
+};
+
 class WorkloadMonitor {
  public:
-  using Totals = std::function<void(std::uint64_t& ios, std::uint64_t& bytes)>;
+  // The jobs' running totals: I/Os, bytes, and bytes written.
+  using Totals =
+      std::function<void(std::uint64_t& ios, std::uint64_t& bytes, std::uint64_t& written)>;
   using StopAt = std::function<void(std::uint64_t end_ns)>;
 
-  // `period_s`: the tick without an early-stop rule (the workload's timeline interval).
+  // `period_s`: the tick without an early-stop rule (the workload's timeline interval); `rule` as
+  // resolve_early_stop made it for the workload.
   WorkloadMonitor(NowFunction now, double period_s, std::optional<EarlyStopRule> rule,
-                  std::string proc_root = "/proc");
+                  std::string proc_root = "/proc", MonitorPacing pacing = {});
   ~WorkloadMonitor();
   WorkloadMonitor(const WorkloadMonitor&) = delete;
   WorkloadMonitor& operator=(const WorkloadMonitor&) = delete;
 
   // Starts the thread. Times are on `now`'s clock; `end` may be UINT64_MAX (no time limit: no
-  // early stop then).
-  void start(std::uint64_t t0, std::uint64_t measure_start, std::uint64_t end, Totals totals,
-             StopAt stop_at);
+  // early stop then). `region_bytes`: the workload's region, for the rule's cover.
+  void start(std::uint64_t t0, std::uint64_t measure_start, std::uint64_t end,
+             std::uint64_t region_bytes, Totals totals, StopAt stop_at);
   // Stops and joins the thread; takes a last host sample.
   void finish();
 
@@ -52,6 +65,7 @@ class WorkloadMonitor {
 
  private:
   void loop();
+  void sample(std::uint64_t t);  // one tick: the host, and the early-stop series
 
   NowFunction now_;
   std::optional<EarlyStopRule> rule_;
@@ -59,8 +73,12 @@ class WorkloadMonitor {
   HostLoadTracker host_;
   Totals totals_;
   StopAt stop_at_;
-  std::uint64_t t0_ = 0, measure_start_ = 0, end_ = 0;
+  MonitorPacing pacing_;
+  std::uint64_t t0_ = 0, measure_start_ = 0, end_ = 0, region_bytes_ = 0;
   std::vector<double> series_;
+  double region_passes_ = 0;  // written in the measured time, over region_bytes_
+  std::uint64_t prev_ios_ = 0, prev_bytes_ = 0, prev_t_ = 0, first_written_ = 0;
+  bool based_ = false;  // a first measured sample was taken (the base of the differences)
   StopDecision last_;
   bool stopped_early_ = false;
   std::uint64_t stopped_at_ = 0;

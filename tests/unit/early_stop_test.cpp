@@ -32,23 +32,27 @@ TEST(EarlyStopParse, RuleWithDefaultsAndKeys) {
   ASSERT_TRUE(r);
   EXPECT_DOUBLE_EQ(r->half_width_pct, 1);
   EXPECT_DOUBLE_EQ(r->confidence_pct, 95);
-  EXPECT_DOUBLE_EQ(r->min_time_s, 3);
+  EXPECT_LT(r->min_time_s, 0);  // automatic: resolve_early_stop
+  EXPECT_LT(r->cover, 0);
+  EXPECT_DOUBLE_EQ(r->sample_s, 0);
   EXPECT_EQ(r->metric, "iops");
-  r = parse_early_stop("ci:2.5%@90,min=5s,every=100ms,metric=bw");
+  r = parse_early_stop("ci:2.5%@90,min=5s,every=100ms,cover=0.5,metric=bw");
   ASSERT_TRUE(r);
   EXPECT_DOUBLE_EQ(r->half_width_pct, 2.5);
   EXPECT_DOUBLE_EQ(r->confidence_pct, 90);
   EXPECT_DOUBLE_EQ(r->min_time_s, 5);
   EXPECT_DOUBLE_EQ(r->sample_s, 0.1);
+  EXPECT_DOUBLE_EQ(r->cover, 0.5);
   EXPECT_EQ(r->metric, "bw");
-  EXPECT_EQ(r->text, "ci:2.5%@90,min=5s,every=100ms,metric=bw");
+  EXPECT_EQ(r->text, "ci:2.5%@90,min=5s,every=100ms,cover=0.5,metric=bw");
   EXPECT_FALSE(parse_early_stop("off"));
   EXPECT_FALSE(parse_early_stop(""));
 }
 
 TEST(EarlyStopParse, MalformedRulesSayWhat) {
   for (const char* bad : {"ci:1%", "1%@95", "ci:x@95", "ci:0%@95", "ci:1%@100", "ci:1%@95,min",
-                          "ci:1%@95,speed=3", "ci:1%@95,metric=lat", "ci:1%@95,every=1ms"}) {
+                          "ci:1%@95,speed=3", "ci:1%@95,metric=lat", "ci:1%@95,every=1ms",
+                          "ci:1%@95,cover=x", "ci:1%@95,cover=-1", "ci:1%@95,cover=1x"}) {
     try {
       (void)parse_early_stop(bad);
       ADD_FAILURE() << bad << " was accepted";
@@ -56,6 +60,28 @@ TEST(EarlyStopParse, MalformedRulesSayWhat) {
       EXPECT_NE(std::string(e.what()).find("early_stop"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(EarlyStopResolve, AutomaticValuesFollowTheWorkload) {
+  const EarlyStopRule rule = *parse_early_stop("ci:1%@95");
+  // A 60 s reader with 1 s timeline intervals: 3 s minimum, 250 ms samples, no region pass.
+  auto r = resolve_early_stop(rule, 60, 1, false);
+  EXPECT_DOUBLE_EQ(r.min_time_s, 3);
+  EXPECT_DOUBLE_EQ(r.sample_s, 0.25);
+  EXPECT_DOUBLE_EQ(r.cover, 0);
+  // A 3 s writer: a fifth of the runtime, a hundredth of it per sample, one region pass.
+  r = resolve_early_stop(rule, 3, 1, true);
+  EXPECT_NEAR(r.min_time_s, 0.6, 1e-12);
+  EXPECT_NEAR(r.sample_s, 0.03, 1e-12);
+  EXPECT_DOUBLE_EQ(r.cover, 1);
+  // Samples never finer than 10 ms nor coarser than the timeline interval.
+  EXPECT_DOUBLE_EQ(resolve_early_stop(rule, 0.5, 1, false).sample_s, 0.01);
+  EXPECT_DOUBLE_EQ(resolve_early_stop(rule, 60, 0.1, false).sample_s, 0.1);
+  // What the rule says is kept.
+  r = resolve_early_stop(*parse_early_stop("ci:1%@95,min=10s,every=50ms,cover=0"), 3, 1, true);
+  EXPECT_DOUBLE_EQ(r.min_time_s, 10);
+  EXPECT_DOUBLE_EQ(r.sample_s, 0.05);
+  EXPECT_DOUBLE_EQ(r.cover, 0);
 }
 
 TEST(EarlyStopInterval, StudentTQuantiles) {
@@ -139,6 +165,19 @@ TEST(EarlyStopDecision, TrendIsNotASettledFigure) {
   auto d = decide_early_stop(x, 0.25, rule);
   EXPECT_FALSE(d.stop);
   EXPECT_FALSE(d.steady);
+}
+
+TEST(EarlyStopDecision, AWriterWaitsForItsRegionPasses) {
+  const EarlyStopRule rule = resolve_early_stop(*parse_early_stop("ci:1%@95"), 60, 1, true);
+  const std::vector<double> x(40, 1000.0);  // 10 s, settled
+  auto d = decide_early_stop(x, 0.25, rule, 0.6);
+  EXPECT_FALSE(d.stop);
+  EXPECT_NE(d.why_not.find("wrote 0.60 of the 1.00 region passes"), std::string::npos) << d.why_not;
+  auto report = early_stop_report(rule, d, false, 0.25, 0.6);
+  EXPECT_DOUBLE_EQ(report.cover, 1);
+  EXPECT_DOUBLE_EQ(report.region_passes, 0.6);
+  d = decide_early_stop(x, 0.25, rule, 1.0);
+  EXPECT_TRUE(d.stop) << d.why_not;
 }
 
 TEST(EarlyStopDecision, NeedsEnoughSamples) {
