@@ -12,7 +12,9 @@ and twice with --early-stop, total wall time, every workload's figure and verdic
    figure at its time limit, from the same per-interval samples.
 3. The early-stop run again, with the sheet.
 It then checks: total time of run 3 <= a third of run 2's; every figure of run 3 inside run 2's
-interval; every verdict the same. The device is made (loop over a file in /var/tmp, or zram),
+interval; every verdict the same. The "at 1/3" column is run 2's interval times sqrt(3): the
+narrowest a stop at a third of the time can reach on this host if its noise is stationary; a rule
+tighter than that cannot stop there. The device is made (loop over a file in /var/tmp, or zram),
 filled with random data and removed, by name, at the end. Needs root.
 """
 import argparse
@@ -101,7 +103,9 @@ def main():
             print(f"\n{suite} on {a.target} ({dev.path}, --size {a.size}), rule {a.rule}")
             print(f"  total wall time: full {wf:.1f} s, early stop {we:.1f} s "
                   f"({we / wf:.2f} of full; at most 0.33 asked)")
-            print(f"  {'workload':22} {'full IOPS':>11} {'+-95% CI':>9} {'meas s':>6}   "
+            # With stationary noise an interval narrows as 1/sqrt(time): a third of the run can
+            # reach no better than sqrt(3) times the full run's own interval.
+            print(f"  {'workload':22} {'full IOPS':>11} {'+-95% CI':>9} {'at 1/3':>7} {'meas s':>6}   "
                   f"{'early IOPS':>11} {'meas s':>6} {'in CI':>5}  stop reason")
             rows = []
             inside_all = True
@@ -111,11 +115,13 @@ def main():
                 inside = abs(e["iops"] - f["iops"]) <= hw
                 inside_all &= inside
                 why = e["es"]["reason"] if e["es"] else "-"
-                print(f"  {wid:22} {f['iops']:11.0f} {hw / f['iops'] * 100 if f['iops'] else 0:8.2f}% "
+                hw_pct = hw / f["iops"] * 100 if f["iops"] else 0
+                print(f"  {wid:22} {f['iops']:11.0f} {hw_pct:8.2f}% {hw_pct * 3 ** 0.5:6.2f}% "
                       f"{f['elapsed']:6.1f}   {e['iops']:11.0f} {e['elapsed']:6.1f} "
                       f"{'yes' if inside else 'NO':>5}  {why}"
                       + ("  [host busy]" if e["busy"] or f["busy"] else ""))
                 rows.append({"workload": wid, "full_iops": f["iops"], "full_ci_half_width": hw,
+                             "third_reachable_pct": hw_pct * 3 ** 0.5,
                              "full_elapsed_s": f["elapsed"], "early_iops": e["iops"],
                              "early_elapsed_s": e["elapsed"], "inside": inside,
                              "early_reason": why, "host_busy": e["busy"] or f["busy"]})

@@ -241,6 +241,51 @@ TEST_F(RunEndToEnd, ScratchFileAsUnprivilegedUser) {
   EXPECT_TRUE(fs::is_empty(target));
 }
 
+// The drive suites carry an early-stop rule (sata-ssd: ci:1%@95); `--early-stop off` runs every
+// workload to its time limit. A scratch file, a hundredth of the runtimes: 0.6 s each, so the
+// automatic minimum is 0.12 s.
+TEST_F(RunEndToEnd, TheSataSsdSuitesEarlyStopRuleIsOnAndOffTurnsItOff) {
+  fs::path target = dir_ / "target";
+  fs::create_directories(target);
+  auto run_suite = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {STORQUAL_BINARY, "run",     "--target",
+                                     target.string(), "--suite", "sata-ssd",
+                                     "--size",        "8m",      "--runtime-scale",
+                                     "0.01",          "--out",   (dir_ / out).string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = run_command(argv);
+    EXPECT_LT(r.exit_code, 2) << r.out << r.err;
+    std::ifstream in(dir_ / out / "storqual-result.json");
+    return nlohmann::json::parse(in, nullptr, false);
+  };
+  const auto on = run_suite("on", {});
+  ASSERT_FALSE(on.is_discarded());
+  ASSERT_EQ(on["workloads"].size(), 5u);
+  for (const auto& w : on["workloads"]) {
+    ASSERT_TRUE(w.contains("early_stop")) << w["id"];
+    const auto& es = w["early_stop"];
+    EXPECT_EQ(es["rule"], "ci:1%@95") << w["id"];
+    EXPECT_NEAR(es["min_time_s"].get<double>(), 0.12, 1e-9) << w["id"];
+    const bool writes = w["params"]["rw"].get<std::string>().find("write") != std::string::npos;
+    EXPECT_EQ(es["cover"].get<double>(), writes ? 1.0 : 0.0) << w["id"];
+    EXPECT_FALSE(es["reason"].get<std::string>().empty()) << w["id"];
+    if (es["stopped_early"].get<bool>()) {
+      EXPECT_LT(w["elapsed_s"].get<double>(), 0.6) << w["id"];
+      if (writes) {
+        EXPECT_GE(es["region_passes"].get<double>(), 1.0) << w["id"];
+      }
+    }
+  }
+  const auto off = run_suite("off", {"--early-stop", "off"});
+  ASSERT_FALSE(off.is_discarded());
+  ASSERT_EQ(off["workloads"].size(), 5u);
+  for (const auto& w : off["workloads"]) {
+    EXPECT_FALSE(w.contains("early_stop")) << w["id"];
+    EXPECT_NEAR(w["elapsed_s"].get<double>(), 0.6, 0.05) << w["id"];
+  }
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
 TEST_F(RunEndToEnd, SigintInTheSecondWorkloadLeavesValidReportsOfWhatFinished) {
   fs::path target = dir_ / "target";
   fs::create_directories(target);
