@@ -154,6 +154,47 @@ reporting::HostBusyReport assess_host_busy(double other_user_cpus, double other_
   return r;
 }
 
+std::optional<reporting::HostBusyReport> merge_host_busy(
+    const std::vector<reporting::HostBusyReport>& passes) {
+  if (passes.empty()) return std::nullopt;
+  if (passes.size() == 1) return passes.front();
+  double user = 0, runnable = 0, steal = 0, pressure = 0, weight = 0;
+  unsigned cpus = 0, samples = 0, busy = 0;
+  const reporting::HostBusyReport* first_busy = nullptr;
+  for (const auto& p : passes) {
+    const double w = p.samples;
+    user += p.other_user_cpus * w;
+    runnable += p.other_runnable * w;
+    steal += p.steal_pct * w;
+    pressure += p.cpu_pressure_pct * w;
+    weight += w;
+    cpus = std::max(cpus, p.cpus);
+    samples += p.samples;
+    if (p.busy) {
+      ++busy;
+      if (!first_busy) first_busy = &p;
+    }
+  }
+  if (weight > 0) {
+    user /= weight;
+    runnable /= weight;
+    steal /= weight;
+    pressure /= weight;
+  }
+  reporting::HostBusyReport r = assess_host_busy(user, runnable, steal, pressure, cpus, samples);
+  if (busy > 0) {
+    const std::string of =
+        std::to_string(busy) + " of " + std::to_string(passes.size()) + " passes";
+    if (r.busy) {
+      r.reasons.push_back("busy in " + of);
+    } else {
+      r.busy = true;
+      r.reasons = {"in " + of + ": " + host_busy_reason(*first_busy)};
+    }
+  }
+  return r;
+}
+
 std::string host_busy_reason(const reporting::HostBusyReport& report) {
   if (!report.busy) return {};
   std::string out;

@@ -23,7 +23,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "reporting/result.hpp"
 
@@ -71,6 +73,13 @@ class HostLoadTracker {
                                                          double other_runnable, double steal_pct,
                                                          double pressure_pct, unsigned cpus,
                                                          unsigned samples);
+
+// One report for a workload measured in several passes (rounds to steady state, a latency
+// search, a sustained write, a SNIA PTS test): the figures averaged over the passes, weighted by
+// their samples, and judged again; busy too when any one pass was ("host busy in 2 of 25 passes:
+// ..."), since a figure may come from that pass alone. nullopt when no pass has a report.
+[[nodiscard]] std::optional<reporting::HostBusyReport> merge_host_busy(
+    const std::vector<reporting::HostBusyReport>& passes);
 
 // "other processes used 1.10 of 2 CPUs (user time), CPU pressure 71% ..."; "" when not busy.
 [[nodiscard]] std::string host_busy_reason(const reporting::HostBusyReport& report);

@@ -286,6 +286,9 @@ std::vector<std::string> precondition_suite(const Suite& suite,
   return lines;
 }
 
+reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const WorkloadSpec& w,
+                                         const QualificationOptions& o, const RunWorkload& measure);
+
 // One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
 // steady state, a sustained write, a SNIA PTS test or a plain run.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
@@ -303,6 +306,25 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
+  if (!sw.latency_search && !sw.sustained_write && !sw.pts && !sw.steady_state) return measure(w);
+  // A method of several passes: the host is judged over all of them (merge_host_busy), not only
+  // over the pass whose result is returned.
+  std::vector<reporting::HostBusyReport> busy;
+  const RunWorkload pass = [&](const WorkloadSpec& spec) {
+    reporting::WorkloadResult r = measure(spec);
+    if (r.host_busy) busy.push_back(*r.host_busy);
+    return r;
+  };
+  reporting::WorkloadResult r = measure_method(sw, w, o, pass);
+  if (auto merged = merge_host_busy(busy)) r.host_busy = std::move(merged);
+  return r;
+}
+
+// The methods of several passes (latency search, sustained write, SNIA PTS test, rounds to
+// steady state), each pass through `measure`.
+reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const WorkloadSpec& w,
+                                         const QualificationOptions& o,
+                                         const RunWorkload& measure) {
   if (sw.latency_search) {
     reporting::WorkloadResult best =
         search_latency_bound(w, *sw.latency_search, [&](const WorkloadSpec& step) {
@@ -320,7 +342,6 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     if (r.pts) r.pts->full_scale_s = pts_duration_s(*sw.pts, w);
     return r;
   }
-  if (!sw.steady_state) return measure(w);
   SteadyStateConfig config = *sw.steady_state;
   WorkloadSpec rounds = w;
   if (config.round_time_s > 0) {

@@ -120,5 +120,30 @@ TEST(HostLoad, ThresholdsAsDocumented) {
   EXPECT_FALSE(assess_host_busy(5, 5, 50, 100, 1, 0).busy);  // no samples: nothing to say
 }
 
+TEST(HostLoad, PassesOfOneWorkloadAreJudgedTogether) {
+  // Three idle passes of 100 samples and one busy one of 50 (a competitor used 1.6 of 2 CPUs).
+  const auto idle = assess_host_busy(0.05, 0.1, 1, 3, 2, 100);
+  const auto loaded = assess_host_busy(1.6, 2, 1, 60, 2, 50);
+  ASSERT_FALSE(idle.busy);
+  ASSERT_TRUE(loaded.busy);
+  EXPECT_FALSE(merge_host_busy({}));
+  EXPECT_FALSE(merge_host_busy({idle})->busy);
+  auto m = merge_host_busy({idle, idle, loaded, idle});
+  ASSERT_TRUE(m);
+  // The sample-weighted mean, (3 x 100 x 0.05 + 50 x 1.6) / 350 = 0.27 CPUs: below the 0.5 of
+  // 2 CPUs on average, yet one pass was busy, and a figure may be that pass's.
+  EXPECT_NEAR(m->other_user_cpus, (300 * 0.05 + 50 * 1.6) / 350, 1e-9);
+  EXPECT_EQ(m->samples, 350u);
+  EXPECT_TRUE(m->busy);
+  ASSERT_EQ(m->reasons.size(), 1u);
+  EXPECT_EQ(m->reasons[0].rfind("in 1 of 4 passes: other processes used 1.60 of 2 CPUs", 0), 0u)
+      << m->reasons[0];
+  // Busy on average too: the average's reasons, and how many passes were busy.
+  m = merge_host_busy({loaded, loaded, idle});
+  ASSERT_TRUE(m && m->busy);
+  EXPECT_EQ(m->reasons.back(), "busy in 2 of 3 passes");
+  EXPECT_FALSE(merge_host_busy({idle, idle})->busy);
+}
+
 }  // namespace
 }  // namespace storqual::runner
