@@ -146,7 +146,7 @@ const WorkloadOption kOptions[] = {
      }},
     {"early_stop",
      "stop once the IOPS (or bw) confidence interval is within +-H% and steady: ci:H%@C[,min=T]"
-     "[,every=S][,metric=iops|bw], e.g. ci:1%@95 (off: the full runtime)",
+     "[,every=S][,cover=P][,metric=iops|bw], e.g. ci:1%@95 (off: the full runtime)",
      "off", "text",
      [](WorkloadSpec& w, std::string_view v) {
        (void)parse_early_stop(v);  // throws on a malformed rule
