@@ -53,8 +53,8 @@ int cmd_run(const Args& args) {
       "early-stop", po::value<std::string>()->implicit_value("ci:1%@95"),
       "stop each time-limited workload once its IOPS interval is within +-H% and steady: "
       "ci:H%@C[,min=T][,cover=P] (alone: ci:1%@95; off: the suite's full runtimes; "
-      "docs/measurement.md)")(
-      "allow-destructive", po::bool_switch(), "allow write workloads on a block device or file")(
+      "docs/measurement.md)")("allow-destructive", po::bool_switch(),
+                              "allow write workloads on a block device or file")(
       "force", po::bool_switch(),
       "with --allow-destructive: ignore a filesystem/partition signature")(
       "allow-nvme-purge", po::bool_switch(),
