@@ -416,7 +416,14 @@ std::string SuiteWorkload::fio_equivalent() const {
     return "capacity check: " + format_size_fio(capacity->bs) + " blocks, " + density +
            ", written with distinct headers then read back (f3probe-like; no fio equivalent)";
   }
-  if (!latency_search) return fio_command(spec);
+  if (!latency_search) {
+    std::string cmd = fio_command(spec);
+    if (!spec.early_stop.empty())
+      cmd += "  # early stop " + spec.early_stop +
+             ": storqual may end it before the runtime once its figure is known "
+             "(docs/measurement.md); fio runs the full runtime";
+    return cmd;
+  }
   WorkloadSpec deepest = spec;
   deepest.params.iodepth = latency_search->max_iodepth;
   return fio_command(deepest) + "  # latency search: iodepth 1.." +

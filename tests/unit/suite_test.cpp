@@ -89,6 +89,18 @@ TEST(Suite, EveryWorkloadHasAnEquivalentFioCommand) {
   EXPECT_NE(search.find("--iodepth=256"), std::string::npos) << search;
   EXPECT_NE(search.find("latency search: iodepth 1..256"), std::string::npos) << search;
   EXPECT_NE(search.find("p99.9"), std::string::npos) << search;
+  EXPECT_EQ(seq.find("early stop"), std::string::npos) << seq;
+  // A workload with an early-stop rule says so: fio would run it to its time limit.
+  Suite early = Suite::parse(R"(<suite name="e">
+    <defaults runtime="60s" size="1g" early_stop="ci:1%@95"/>
+    <workload id="rr" rw="randread"/>
+  </suite>)",
+                             "e.xml");
+  const std::string rr = early.find("rr")->fio_equivalent();
+  EXPECT_NE(rr.find("--runtime=60s"), std::string::npos) << rr;
+  EXPECT_NE(rr.find("# early stop ci:1%@95: storqual may end it before the runtime"),
+            std::string::npos)
+      << rr;
 }
 
 TEST(Suite, DuplicateIdsAreRefusedAtTheSecond) {
