@@ -187,7 +187,9 @@ TEST(EarlyStopRun, AWriterDoesNotStopBeforeItHasWrittenItsRegionOnce) {
   // cliff inside the window keeps the SNIA block criteria from holding for long).
   EXPECT_GE(es.region_passes, 1) << es.reason;
   EXPECT_GE(early.elapsed_s, 9) << es.reason;
-  if (!es.stopped_early) EXPECT_NEAR(early.elapsed_s, 30, 0.01);
+  if (!es.stopped_early) {
+    EXPECT_NEAR(early.elapsed_s, 30, 0.01);
+  }
   // Its figure is the fixed-length run's, within that run's interval.
   const auto& ref = *full.early_stop;
   EXPECT_LE(std::fabs(iops(early) - iops(full)), std::max(ref.half_width, 0.02 * iops(full)))
