@@ -306,9 +306,8 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
-  if (!sw.latency_search && !sw.sustained_write && !sw.pts && !sw.steady_state) return measure(w);
-  // A method of several passes: the host is judged over all of them (merge_host_busy), not only
-  // over the pass whose result is returned.
+  // The host is judged over every pass of the method (merge_host_busy), not only over the pass
+  // whose result is returned; a plain run's one report stays as it is.
   std::vector<reporting::HostBusyReport> busy;
   const RunWorkload pass = [&](const WorkloadSpec& spec) {
     reporting::WorkloadResult r = measure(spec);
@@ -320,8 +319,8 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
   return r;
 }
 
-// The methods of several passes (latency search, sustained write, SNIA PTS test, rounds to
-// steady state), each pass through `measure`.
+// The entry's method (latency search, sustained write, SNIA PTS test, rounds to steady state or a
+// plain run), each pass through `measure`.
 reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const WorkloadSpec& w,
                                          const QualificationOptions& o,
                                          const RunWorkload& measure) {
@@ -342,6 +341,7 @@ reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const Workload
     if (r.pts) r.pts->full_scale_s = pts_duration_s(*sw.pts, w);
     return r;
   }
+  if (!sw.steady_state) return measure(w);
   SteadyStateConfig config = *sw.steady_state;
   WorkloadSpec rounds = w;
   if (config.round_time_s > 0) {

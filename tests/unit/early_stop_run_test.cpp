@@ -9,7 +9,6 @@
 //   cache's figure.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -31,16 +30,14 @@ namespace {
 // every sample falls on its tick however the threads are scheduled.
 class GatedClock final : public engines::FaultClock {
  public:
-  [[nodiscard]] std::chrono::nanoseconds now() noexcept override {
-    return std::chrono::nanoseconds(now_.load(std::memory_order_acquire));
-  }
+  [[nodiscard]] std::chrono::nanoseconds now() noexcept override { return clock_.now(); }
   void sleep_until(std::chrono::nanoseconds t) noexcept override {
     std::unique_lock lock(mutex_);
     while (t.count() > gate_) {
-      move_to(gate_);
+      clock_.sleep_until(std::chrono::nanoseconds(gate_));  // as far as the gate
       moved_.wait(lock);
     }
-    move_to(t.count());
+    clock_.sleep_until(t);
   }
   void open_to(std::uint64_t t) {
     {
@@ -49,15 +46,10 @@ class GatedClock final : public engines::FaultClock {
     }
     moved_.notify_all();
   }
-  void start_at(std::chrono::nanoseconds t) { now_.store(t.count()); }
+  void start_at(std::chrono::nanoseconds t) { clock_.advance(t - clock_.now()); }
 
  private:
-  void move_to(std::int64_t t) noexcept {
-    std::int64_t seen = now_.load(std::memory_order_relaxed);
-    while (t > seen && !now_.compare_exchange_weak(seen, t, std::memory_order_acq_rel)) {
-    }
-  }
-  std::atomic<std::int64_t> now_{0};
+  engines::ManualClock clock_;  // moves only forward, thread safe
   std::mutex mutex_;
   std::condition_variable moved_;
   std::int64_t gate_ = 0;

@@ -75,14 +75,21 @@ TEST(HostLoad, TrackerJudgesOtherUserTimeStealAndPressure) {
     return static_cast<std::uint64_t>(cpu_seconds * hz + 0.5);
   };
   FakeProc proc;
-  HostLoadTracker busy(proc.path(), 2);
+  // A tracker on 2 CPUs over one second: `running` runnable tasks (ours among them: R and S),
+  // `user_s` CPU-seconds of the host's user time of which `own_s` ours, `steal` ticks of steal,
+  // `pressure_us` of CPU pressure.
+  const auto over_one_second = [&](unsigned running, double user_s, std::uint64_t steal,
+                                   std::uint64_t pressure_us, double own_s) {
+    HostLoadTracker tracker(proc.path(), 2);
+    proc.set(running, 0, 0, 0, {'R', 'S'}, 0);
+    tracker.sample(0);
+    proc.set(running, ticks(user_s), steal, pressure_us, {'R', 'S'}, ticks(own_s));
+    tracker.sample(1'000'000'000);
+    return tracker.report();
+  };
   // Over one second the host ran 1.5 CPU-seconds of user time, 0.3 of them ours: others 1.2 of
   // 2 CPUs. 60% steal; pressure half the time; two other runnable tasks (a figure only).
-  proc.set(3, 0, 0, 0, {'R', 'S'}, 0);
-  busy.sample(0);
-  proc.set(3, ticks(1.5), 600, 500000, {'R', 'S'}, ticks(0.3));
-  busy.sample(1'000'000'000);
-  const auto r = busy.report();
+  const auto r = over_one_second(3, 1.5, 600, 500000, 0.3);
   EXPECT_TRUE(r.busy);
   EXPECT_EQ(r.samples, 2u);
   EXPECT_NEAR(r.other_user_cpus, 1.2, 1e-9);
@@ -94,12 +101,7 @@ TEST(HostLoad, TrackerJudgesOtherUserTimeStealAndPressure) {
 
   // The same user time, all of it ours (4 job threads in user space): not busy, however many
   // tasks procfs happened to show runnable.
-  HostLoadTracker own(proc.path(), 2);
-  proc.set(9, 0, 0, 0, {'R', 'S'}, 0);
-  own.sample(0);
-  proc.set(9, ticks(1.5), 0, 1000, {'R', 'S'}, ticks(1.5));
-  own.sample(1'000'000'000);
-  const auto q = own.report();
+  const auto q = over_one_second(9, 1.5, 0, 1000, 1.5);
   EXPECT_FALSE(q.busy) << host_busy_reason(q);
   EXPECT_NEAR(q.other_user_cpus, 0, 1e-9);
   EXPECT_DOUBLE_EQ(q.other_runnable, 8);
