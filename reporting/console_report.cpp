@@ -34,19 +34,46 @@ std::string clean(const std::string& s) {
   return out;
 }
 
+std::string join_ids(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
 }  // namespace
 
 const char* VerdictCounts::overall() const {
   if (error) return "ERROR";
   if (inconclusive) return "INCONCLUSIVE";
+  if (skipped_claims) return "INCOMPLETE";
   if (fail) return "FAIL";
-  if (pass) return "PASS";
+  if (pass) return strict && deviations ? "INCOMPLETE" : "PASS";
   return "MEASURED";
+}
+
+std::string VerdictCounts::headline() const {
+  std::string out = overall();
+  if (out == "MEASURED") out = "MEASURED ONLY";
+  if (deviations)
+    out += " with " + std::to_string(deviations) + " deviation" + (deviations == 1 ? "" : "s");
+  return out;
+}
+
+std::vector<const Deviation*> deviations_of(const RunResult& run, const std::string& workload) {
+  std::vector<const Deviation*> out;
+  for (const auto& d : run.deviations)
+    if (d.workloads.empty() ||
+        std::find(d.workloads.begin(), d.workloads.end(), workload) != d.workloads.end())
+      out.push_back(&d);
+  return out;
 }
 
 VerdictCounts count_verdicts(const RunResult& run) {
   VerdictCounts c;
+  c.deviations = static_cast<int>(run.deviations.size());
+  c.strict = run.strict;
   for (const auto& v : run.verdicts) {
+    if (v.status == VerdictStatus::Skipped && v.claimed) ++c.skipped_claims;
     switch (v.status) {
       case VerdictStatus::Pass:
         ++c.pass;
@@ -124,12 +151,15 @@ std::string format_verdict_table(const RunResult& run) {
   }
   const auto c = count_verdicts(run);
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only", c.overall(),
-                c.pass, c.fail, c.error, c.skipped, c.measured_only);
+  std::snprintf(buf, sizeof buf, "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only",
+                c.headline().c_str(), c.pass, c.fail, c.error, c.skipped, c.measured_only);
   out += buf;
   if (c.inconclusive) out += ", " + std::to_string(c.inconclusive) + " inconclusive";
   out += ")\n";
+  if (run.measure_only) out += "measured only: no spec sheet judged this run, nothing passed\n";
+  for (const auto& d : run.deviations)
+    out += "deviation: " + clean(d.text) +
+           (d.workloads.empty() ? "" : " [" + clean(join_ids(d.workloads)) + "]") + "\n";
   return out;
 }
 

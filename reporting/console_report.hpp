@@ -11,18 +11,29 @@
 
 namespace storqual::reporting {
 
-// Counts of verdicts by status and the overall outcome ("PASS", "FAIL", "ERROR", "MEASURED").
-// ERROR wins over FAIL (the run could not judge everything), FAIL over PASS; a run without claims
-// that ran cleanly is "MEASURED".
+// Counts of verdicts by status and the overall outcome: ERROR (the run could not judge
+// everything) over INCONCLUSIVE over INCOMPLETE (a claim was skipped, or --strict with a
+// deviation) over FAIL over PASS; a run that judged no claim is MEASURED ("MEASURED ONLY" in
+// headlines, never a pass).
 struct VerdictCounts {
   int pass = 0, fail = 0, error = 0, skipped = 0, measured_only = 0;
-  int inconclusive = 0;  // not decided (too few samples): incomplete, outranks fail
+  int inconclusive = 0;    // not decided (too few samples): incomplete, outranks fail
+  int skipped_claims = 0;  // skipped verdicts with a claimed value: incomplete, outranks fail
+  int deviations = 0;      // RunResult::deviations
+  bool strict = false;     // --strict: a deviation makes a pass incomplete
   [[nodiscard]] const char* overall() const;
+  // overall() as a headline says it: "PASS with 3 deviations", "MEASURED ONLY".
+  [[nodiscard]] std::string headline() const;
 };
 [[nodiscard]] VerdictCounts count_verdicts(const RunResult& run);
 
+// The deviations that touch a workload: those naming it, and those of the whole run.
+[[nodiscard]] std::vector<const Deviation*> deviations_of(const RunResult& run,
+                                                          const std::string& workload);
+
 // A fixed-width table: workload, metric, claimed, measured, diff, tolerance, status; then a line
-// "RESULT: FAIL (3 pass, 1 fail, 0 error, 1 skipped, 2 measured-only)". Plain ASCII.
+// "RESULT: PASS with 2 deviations (3 pass, 0 fail, 0 error, 1 skipped, 2 measured-only)" and the
+// deviations, one a line. Plain ASCII.
 [[nodiscard]] std::string format_verdict_table(const RunResult& run);
 
 // The live progress of a run. On a terminal one line is rewritten with '\r' at every update();

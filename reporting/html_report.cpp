@@ -44,7 +44,10 @@ code,pre{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .banner{border-radius:6px;padding:14px 18px;color:#fff;margin:8px 0 16px}
 .banner .big{font-size:30px;font-weight:700;letter-spacing:1px}
-.banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.INCONCLUSIVE{background:#6b4f8a}.banner.MEASURED{background:#24527a}
+.banner.PASS{background:var(--pass)}.banner.FAIL{background:var(--fail)}.banner.ERROR{background:var(--error)}.banner.INCONCLUSIVE{background:#6b4f8a}.banner.INCOMPLETE{background:#8a5a00}.banner.MEASURED{background:#5b6570}
+.deviations{border-left:4px solid #b7791f;background:#fdf6e7;padding:6px 12px;margin:-8px 0 14px}
+.deviations ul{margin:4px 0;padding-left:20px}.deviations li{margin:2px 0}
+.dev{color:#b7791f;font-weight:700}
 .status{font-weight:700;padding:1px 6px;border-radius:3px;color:#fff;white-space:nowrap}
 .status.pass{background:var(--pass)}.status.fail{background:var(--fail)}.status.error{background:var(--error)}.status.inconclusive{background:#6b4f8a}
 .status.skipped,.status.measured-only{background:var(--skip)}
@@ -958,6 +961,17 @@ std::string shift_headings(std::string html) {
   return html;
 }
 
+// "*" after a claim's workload when a deviation touches it, with the deviations as its title.
+std::string deviation_mark(const RunResult& run, const ClaimVerdict& v) {
+  std::string title;
+  std::istringstream ids(v.workload);
+  for (std::string id; ids >> id;)
+    for (const Deviation* d : deviations_of(run, id))
+      if (title.find(d->text) == std::string::npos) title += (title.empty() ? "" : "; ") + d->text;
+  if (title.empty()) return "";
+  return "<span class=\"dev\" title=\"" + esc(title) + "\">*</span>";
+}
+
 }  // namespace
 
 std::string html_page_start(const std::string& title, const std::string& extra_css) {
@@ -983,20 +997,37 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   std::string o;
   o.reserve(64 * 1024);
 
-  // Banner.
+  // Banner: the outcome with its deviations ("PASS with 2 deviations"), listed under it.
   o += "<div class=\"banner " + overall + "\" id=\"" + prefix + "verdict\"><div class=\"big\">" +
-       overall + "</div><div>" + esc(title) +
+       esc(counts.headline()) + "</div><div>" + esc(title) +
        (run.spec.name.empty() ? "" : " against " + esc(run.spec.name)) +
        "</div><div class=\"small\">";
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %zu workloads",
+                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %zu workload%s",
                 counts.pass, counts.fail, counts.error, counts.skipped, counts.measured_only,
-                run.workloads.size());
+                run.workloads.size(), run.workloads.size() == 1 ? "" : "s");
   o += buf;
   if (counts.inconclusive)
     o += " &middot; " + std::to_string(counts.inconclusive) + " inconclusive";
+  if (run.measure_only) o += " &middot; measured only: no spec sheet judged this run";
   o += "</div></div>\n";
+  if (!run.deviations.empty()) {
+    o += "<div class=\"deviations\" id=\"" + prefix + "deviations\"><b>" +
+         std::to_string(run.deviations.size()) + " deviation" +
+         (run.deviations.size() == 1 ? "" : "s") +
+         " from the suite and sheet as written</b>" +
+         (run.strict ? " (--strict: the run is incomplete)" : "") + "<ul>";
+    for (const auto& d : run.deviations) {
+      std::string affected;
+      for (const auto& w : d.workloads) affected += (affected.empty() ? "" : ", ") + w;
+      o += "<li>" + esc(d.text) +
+           (affected.empty() ? "" : " <span class=\"muted\">(" + esc(affected) + ")</span>") +
+           "</li>";
+    }
+    o += "</ul><span class=\"small muted\"><span class=\"dev\">*</span> marks a claim whose "
+         "workload ran with a deviation.</span></div>\n";
+  }
 
   // Nested in a fleet page, the device's own heading stands for it: one <h1> a page.
   if (!options.nested) o += "<h1>Storage qualification report</h1>";
@@ -1016,7 +1047,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
       const bool claim = v.kind.empty() || v.kind == "claim";
       o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(v.kind)) + "\"><td>" +
            (claim ? "" : "<span class=\"kind\">" + esc(v.kind) + ":</span> ") + esc(v.workload) +
-           "</td><td>" + esc(v.metric) + "</td><td class=\"num\">" +
+           deviation_mark(run, v) + "</td><td>" + esc(v.metric) + "</td><td class=\"num\">" +
            (v.claimed ? esc(format_metric_value(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.measured ? esc(format_metric_value(*v.measured, v.unit)) : "&ndash;") +
@@ -1060,7 +1091,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
 
   o += "<h2>Spec sheet and suite</h2><table><tbody>";
   if (run.spec.name.empty()) {
-    o += "<tr><th>spec sheet</th><td>none matched: measured only</td></tr>";
+    o += "<tr><th>spec sheet</th><td>none: measured only, nothing judged</td></tr>";
   } else {
     kv_row(o, "name", run.spec.name);
     kv_row(o, "vendor", run.spec.vendor);
@@ -1070,6 +1101,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   }
   kv_row(o, "suite", run.spec.suite);
   if (!run.spec.suite_path.empty()) kv_row(o, "suite file", run.spec.suite_path, true);
+  if (!run.spec.suite_sha256.empty()) kv_row(o, "suite sha256", run.spec.suite_sha256, true);
   o += "</tbody></table></div></div>\n";
 
   const auto matrices = find_matrices(run);
@@ -1094,7 +1126,8 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   kv_row(o, "start (UTC)", e.start_utc);
   kv_row(o, "end (UTC)", e.end_utc);
   kv_row(o, "spec sha256", run.spec.sha256, true);
-  kv_row(o, "exit code", std::to_string(run.exit_code));
+  if (!run.spec.suite_sha256.empty()) kv_row(o, "suite sha256", run.spec.suite_sha256, true);
+  kv_row(o, "exit code", std::to_string(run.exit_code) + (run.strict ? " (--strict)" : ""));
   o += "</tbody></table>";
   o += "<p class=\"muted small\">Generated by " +
        esc(e.storqual_version.empty() ? "storqual" : e.storqual_version) +
@@ -1106,7 +1139,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
 
 std::string render_html(const RunResult& run) {
   std::string o = html_page_start(
-      std::string("storqual ") + count_verdicts(run).overall() + ": " + device_title(run), "");
+      std::string("storqual ") + count_verdicts(run).headline() + ": " + device_title(run), "");
   o += render_run_sections(run, {});
   o += "</body></html>\n";
   return o;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "reporting/atomic_file.hpp"
+#include "reporting/console_report.hpp"
 #include "reporting/metric.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/text_sanitize.hpp"
@@ -154,6 +155,10 @@ class SuiteWriter {
       add_property(props, "unit", v.unit);
       if (v.claimed) add_property(props, "tolerance_pct", number_text(v.tolerance_pct));
       if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
+      std::set<const Deviation*> seen;
+      for (const auto& id : split_ids(v.workload))
+        for (const Deviation* d : deviations_of(run_, id))
+          if (seen.insert(d).second) add_property(props, "deviation", d->kind + ": " + d->text);
     }
     // The verdict's message says why it is inconclusive (runner/judge/verdict.cpp); the
     // element's type says that it is.
@@ -216,11 +221,18 @@ class SuiteWriter {
       case VerdictStatus::Skipped:
         add_skipped(tc, message);
         break;
-      case VerdictStatus::Pass:
       case VerdictStatus::MeasuredOnly:
+        // Nobody claimed this figure: not judged, so never shown as a passed testcase.
+        add_skipped(tc, message + " (measured only: no claim)");
+        break;
+      case VerdictStatus::Pass:
         break;
     }
     std::string out = body;
+    for (const auto& id : split_ids(v.workload))
+      for (const Deviation* d : deviations_of(run_, id))
+        if (out.find("deviation: " + d->text + "\n") == std::string::npos)
+          out += "deviation: " + d->text + "\n";
     for (const auto& id : split_ids(v.workload))
       if (const WorkloadResult* w = find_workload(id)) out += workload_lines(*w);
     set_text(tc.append_child("system-out"), out);
@@ -253,9 +265,12 @@ class SuiteWriter {
       set_text(e, message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
     } else {
       message += "no claim";
+      add_skipped(tc, message + " (measured only)");
     }
+    std::string deviations;
+    for (const Deviation* d : deviations_of(run_, w.id)) deviations += "deviation: " + d->text + "\n";
     set_text(tc.append_child("system-out"),
-             message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
+             message + "\ndevice: " + device_line() + "\n" + deviations + workload_lines(w));
   }
 
   void finish() {
@@ -405,6 +420,18 @@ void add_suite_properties(pugi::xml_node suite, const RunResult& run, const RunN
   add_property(props, "spec.sha256", run.spec.sha256);
   add_property(props, "spec.source", run.spec.source);
   add_property(props, "suite", run.spec.suite);
+  add_property(props, "suite.path", run.spec.suite_path);
+  add_property(props, "suite.sha256", run.spec.suite_sha256);
+  add_property(props, "storqual.outcome", count_verdicts(run).headline());
+  add_property(props, "storqual.measure_only", run.measure_only ? "true" : "false");
+  add_property(props, "storqual.deviations", std::to_string(run.deviations.size()));
+  for (std::size_t i = 0; i < run.deviations.size(); ++i) {
+    const Deviation& d = run.deviations[i];
+    std::string affected;
+    for (const auto& w : d.workloads) affected += (affected.empty() ? "" : ", ") + w;
+    add_property(props, "storqual.deviation." + std::to_string(i + 1),
+                 d.kind + ": " + d.text + (affected.empty() ? "" : " [" + affected + "]"));
+  }
   add_property(props, "command_line", run.environment.command_line);
   add_property(props, "kernel", run.environment.kernel);
 }

@@ -425,6 +425,20 @@ struct SpecReport {
   std::string sha256;
   std::string suite;  // suite name
   std::string suite_path;
+  std::string suite_sha256;  // of the suite file's bytes, lower-case hex; "" in older files
+};
+
+// One way a run differs from its suite and spec sheet as written (docs/reports.md, "Deviations"):
+// scaled runtimes, another region, engine or early-stop rule, another suite than the sheet's, a
+// sheet whose <match> does not fit, a target that measures memory or a cache, a busy or
+// host-limited run. Recorded once by the run (runner/qualification/deviations.hpp) and shown by
+// every report; `storqual run --strict` makes any of them a non-zero exit.
+struct Deviation {
+  // runtime | region | engine | early-stop | suite | match | memory-target | busy-host |
+  // host-limited | fault-injection
+  std::string kind;
+  std::string text;                    // "runtimes scaled by 0.05 (--runtime-scale 0.05)"
+  std::vector<std::string> workloads;  // the workloads it touches; empty: the whole run
 };
 
 // Inconclusive: the measurement cannot decide the claim (its early-stop confidence interval
@@ -482,6 +496,11 @@ struct RunResult {
   SpecReport spec;
   std::vector<WorkloadResult> workloads;
   std::vector<ClaimVerdict> verdicts;
+  std::vector<Deviation> deviations;
+  // `storqual run --measure-only` (or no spec sheet at all): nothing was claimed, so nothing
+  // passed; every report says "measured only" in a neutral colour.
+  bool measure_only = false;
+  bool strict = false;  // --strict: a deviation made the exit code non-zero
   int exit_code = 0;
 };
 

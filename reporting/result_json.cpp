@@ -77,6 +77,13 @@ void visit_fields(Either<SpecReport> auto& s, auto&& visit) {
   visit("sha256", s.sha256);
   visit("suite", s.suite);
   visit("suite_path", s.suite_path);
+  visit("suite_sha256", s.suite_sha256);
+}
+
+void visit_fields(Either<Deviation> auto& d, auto&& visit) {
+  visit({"kind", kRequired}, d.kind);
+  visit("text", d.text);
+  visit("workloads", d.workloads);
 }
 
 void visit_fields(Either<WorkloadParams> auto& p, auto&& visit) {
@@ -777,6 +784,9 @@ Json to_json(const RunResult& r) {
   put(j, "spec", r.spec);
   put(j, "workloads", r.workloads);
   put(j, "verdicts", r.verdicts);
+  put(j, "deviations", r.deviations);
+  put(j, "measure_only", r.measure_only);
+  put(j, "strict", r.strict);
   put(j, "exit_code", r.exit_code);
   return j;
 }
@@ -798,6 +808,9 @@ RunResult run_result_from_json_value(const Json& json) {
   top.get("spec", r.spec);
   top.get({"workloads", kRequired}, r.workloads);
   top.get({"verdicts", kRequired}, r.verdicts);
+  top.get("deviations", r.deviations);  // absent in files before deviations were recorded
+  top.get("measure_only", r.measure_only);
+  top.get("strict", r.strict);
   top.get("exit_code", r.exit_code);
   return r;
 }

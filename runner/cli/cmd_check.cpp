@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `storqual check FILE...`: validate spec sheets and suites, warn about claims the suite cannot
-// judge, exit 2 on the first bad file.
+// `storqual check FILE...`: validate spec sheets and suites, and each sheet against its suite (a
+// claim the suite cannot judge is an error); exit 2 on the first bad file.
 #include <boost/program_options.hpp>
 #include <cstdio>
 
@@ -78,19 +78,26 @@ int cmd_check(const Args& args) {
         continue;
       }
       SpecSheet sheet = SpecSheet::load(file);
-      std::printf("ok: %s (spec sheet '%s', %zu claims)\n", file.c_str(), sheet.name.c_str(),
-                  sheet.claims.size());
-      print_per_tb(sheet, capacities);
       std::filesystem::path suite_path;
+      std::string suite_warning;
       try {
         suite_path = resolve_suite_for_sheet(sheet.suite, file, dirs);
       } catch (const FileError& e) {
-        std::fprintf(stderr, "warning: %s: %s\n", file.c_str(), e.what());
-        continue;
+        suite_warning = e.what();
       }
-      Suite suite = Suite::load(suite_path);
-      for (const std::string& w : cross_check(sheet, suite))
-        std::fprintf(stderr, "warning: %s\n", w.c_str());
+      if (!suite_path.empty()) {
+        // A claim the suite cannot judge is an error: `run` refuses the pair too.
+        const std::vector<std::string> problems = cross_check(sheet, Suite::load(suite_path));
+        for (const std::string& p : problems)
+          std::fprintf(stderr, "storqual check: %s\n", p.c_str());
+        if (!problems.empty()) return kExitUsage;
+      }
+      std::printf("ok: %s (spec sheet '%s', %zu claim%s)\n", file.c_str(), sheet.name.c_str(),
+                  sheet.claims.size(), sheet.claims.size() == 1 ? "" : "s");
+      if (!suite_warning.empty())
+        std::fprintf(stderr, "warning: %s: %s (its claims are not checked against it)\n",
+                     file.c_str(), suite_warning.c_str());
+      print_per_tb(sheet, capacities);
     } catch (const FileError& e) {
       std::fprintf(stderr, "storqual check: %s\n", e.what());
       return kExitUsage;

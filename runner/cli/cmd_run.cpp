@@ -37,7 +37,14 @@ int cmd_run(const Args& args) {
       "spec", po::value<std::string>(), "the spec sheet to judge against")(
       "specs", po::value<std::string>(), "a directory of spec sheets: the one matching the device")(
       "suite", po::value<std::string>(),
-      "standard suite name or suite file (default: the sheet's)")(
+      "standard suite name or suite file (default: the sheet's; another one is a deviation)")(
+      "measure-only", po::bool_switch(),
+      "allow a run that judges nothing: when no sheet of --specs matches the device (an error "
+      "without it); the reports say 'measured only'")(
+      "strict", po::bool_switch(),
+      "exit 3 (incomplete) when the run deviates from its suite and sheet as written (scaled "
+      "runtimes, --size, another engine or suite, a memory-backed target, a busy or host-limited "
+      "host, ...: docs/reports.md) or judged no claim")(
       "out", po::value<std::string>()->default_value("."), "directory for the reports")(
       "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
       "junit-rich", po::bool_switch(),
@@ -78,6 +85,10 @@ int cmd_run(const Args& args) {
   if (vm.count("spec")) o.spec_file = vm["spec"].as<std::string>();
   if (vm.count("specs")) o.specs_dir = vm["specs"].as<std::string>();
   if (vm.count("suite")) o.suite = vm["suite"].as<std::string>();
+  o.measure_only = vm["measure-only"].as<bool>();
+  if (o.measure_only && o.spec_file)
+    throw UsageError("--measure-only judges nothing: it does not go with --spec");
+  o.strict = vm["strict"].as<bool>();
   o.out_dir = vm["out"].as<std::string>();
   if (vm.count("junit")) o.junit_path = vm["junit"].as<std::string>();
   o.junit_rich = vm["junit-rich"].as<bool>();

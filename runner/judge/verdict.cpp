@@ -650,6 +650,9 @@ int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts) {
     if (v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive)
       return kExitRuntime;
+    // A claim (or baseline or lot reference) that was not measured leaves the qualification
+    // incomplete, never a pass.
+    if (v.status == VerdictStatus::Skipped && v.claimed) return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }
   return failed ? kExitClaimFailed : kExitPass;

@@ -51,9 +51,11 @@
 #include "runner/methods/sustained_write.hpp"
 #include "runner/methods/thermal_watch.hpp"
 #include "runner/methods/wear.hpp"
+#include "runner/qualification/deviations.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"
+#include "runner/specs/cross_check.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 
@@ -104,35 +106,74 @@ std::string default_name(const std::optional<std::string>& given, const std::str
 
 struct SpecChoice {
   std::optional<SpecSheet> sheet;
-  std::string why;  // how it was chosen, for the console
+  std::string why;                    // how it was chosen, for the console
+  bool does_not_match = false;        // --spec given, and its <match> does not fit the device
 };
+
+// "model 'X', vendor 'Y', ..., target 'block'": the identity fields a <match> may name.
+std::string identity_summary(const std::map<std::string, std::string>& fields) {
+  std::string out;
+  for (const auto field : kMatchFields) {
+    auto it = fields.find(std::string(field));
+    const std::string value = it == fields.end() ? "" : it->second;
+    out += (out.empty() ? "" : ", ") + std::string(field) + " '" + value + "'";
+  }
+  return out;
+}
+
+// No sheet of --specs DIR fits: a usage error naming the device and the nearest sheets (their
+// best <match> and how much of it fits), unless --measure-only allows a run that judges nothing.
+[[noreturn]] void refuse_unmatched(const std::string& dir, const std::vector<SpecSheet>& sheets,
+                                   const std::map<std::string, std::string>& fields) {
+  std::vector<std::pair<double, std::string>> near;
+  for (const auto& s : sheets) {
+    auto [share, rule] = s.nearest_match(fields);
+    near.emplace_back(share, s.path.string() + " ('" + s.name + "', <match " + rule + ">)");
+  }
+  std::stable_sort(near.begin(), near.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string nearest;
+  for (std::size_t i = 0; i < near.size() && i < 3; ++i)
+    nearest += "\n  " + near[i].second;
+  throw UsageError("no spec sheet in " + dir + " matches this device (" +
+                   identity_summary(fields) + ")" +
+                   (nearest.empty() ? std::string("; the directory has no sheets")
+                                    : "; the nearest:" + nearest) +
+                   "\nwrite a sheet for it, choose one with --spec, or give --measure-only to "
+                   "measure without judging");
+}
 
 SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id,
                        std::string_view target) {
   SpecChoice c;
+  const auto fields = match_fields(id, target);
   if (o.spec_file) {
     c.sheet = SpecSheet::load(*o.spec_file);
     c.why = "given with --spec";
-    if (!c.sheet->matches(match_fields(id, target)))
-      c.why += " (note: its <match> does not fit this device's identity)";
+    c.does_not_match = !c.sheet->matches(fields);
+    if (c.does_not_match) c.why += " (deviation: its <match> does not fit this device's identity)";
     return c;
   }
   if (!o.specs_dir) {
-    c.why = "no spec sheet given: measured only";
+    c.why = o.measure_only ? "--measure-only: nothing is judged"
+                           : "none given (--spec FILE or --specs DIR): measured only, nothing is "
+                             "judged";
     return c;
   }
-  std::vector<SpecSheet> matching;
+  std::vector<SpecSheet> sheets, matching;
   for (const auto& f : spec_sheet_files(*o.specs_dir)) {
     SpecSheet s = SpecSheet::load(f);
-    if (s.matches(match_fields(id, target))) matching.push_back(std::move(s));
+    if (s.matches(fields)) matching.push_back(s);
+    sheets.push_back(std::move(s));
   }
   if (matching.size() > 1)
     throw UsageError("two spec sheets match " + id.model.value + ": " + matching[0].path.string() +
                      " ('" + matching[0].name + "') and " + matching[1].path.string() + " ('" +
                      matching[1].name + "'); narrow their <match> or choose one with --spec");
   if (matching.empty()) {
-    c.why =
-        "no sheet in " + *o.specs_dir + " matches model '" + id.model.value + "': measured only";
+    if (!o.measure_only) refuse_unmatched(*o.specs_dir, sheets, fields);
+    c.why = "no sheet in " + *o.specs_dir + " matches model '" + id.model.value +
+            "': measured only (--measure-only), nothing is judged";
     return c;
   }
   c.sheet = std::move(matching.front());
@@ -441,12 +482,26 @@ ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& 
     suite_path = resolve_suite(suite_for_class(identity), dirs);
   Suite suite = Suite::load(suite_path);
   if (choice.sheet) {
+    // A claim the suite cannot judge would be reported as skipped, never measured: refused before
+    // anything is measured (also by `storqual check`).
+    const std::vector<std::string> problems = cross_check(*choice.sheet, suite);
+    if (!problems.empty()) {
+      std::string list;
+      for (const auto& p : problems) list += "\n  " + p;
+      throw UsageError("spec sheet " + choice.sheet->path.string() + " has claims that suite '" +
+                       suite.name + "' (" + suite_path.string() + ") cannot judge:" + list +
+                       (o.suite ? "\n(--suite " + *o.suite + " replaced the sheet's suite '" +
+                                      choice.sheet->suite + "')"
+                                : std::string()));
+    }
     run.spec = {choice.sheet->name,          choice.sheet->vendor, choice.sheet->source,
                 choice.sheet->path.string(), choice.sheet->sha256, suite.name,
-                suite_path.string()};
+                suite_path.string(),         suite.sha256};
   } else {
     run.spec.suite = suite.name;
     run.spec.suite_path = suite_path.string();
+    run.spec.suite_sha256 = suite.sha256;
+    run.measure_only = true;
   }
   std::FILE* con = o.console;
   std::fprintf(con, "storqual run: %s, %s %s (%s)\n", o.target.c_str(),
@@ -454,7 +509,8 @@ ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& 
                std::string(devices::to_string(identity.transport)).c_str());
   std::fprintf(con, "  spec sheet: %s (%s)\n", choice.sheet ? choice.sheet->name.c_str() : "none",
                choice.why.c_str());
-  std::fprintf(con, "  suite: %s, %zu workloads\n", suite.name.c_str(), suite.workloads.size());
+  std::fprintf(con, "  suite: %s, %zu workload%s\n", suite.name.c_str(), suite.workloads.size(),
+               suite.workloads.size() == 1 ? "" : "s");
   return {std::move(choice), std::move(suite)};
 }
 
@@ -659,6 +715,17 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
     run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());
   }
   int code = exit_code_for(run.verdicts);
+  // --strict: a qualification that deviated from its suite and sheet as written, or judged no
+  // claim, is not an acceptance.
+  run.strict = o.strict;
+  if (o.strict && code == kExitPass && (!run.deviations.empty() || run.measure_only)) {
+    code = kExitRuntime;
+    std::fprintf(o.console, "  --strict: %s: incomplete (exit 3)\n",
+                 run.measure_only ? "no claim was judged"
+                                  : (std::to_string(run.deviations.size()) + " deviation" +
+                                     (run.deviations.size() == 1 ? "" : "s"))
+                                        .c_str());
+  }
   if (int sig = interrupted_exit_code()) code = sig;
   run.exit_code = code;
   run.environment.end_utc = utc_now();
@@ -680,6 +747,28 @@ void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
                out.html_path.c_str());
 }
 
+// What the command line and the sheet changed, for planned_deviations.
+RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chosen,
+                          const IdentifiedTarget& target) {
+  RunOverrides r;
+  r.runtime_scale = o.runtime_scale;
+  r.size = o.size;
+  r.ioengine = o.ioengine;
+  r.early_stop = o.early_stop;
+  r.suite = o.suite;
+  if (chosen.choice.sheet) r.sheet_suite = chosen.choice.sheet->suite;
+  r.sheet_does_not_match = chosen.choice.does_not_match;
+  if (r.sheet_does_not_match)
+    r.identity_summary =
+        identity_summary(match_fields(target.identity, match_target(target.resolved.kind)));
+  r.faults_injected = o.fault_plan.has_value();
+  return r;
+}
+
+void print_deviations(std::FILE* con, const std::vector<reporting::Deviation>& deviations) {
+  for (const auto& d : deviations) std::fprintf(con, "  deviation: %s\n", d.text.c_str());
+}
+
 }  // namespace
 
 // The path of a run (docs/architecture.md): target and identity, spec sheet and suite, plan and
@@ -695,7 +784,12 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   ChosenSuite chosen = choose_suite(o, target, run);
   std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
   const devices::AdmittedTarget admitted = admit_plan(plan, o, notes);  // held to the end
+  run.deviations = planned_deviations(chosen.suite, plan, overrides_of(o, chosen, target),
+                                      target.identity, target.resolved);
+  print_deviations(o.console, run.deviations);
   auto health = measure_plan(chosen, plan, o, target, notes, run);
+  const auto measured = measured_deviations(run.workloads);
+  run.deviations.insert(run.deviations.end(), measured.begin(), measured.end());
   judge_run(chosen, o, device_capacity(target.identity), std::move(health), run);
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -21,6 +21,13 @@ struct QualificationOptions {
   std::optional<std::string> spec_file;  // --spec FILE
   std::optional<std::string> specs_dir;  // --specs DIR: the sheet whose <match> fits the device
   std::optional<std::string> suite;      // --suite NAME|FILE (overrides the sheet's)
+  // --measure-only: a run may judge nothing (no sheet in --specs matches the device); without it
+  // that is a usage error. A run without --spec or --specs is measured only too; either way
+  // RunResult::measure_only is set and every report says so.
+  bool measure_only = false;
+  // --strict: any deviation from the suite and sheet as written (RunResult::deviations), or a run
+  // that judged no claim, makes the exit code 3 (incomplete) instead of 0.
+  bool strict = false;
   std::string out_dir = ".";             // default home of the three reports
   std::optional<std::string> junit_path, html_path, json_path;
   bool junit_rich = false;                // --junit-rich (reporting/junit_report.hpp)

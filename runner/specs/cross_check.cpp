@@ -2,7 +2,45 @@
 // A spec sheet read against its suite (see cross_check.hpp).
 #include "runner/specs/cross_check.hpp"
 
+#include <algorithm>
+
 namespace storqual::runner {
+namespace {
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean 'randread-4k-qd16'?" for the suite's nearest id, or the suite's ids when none is
+// near.
+std::string nearest_id(const Suite& suite, const std::string& id) {
+  const SuiteWorkload* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& w : suite.workloads) {
+    const std::size_t d = edit_distance(id, w.id());
+    if (!best || d < best_distance) best = &w, best_distance = d;
+  }
+  if (!best) return " (it has no workloads)";
+  if (best_distance <= std::max<std::size_t>(2, id.size() / 4))
+    return "; did you mean '" + best->id() + "'?";
+  std::string ids;
+  for (const auto& w : suite.workloads) ids += (ids.empty() ? "" : ", ") + w.id();
+  return " (its workloads: " + ids + ")";
+}
+
+}  // namespace
 
 std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite) {
   std::vector<std::string> warnings;
@@ -10,19 +48,17 @@ std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite)
     for (const std::string& id : c.workloads) {
       const SuiteWorkload* w = suite.find(id);
       if (!w) {
-        warnings.push_back(c.location + ": claim on workload '" + id + "' which suite '" +
-                           suite.name + "' lacks (it will be reported as skipped)");
+        warnings.push_back(c.location + ": claim on workload '" + id + "', which suite '" +
+                           suite.name + "' lacks" + nearest_id(suite, id));
         continue;
       }
       RwMode mode = parse_rw(w->spec.params.rw);
       if (c.metric.direction == MetricDirection::Read && !rw_reads(mode))
         warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not read (rw=" + w->spec.params.rw +
-                           "; the verdict will be an error)");
+                           "', which does not read (rw=" + w->spec.params.rw + ")");
       if (c.metric.direction == MetricDirection::Write && !rw_writes(mode))
         warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not write (rw=" + w->spec.params.rw +
-                           "; the verdict will be an error)");
+                           "', which does not write (rw=" + w->spec.params.rw + ")");
     }
   }
   return warnings;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// A spec sheet read against its suite: what a run will skip or judge as an error (`storqual check`
-// prints these as warnings). Apart from spec_sheet.hpp so that a sheet does not depend on a suite.
+// A spec sheet read against its suite: the claims the suite cannot judge. `storqual check` and
+// `storqual run` refuse such a pair (exit 2, before anything is measured): a claim that cannot be
+// measured must never look like a pass. Apart from spec_sheet.hpp so that a sheet does not depend
+// on a suite.
 #pragma once
 
 #include <string>
@@ -11,10 +13,9 @@
 
 namespace storqual::runner {
 
-// Problems between a sheet and its suite that are not errors (a run still works): claims on
-// workloads the suite lacks (reported as skipped at run time) and claims on a direction a workload
-// does not have (read.iops on a randwrite workload; an error verdict at run time). Each is
-// "file:line:column: warning text".
+// Claims the suite cannot judge: on a workload the suite lacks (a typo in the id, or another suite
+// than the sheet's), or on a direction a workload does not have (read.iops on a randwrite
+// workload). Each is "file:line:column: text"; empty when every claim can be judged.
 [[nodiscard]] std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite);
 
 }  // namespace storqual::runner

@@ -581,6 +581,25 @@ bool SpecSheet::matches(const std::map<std::string, std::string>& identity) cons
   return false;
 }
 
+std::pair<double, std::string> SpecSheet::nearest_match(
+    const std::map<std::string, std::string>& identity) const {
+  std::pair<double, std::string> best{0.0, ""};
+  for (const MatchRule& rule : match) {
+    if (rule.patterns.empty()) continue;
+    std::size_t fit = 0;
+    std::string text;
+    for (const auto& [field, pattern] : rule.patterns) {
+      auto it = identity.find(field);
+      std::string value = it == identity.end() ? std::string() : std::string(trim(it->second));
+      if (fnmatch(pattern.c_str(), value.c_str(), FNM_CASEFOLD) == 0) ++fit;
+      text += (text.empty() ? "" : " ") + field + "=\"" + pattern + "\"";
+    }
+    const double share = static_cast<double>(fit) / static_cast<double>(rule.patterns.size());
+    if (best.second.empty() || share > best.first) best = {share, text};
+  }
+  return best;
+}
+
 SpecSheet SpecSheet::load(const std::filesystem::path& path) {
   XmlFile file(path);
   SpecSheet sheet = load_sheet(file);

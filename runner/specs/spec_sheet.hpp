@@ -8,6 +8,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -116,6 +117,11 @@ class SpecSheet {
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.
   [[nodiscard]] bool matches(const std::map<std::string, std::string>& identity) const;
+  // How near the sheet comes to fitting: of its <match> elements the best one's share of patterns
+  // that fit `identity` (1 when it matches, 0 without <match>); and that element as written,
+  // `model="Samsung*" transport="nvme"`. For naming the nearest sheets when none matches.
+  [[nodiscard]] std::pair<double, std::string> nearest_match(
+      const std::map<std::string, std::string>& identity) const;
 
   // Throws FileError with file:line:column for any mistake.
   [[nodiscard]] static SpecSheet load(const std::filesystem::path& path);

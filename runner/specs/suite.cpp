@@ -13,6 +13,7 @@
 #include "runner/base/version.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/specs/spec_sheet.hpp"
+#include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -443,12 +444,15 @@ Suite Suite::load(const std::filesystem::path& path) {
   XmlFile file(path);
   Suite s = load_suite(file);
   s.path = path;
+  s.sha256 = sha256_hex(file.bytes());
   return s;
 }
 
 Suite Suite::parse(std::string text, std::string display_name) {
   XmlFile file(std::move(text), std::move(display_name));
-  return load_suite(file);
+  Suite s = load_suite(file);
+  s.sha256 = sha256_hex(file.bytes());
+  return s;
 }
 
 std::filesystem::path installed_data_dir() {

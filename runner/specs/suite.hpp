@@ -50,6 +50,7 @@ class Suite {
   std::string name;
   std::string description;
   std::filesystem::path path;
+  std::string sha256;                    // of the file's bytes, lower-case hex (the run records it)
   std::vector<SuiteWorkload> workloads;  // file order; ids unique
   // <precondition> directly in <suite>: done once before the first workload, over the whole
   // region the suite touches.
