@@ -151,7 +151,8 @@ std::string format_verdict_table(const RunResult& run) {
   }
   const auto c = count_verdicts(run);
   char buf[200];
-  std::snprintf(buf, sizeof buf, "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only",
+  std::snprintf(buf, sizeof buf,
+                "RESULT: %s (%d pass, %d fail, %d error, %d skipped, %d measured-only",
                 c.headline().c_str(), c.pass, c.fail, c.error, c.skipped, c.measured_only);
   out += buf;
   if (c.inconclusive) out += ", " + std::to_string(c.inconclusive) + " inconclusive";

@@ -1015,8 +1015,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   if (!run.deviations.empty()) {
     o += "<div class=\"deviations\" id=\"" + prefix + "deviations\"><b>" +
          std::to_string(run.deviations.size()) + " deviation" +
-         (run.deviations.size() == 1 ? "" : "s") +
-         " from the suite and sheet as written</b>" +
+         (run.deviations.size() == 1 ? "" : "s") + " from the suite and sheet as written</b>" +
          (run.strict ? " (--strict: the run is incomplete)" : "") + "<ul>";
     for (const auto& d : run.deviations) {
       std::string affected;

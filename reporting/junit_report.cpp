@@ -268,7 +268,8 @@ class SuiteWriter {
       add_skipped(tc, message + " (measured only)");
     }
     std::string deviations;
-    for (const Deviation* d : deviations_of(run_, w.id)) deviations += "deviation: " + d->text + "\n";
+    for (const Deviation* d : deviations_of(run_, w.id))
+      deviations += "deviation: " + d->text + "\n";
     set_text(tc.append_child("system-out"),
              message + "\ndevice: " + device_line() + "\n" + deviations + workload_lines(w));
   }

@@ -60,8 +60,8 @@ struct JudgeContext {
 
 // 0 when nothing failed or erred (measured-only verdicts, and skipped ones with no claimed value,
 // do not count); 1 when a claim failed and nothing erred; 3 when any verdict is an error or
-// inconclusive, or a claim was skipped (an incomplete qualification outranks a failed claim). An interrupted run exits 130 regardless: that is the caller's decision,
-// it knows about signals.
+// inconclusive, or a claim was skipped (an incomplete qualification outranks a failed claim). An
+// interrupted run exits 130 regardless: that is the caller's decision, it knows about signals.
 [[nodiscard]] int exit_code_for(const std::vector<reporting::ClaimVerdict>& verdicts);
 
 // Human numbers as in verdict messages (reporting/metric.hpp).

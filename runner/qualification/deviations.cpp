@@ -36,7 +36,9 @@ std::string region_text(std::uint64_t size) {
 }
 
 // The suite entry of a planned workload (same id), or null.
-const SuiteWorkload* entry_of(const Suite& suite, const WorkloadSpec& w) { return suite.find(w.id); }
+const SuiteWorkload* entry_of(const Suite& suite, const WorkloadSpec& w) {
+  return suite.find(w.id);
+}
 
 void add(std::vector<reporting::Deviation>& out, std::string kind, std::string text,
          std::vector<std::string> workloads) {
@@ -183,9 +185,9 @@ std::vector<reporting::Deviation> measured_deviations(
     }
   }
   auto during = [&](const std::vector<std::string>& ids) {
-    return ids.size() == results.size() && ids.size() > 1
-               ? std::string("every workload")
-               : ids.size() == 1 ? ids.front() : std::to_string(ids.size()) + " workloads";
+    return ids.size() == results.size() && ids.size() > 1 ? std::string("every workload")
+           : ids.size() == 1                              ? ids.front()
+                             : std::to_string(ids.size()) + " workloads";
   };
   std::vector<reporting::Deviation> out;
   if (!busy.empty())

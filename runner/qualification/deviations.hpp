@@ -24,8 +24,8 @@ struct RunOverrides {
   std::optional<std::uint64_t> size;
   std::optional<std::string> ioengine;
   std::optional<std::string> early_stop;
-  std::optional<std::string> suite;  // --suite, when the run also has a sheet naming another
-  std::string sheet_suite;           // the suite the sheet names ("" without a sheet)
+  std::optional<std::string> suite;   // --suite, when the run also has a sheet naming another
+  std::string sheet_suite;            // the suite the sheet names ("" without a sheet)
   bool sheet_does_not_match = false;  // --spec given and its <match> does not fit
   std::string identity_summary;       // "model 'X', transport 'loop'" for that message
   bool faults_injected = false;

@@ -106,8 +106,8 @@ std::string default_name(const std::optional<std::string>& given, const std::str
 
 struct SpecChoice {
   std::optional<SpecSheet> sheet;
-  std::string why;                    // how it was chosen, for the console
-  bool does_not_match = false;        // --spec given, and its <match> does not fit the device
+  std::string why;              // how it was chosen, for the console
+  bool does_not_match = false;  // --spec given, and its <match> does not fit the device
 };
 
 // "model 'X', vendor 'Y', ..., target 'block'": the identity fields a <match> may name.
@@ -133,10 +133,9 @@ std::string identity_summary(const std::map<std::string, std::string>& fields) {
   std::stable_sort(near.begin(), near.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string nearest;
-  for (std::size_t i = 0; i < near.size() && i < 3; ++i)
-    nearest += "\n  " + near[i].second;
-  throw UsageError("no spec sheet in " + dir + " matches this device (" +
-                   identity_summary(fields) + ")" +
+  for (std::size_t i = 0; i < near.size() && i < 3; ++i) nearest += "\n  " + near[i].second;
+  throw UsageError("no spec sheet in " + dir + " matches this device (" + identity_summary(fields) +
+                   ")" +
                    (nearest.empty() ? std::string("; the directory has no sheets")
                                     : "; the nearest:" + nearest) +
                    "\nwrite a sheet for it, choose one with --spec, or give --measure-only to "

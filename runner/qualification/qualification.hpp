@@ -28,7 +28,7 @@ struct QualificationOptions {
   // --strict: any deviation from the suite and sheet as written (RunResult::deviations), or a run
   // that judged no claim, makes the exit code 3 (incomplete) instead of 0.
   bool strict = false;
-  std::string out_dir = ".";             // default home of the three reports
+  std::string out_dir = ".";  // default home of the three reports
   std::optional<std::string> junit_path, html_path, json_path;
   bool junit_rich = false;                // --junit-rich (reporting/junit_report.hpp)
   std::optional<std::string> ioengine;    // overrides every workload's

@@ -8,10 +8,10 @@
 #include <array>
 #include <filesystem>
 #include <map>
-#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <vector>
 #include "devices/sysfs.hpp"

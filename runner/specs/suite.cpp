@@ -13,7 +13,6 @@
 #include "runner/base/version.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/specs/spec_sheet.hpp"
-#include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
 namespace {

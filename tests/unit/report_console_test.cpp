@@ -212,3 +212,41 @@ TEST(ReportConsole, LiveProgressFromTotalsShowsTheMeanSinceTheLastLine) {
 
 }  // namespace
 }  // namespace storqual::reporting
+
+namespace storqual::reporting {
+namespace {
+
+// The outcome word: a skipped claim is incomplete (it outranks a failed one), --strict makes a pass
+// with deviations incomplete, and the headline counts the deviations; each is listed under RESULT.
+TEST(ReportConsole, OutcomeCountsDeviationsAndASkippedClaimIsIncomplete) {
+  RunResult r = sample::run(false);
+  EXPECT_STREQ(count_verdicts(r).overall(), "PASS");
+  r.deviations.push_back({"runtime", "runtimes scaled by 0.05 (--runtime-scale 0.05)", {}});
+  r.deviations.push_back({"busy-host", "host busy during randread-4k-qd32", {"randread-4k-qd32"}});
+  EXPECT_STREQ(count_verdicts(r).overall(), "PASS");
+  EXPECT_EQ(count_verdicts(r).headline(), "PASS with 2 deviations");
+  const std::string table = format_verdict_table(r);
+  EXPECT_NE(table.find("RESULT: PASS with 2 deviations (4 pass"), std::string::npos) << table;
+  EXPECT_NE(table.find("\ndeviation: runtimes scaled by 0.05 (--runtime-scale 0.05)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("\ndeviation: host busy during randread-4k-qd32 [randread-4k-qd32]\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(deviations_of(r, "randread-4k-qd32").size(), 2u);
+  EXPECT_EQ(deviations_of(r, "seqread-1m-qd32").size(), 1u);
+  r.strict = true;
+  EXPECT_STREQ(count_verdicts(r).overall(), "INCOMPLETE");
+
+  RunResult skipped = sample::run(true);  // one claim on a workload the suite lacks: skipped
+  EXPECT_STREQ(count_verdicts(skipped).overall(), "INCOMPLETE");
+  RunResult none = sample::run(false);
+  none.verdicts.clear();
+  none.measure_only = true;
+  EXPECT_EQ(count_verdicts(none).headline(), "MEASURED ONLY");
+  EXPECT_NE(format_verdict_table(none).find("measured only: no spec sheet judged this run"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace storqual::reporting

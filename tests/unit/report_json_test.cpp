@@ -178,6 +178,15 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
   EXPECT_EQ(a.spec.sha256, b.spec.sha256);
   EXPECT_EQ(a.spec.suite, b.spec.suite);
   EXPECT_EQ(a.spec.suite_path, b.spec.suite_path);
+  EXPECT_EQ(a.spec.suite_sha256, b.spec.suite_sha256);
+  EXPECT_EQ(a.measure_only, b.measure_only);
+  EXPECT_EQ(a.strict, b.strict);
+  ASSERT_EQ(a.deviations.size(), b.deviations.size());
+  for (std::size_t i = 0; i < a.deviations.size(); ++i) {
+    EXPECT_EQ(a.deviations[i].kind, b.deviations[i].kind);
+    EXPECT_EQ(a.deviations[i].text, b.deviations[i].text);
+    EXPECT_EQ(a.deviations[i].workloads, b.deviations[i].workloads);
+  }
   ASSERT_EQ(a.workloads.size(), b.workloads.size());
   for (std::size_t i = 0; i < a.workloads.size(); ++i) {
     const auto& wa = a.workloads[i];
@@ -356,6 +365,9 @@ RunResult full_result() {
   r.workloads[3].skipped = "";  // present but empty is not the same as absent
   r.verdicts[1].kind = "baseline";
   r.verdicts[2].kind = "lot";
+  r.deviations = {{"runtime", "runtimes scaled by 0.05 (--runtime-scale 0.05)", {}},
+                  {"busy-host", "host busy during randread-4k-qd32", {"randread-4k-qd32"}}};
+  r.strict = true;
   return r;
 }
 
@@ -389,6 +401,10 @@ TEST(ReportJson, RoundTripKeepsEveryOptionalPart) {
   EXPECT_EQ(w["capacity"]["aliasing_start"], 1ull << 36);
   EXPECT_EQ(j["workloads"][3]["skipped"], "");
   EXPECT_EQ(j["verdicts"][1]["kind"], "baseline");
+  EXPECT_EQ(j["deviations"][1]["kind"], "busy-host");
+  EXPECT_EQ(j["deviations"][1]["workloads"][0], "randread-4k-qd32");
+  EXPECT_EQ(j["strict"], true);
+  EXPECT_EQ(j["spec"]["suite_sha256"], original.spec.suite_sha256);
 }
 
 TEST(ReportJson, OptionalPartsAreAbsentWhenNotSet) {

@@ -138,7 +138,8 @@ inline RunResult run(bool failing, std::size_t seconds = 60) {
             "specs/example-sata.xml",
             "9f2c4e0d5b6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f",
             "sata-ssd",
-            "suites/sata-ssd.xml"};
+            "suites/sata-ssd.xml",
+            "4b1d0f3e2a5c6b7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f"};
   const double s = static_cast<double>(seconds);
   r.workloads.push_back(
       workload("randread-4k-qd32", "randread", 4096, 32, 98400, 0, 310e3, seconds));

@@ -82,6 +82,25 @@ const ClaimVerdict& find(const std::vector<ClaimVerdict>& vs, const std::string&
 }
 
 // The datasheet corners: the vendor's claims against a by-hand fio measurement.
+// A skipped claim (it has a claimed value) is never a pass: the qualification is incomplete, and
+// that outranks a failed claim; a skipped verdict without a claim (measured only) does not count.
+TEST(Verdict, ASkippedClaimIsIncompleteAndOutranksAFailure) {
+  ClaimVerdict skipped_claim;
+  skipped_claim.status = VerdictStatus::Skipped;
+  skipped_claim.claimed = 97000;
+  ClaimVerdict skipped_unclaimed;
+  skipped_unclaimed.status = VerdictStatus::Skipped;
+  ClaimVerdict pass;
+  pass.status = VerdictStatus::Pass;
+  pass.claimed = 1;
+  ClaimVerdict fail = pass;
+  fail.status = VerdictStatus::Fail;
+  EXPECT_EQ(exit_code_for({pass, skipped_unclaimed}), kExitPass);
+  EXPECT_EQ(exit_code_for({pass, skipped_claim}), kExitRuntime);
+  EXPECT_EQ(exit_code_for({fail, skipped_claim}), kExitRuntime);
+  EXPECT_EQ(exit_code_for({fail, skipped_unclaimed}), kExitClaimFailed);
+}
+
 TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
   SpecSheet s = sheet(R"(
     <claim workload="randread-4k-qd32"  metric="iops" value="97K"/>
