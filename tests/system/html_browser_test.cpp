@@ -472,8 +472,11 @@ TEST_F(HtmlBrowser, LayoutOfTheDemoReportOnScreenAndPaper) {
   const auto run =
       run_command({STORQUAL_BINARY, "run", "--target", (dir / "target").string(), "--suite",
                    source + "/suites/quick.xml", "--spec", source + "/specs/demo.xml",
-                   "--runtime-scale", "0.1", "--size", "16m", "--out", (dir / "out").string()});
-  ASSERT_LT(run.exit_code, 2) << run.out << run.err;
+                   "--runtime-scale", "0.5", "--size", "16m", "--out", (dir / "out").string()});
+  // The demo as `make demo` runs it (half the runtimes): its p99 claim has enough I/Os to be judged
+  // even on a loaded host; an inconclusive (3) or failed (1) run still wrote the page measured
+  // here.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1 || run.exit_code == 3) << run.out << run.err;
   const RunResult result = load_run_result((dir / "out" / "storqual-result.json").string());
   ASSERT_FALSE(result.verdicts.empty());
   check_layout(binary_, dir.path(), dir / "out" / "storqual-report.html", result, 6);
@@ -492,8 +495,8 @@ TEST_F(HtmlBrowser, LayoutOfAFailingReportOnScreenAndPaper) {
 // Not a check: refreshes docs/report-pass.png (the demo's report: `make demo`'s run, the quick
 // suite on a scratch file judged by the demo sheet) and docs/report-fail.png (the sample failing
 // result) for the README and docs/reports.md; scripts/screenshots.sh runs it. The first screen of
-// each: the banner, the claims and the ratio chart, at 1.5 times the pixels (crisp on a high-density
-// screen, sharp when scaled down).
+// each: the banner, the claims and the ratio chart, at 1.5 times the pixels (crisp on a
+// high-density screen, sharp when scaled down).
 TEST_F(HtmlBrowser, RefreshDocScreenshots) {
   const char* wanted = std::getenv("STORQUAL_UPDATE_DOC_SCREENSHOTS");
   if (!wanted || std::string(wanted) != "1")
