@@ -384,10 +384,12 @@ std::string render_fleet_html(const FleetReport& fleet) {
          esc(r.spec.name.empty() ? "none" : r.spec.name) + "</td><td>" +
          status_span(count_verdicts(r).overall()) + "</td><td class=\"figs\">";
     int shown = 0;
+    // Every figure of the fleet page in the HTML's one number format (format_html_figure()), as in
+    // the run sections below it.
     for (const auto& v : r.verdicts) {
       if (!is_claim(v) || !v.measured || shown == 4) continue;
       o += (shown++ ? "<br>" : "") + esc(v.workload + " " + v.metric) + ": " +
-           esc(format_metric_value(*v.measured, v.unit));
+           esc(format_html_figure(*v.measured, v.unit));
     }
     o += "</td><td>" +
          (flags ? "<span class=\"status lot\">" + std::to_string(flags) + " flagged</span>"
@@ -423,7 +425,7 @@ std::string render_fleet_html(const FleetReport& fleet) {
       }
       rows += "<tr><td>" + esc(c.model) + "</td><td>" + esc(c.workload) + "</td><td>" +
               esc(c.metric) + "</td><td class=\"num\">" + std::to_string(c.units.size()) +
-              "</td><td class=\"num\">" + esc(format_metric_value(c.median, c.unit)) +
+              "</td><td class=\"num\">" + esc(format_html_figure(c.median, c.unit)) +
               "</td><td class=\"num\">" + esc(format_percent_signed(lo)) + " .. " +
               esc(format_percent_signed(hi)) + "</td><td>" + esc(c.not_judged) + "</td></tr>";
     }
@@ -444,8 +446,8 @@ std::string render_fleet_html(const FleetReport& fleet) {
         o += "<tr class=\"lot flagged\"><td>" + esc(c.model) + "</td><td>" + esc(c.workload) +
              "</td><td>" + esc(c.metric) + "</td><td><a href=\"#d" + std::to_string(u.run + 1) +
              "\">" + esc(unit_label(r)) + "</a></td><td class=\"num\">" +
-             esc(format_metric_value(u.measured, c.unit)) + "</td><td class=\"num\">" +
-             esc(format_metric_value(c.median, c.unit)) + "</td><td class=\"num\">" +
+             esc(format_html_figure(u.measured, c.unit)) + "</td><td class=\"num\">" +
+             esc(format_html_figure(c.median, c.unit)) + "</td><td class=\"num\">" +
              esc(format_percent_signed(u.diff_pct)) +
              "</td><td><span class=\"status lot\">OUTLIER</span></td></tr>";
       }
@@ -479,7 +481,7 @@ std::string render_fleet_html(const FleetReport& fleet) {
         std::string status(to_string(v.status));
         for (auto& ch : status)
           ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        b.value_text = (v.measured ? format_metric_value(*v.measured, v.unit) : "not measured") +
+        b.value_text = (v.measured ? format_html_figure(*v.measured, v.unit) : "not measured") +
                        " " + (outlier ? std::string("LOT OUTLIER") : status);
         bars.push_back(std::move(b));
         break;

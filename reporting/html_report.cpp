@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "reporting/atomic_file.hpp"
@@ -30,11 +31,14 @@ namespace {
 constexpr const char* kReadColour = "#1f77b4";
 constexpr const char* kWriteColour = "#d62728";
 constexpr const char* kTotalColour = "#555555";
+// The height of each workload's timelines and percentile chart (940 wide): three of them and fio's
+// numbers make a printed workload about one page.
+constexpr double kWorkloadChartHeight = 230;
 
 constexpr const char* kStyle = R"css(
 :root{--pass:#1e7b34;--fail:#b3261e;--error:#8a4b00;--skip:#5f6368;--line:#d0d7de}
 *{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;color:#1b1f24;margin:0 auto;max-width:1000px;padding:16px 24px;background:#fff}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;color:#1b1f24;margin:0 auto;max-width:1000px;padding:16px;background:#fff}
 h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:2px solid var(--line);padding-bottom:4px}
 h3{font-size:16px;margin:22px 0 6px}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px}
@@ -60,7 +64,10 @@ svg.chart{width:100%;max-width:100%;height:auto;display:block}
 svg .ct{font-size:13px;font-weight:600;fill:#1b1f24}svg .tk{font-size:11px;fill:#444}svg .al{font-size:11px;fill:#444}
 svg .lg{font-size:11px;fill:#222}svg .cl{font-size:11px;fill:#1e7b34;font-weight:600}svg .fl{font-size:11px;fill:#6b4e00;font-weight:600}
 .two{display:grid;grid-template-columns:1fr 1fr;gap:0 24px}.two table{table-layout:fixed;word-break:break-word}
-table.claims td:nth-child(-n+2){white-space:nowrap}
+table.claims th,table.claims td{padding:4px 5px}table.claims th{font-size:12px;white-space:nowrap}
+table.claims td.num{font-size:12.5px}table.claims td:nth-child(-n+2){white-space:nowrap;font-size:12px}
+table.claims td.details{font-size:12px;line-height:1.35;overflow-wrap:break-word;width:50%}
+abbr[title]{text-decoration:none}
 .muted{color:#57606a}.small{font-size:12px}
 section.workload{border-top:1px solid var(--line);margin-top:18px}
 .box{border:1px solid var(--line);border-left:5px solid #24527a;border-radius:4px;padding:6px 12px;margin:8px 0 12px;background:#f8fafc}
@@ -71,18 +78,43 @@ table.matrix td.cell a{color:inherit;text-decoration:none}table.matrix td.skippe
 table.matrix td.error{background:#fff4e5;text-align:center}
 svg .bl,svg .ml{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}svg .bl{fill:#3d2a63}svg .ml{fill:#8a4b00;font-weight:600}
 @media print{
- body{max-width:none;padding:0;font-size:11px}
+ body{max-width:none;padding:0;font-size:10px;line-height:1.3}
  .banner,.status,.bar,tr.fail td,tr.error td,.changed td,.box,tr.window td,td.bad{-webkit-print-color-adjust:exact;print-color-adjust:exact}
- figure.chart-block,table,pre,tr{break-inside:avoid;page-break-inside:avoid}
+ .banner{padding:8px 14px;margin:0 0 8px}.banner .big{font-size:22px}
+ h1{font-size:16px;margin:4px 0}h2{font-size:14px;margin:10px 0 4px}h3{font-size:12.5px;margin:8px 0 3px}h4{margin:6px 0 3px}
+ p{margin:4px 0}.small{font-size:9px}
+ th,td{padding:2px 5px}table{margin:4px 0 8px}.two table{table-layout:auto}
+ table.claims th,table.claims td{padding:2px 4px}
+ table.claims th,table.claims td.num,table.claims td:nth-child(-n+2),table.claims td{font-size:10px}table.claims td.details{font-size:9.5px}
+ dl{columns:2;column-gap:24px;font-size:9px}dd{margin:0 0 3px 12px}
+ code,pre{font-size:8px;line-height:1.25}pre{padding:4px 6px}
+ section.workload{margin-top:8px}.box{padding:3px 8px;margin:4px 0 6px}
+ figure.chart-block{margin:4px auto 8px;max-width:72%}
+ figure.chart-block,tr,.box h4,dt{break-inside:avoid;page-break-inside:avoid}
  thead{display:table-header-group}
- h2,h3{break-after:avoid;page-break-after:avoid}
+ h2,h3,h4,dt{break-after:avoid;page-break-after:avoid}
  pre{white-space:pre-wrap}
 }
-@page{margin:12mm}
+@page{margin:10mm}
 )css";
 
 std::string esc(const std::string& s) {
   return escape_html(s);
+}
+
+// format_html_figure() (html_report.hpp) is the one number format of the page; these name its
+// units.
+std::string figure_text(double value, std::string_view unit) {
+  return format_html_figure(value, unit);
+}
+std::string iops_text(double iops) {
+  return figure_text(iops, "IOPS");
+}
+std::string rate_text(double bytes_per_s) {
+  return figure_text(bytes_per_s, "B/s");
+}
+std::string latency_text(double ns) {
+  return figure_text(ns, "ns");
 }
 
 std::string status_upper(VerdictStatus s) {
@@ -181,9 +213,9 @@ std::string percent(double pct) {
 
 // A value of the steady-state tracked variable in its unit (iops, bw or lat.mean).
 std::string steady_value(const std::string& metric, double v) {
-  if (metric == "bw") return format_rate_mb(v);
-  if (metric.rfind("lat", 0) == 0) return format_latency(v);
-  if (metric == "iops") return format_iops(v);
+  if (metric == "bw") return rate_text(v);
+  if (metric.rfind("lat", 0) == 0) return latency_text(v);
+  if (metric == "iops") return iops_text(v);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -358,22 +390,22 @@ void steady_state_block(std::string& o, const WorkloadResult& w) {
 void sustained_block(std::string& o, const SustainedWriteReport& s) {
   o += "<div class=\"box sustained\"><h4>Sustained write</h4><table><tbody>";
   kv_row(o, "written", bytes_text(s.bytes_written));
-  kv_row(o, "initial rate", format_rate_mb(s.initial_bw));
+  kv_row(o, "initial rate", rate_text(s.initial_bw));
   kv_row(o, "cache exhausted below",
-         format_rate_mb(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
+         rate_text(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
              " of the initial rate)");
   if (s.dropped) {
     kv_row(o, "write-cache size", bytes_text(s.cache_bytes));
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f s after the start", s.cache_time_s);
     kv_row(o, "drop at", buf);
-    kv_row(o, "post-cache rate", format_rate_mb(s.post_cache_bw));
+    kv_row(o, "post-cache rate", rate_text(s.post_cache_bw));
     if (!s.drop_cause.empty()) kv_row(o, "drop cause", s.drop_cause);
   } else {
     kv_row(o, "write-cache size",
            "no drop: the rate stayed above the threshold over all " +
                format_bytes_iec(static_cast<double>(s.bytes_written)) + " written");
-    kv_row(o, "sustained rate", format_rate_mb(s.post_cache_bw));
+    kv_row(o, "sustained rate", rate_text(s.post_cache_bw));
   }
   o += "</tbody></table></div>";
 }
@@ -387,13 +419,12 @@ void host_limit_block(std::string& o, const HostLimitReport& h) {
     if (!h.max_link_speed.empty() || h.max_link_width)
       link += " (device maximum " + (h.max_link_speed.empty() ? "?" : h.max_link_speed) +
               lanes(h.max_link_width) + ")";
-    if (h.link_bw_bytes > 0) link += ", usable " + format_rate_mb(h.link_bw_bytes);
+    if (h.link_bw_bytes > 0) link += ", usable " + rate_text(h.link_bw_bytes);
   }
   char buf[160];
   std::snprintf(buf, sizeof buf, "busiest job thread %.0f%% of a CPU", h.max_thread_cpu_pct);
   std::string evidence = buf;
-  if (h.engine_ceiling_iops > 0)
-    evidence += ", engine ceiling " + format_iops(h.engine_ceiling_iops);
+  if (h.engine_ceiling_iops > 0) evidence += ", engine ceiling " + iops_text(h.engine_ceiling_iops);
   if (!h.limited) {
     o += "<p class=\"small muted host-limit\">Host not the limit: " + esc(evidence) +
          (link.empty() ? "" : "; " + esc(link)) + ".</p>";
@@ -470,7 +501,7 @@ void capacity_block(std::string& o, const RunResult& run, const WorkloadResult& 
   for (const auto& v : run.verdicts)
     if (v.metric == "capacity" && v.claimed && (v.kind.empty() || v.kind == "claim"))
       for (const auto& id : split_ids(v.workload))
-        if (id == w.id) kv_row(o, "claimed (spec sheet)", format_bytes_iec(*v.claimed));
+        if (id == w.id) kv_row(o, "claimed (spec sheet)", figure_text(*v.claimed, "B"));
   std::string usable = bytes_text(c.usable_bytes);
   if (c.reported_bytes > 0)
     usable +=
@@ -600,10 +631,10 @@ void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& 
         continue;
       }
       std::string value =
-          m.value == "iops" ? fio_num2str(total_iops(w))
+          m.value == "iops" ? figure_text(total_iops(w), "")
           : m.value == "bw"
-              ? format_rate_mb((w.read ? w.read->bw_bytes : 0) + (w.write ? w.write->bw_bytes : 0))
-              : format_latency(mean_latency(w));
+              ? rate_text((w.read ? w.read->bw_bytes : 0) + (w.write ? w.write->bw_bytes : 0))
+              : latency_text(mean_latency(w));
       std::string marks, title = w.id;
       if (w.host_limit && w.host_limit->limited) {
         marks += "<sup>H</sup>";
@@ -743,6 +774,7 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
                                        : format_seconds_fixed(w.timeline[0].t_s)) +
                 " s interval)";
       c.x_label = "seconds";
+      c.height = kWorkloadChartHeight;
       c.y_label = iops ? "IOPS" : "MB/s";
       c.flags = flags;
       if (iops) c.format_y = [](double v) { return fio_num2str(v); };
@@ -766,7 +798,7 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
       for (auto& band : throttle_bands(w)) c.x_bands.push_back(std::move(band));
       for (const auto* v : claims) {
         if (!metric_is(v->metric, kind) || !v->claimed) continue;
-        c.claim = claim_line(*v, scale, format_metric_value(*v->claimed, v->unit));
+        c.claim = claim_line(*v, scale, figure_text(*v->claimed, v->unit));
         break;
       }
       figure(o, std::string("timeline-") + kind, render_line_chart(c));
@@ -786,6 +818,7 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
     c.title = w.id + ": completion latency percentiles (clat, per I/O over every I/O of " +
               jobs_text(w.params.numjobs) + ", log scale)";
     c.x_label = "percentile";
+    c.height = kWorkloadChartHeight;
     c.y_label = "latency";
     c.log_y = true;
     c.format_y = latency_tick;
@@ -812,7 +845,7 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
       // A PTS figure (dirth.max_iops_lat) is not a point of this curve.
       if (metric_kind_of(v->metric) != MetricKind::Latency || find_pts_figure(v->metric)) continue;
       if (!v->claimed) continue;
-      c.claim = claim_line(*v, 1.0, format_metric_value(*v->claimed, v->unit));
+      c.claim = claim_line(*v, 1.0, figure_text(*v->claimed, v->unit));
       break;
     }
     figure(o, "percentiles", render_line_chart(c));
@@ -835,12 +868,12 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
     for (const auto& pt : w.latency_curve) s.points.emplace_back(pt.iops, pt.latency_ns);
     c.series.push_back(std::move(s));
     if (w.latency_limit_ns > 0)
-      c.claim = ClaimLine{"limit " + format_latency(w.latency_limit_ns), w.latency_limit_ns,
+      c.claim = ClaimLine{"limit " + latency_text(w.latency_limit_ns), w.latency_limit_ns,
                           w.latency_limit_ns, w.latency_limit_ns};
     figure(o, "latency-curve", render_line_chart(c));
     o += "<p class=\"small definition\">Every depth run; the bound: " +
          esc(latency_stat_definition(w.latency_stat)) + " &le; " +
-         esc(format_latency(w.latency_limit_ns)) + "; chosen: iodepth " +
+         esc(latency_text(w.latency_limit_ns)) + "; chosen: iodepth " +
          std::to_string(w.params.iodepth) + " (the most IOPS within the limit).</p>";
     o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS (read+write, sum over " +
          esc(jobs_text(w.params.numjobs)) + ")</th><th>" +
@@ -848,8 +881,8 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
          "</th><th>within the limit</th></tr></thead><tbody>";
     for (const auto& pt : w.latency_curve)
       o += "<tr><td class=\"num\">" + std::to_string(pt.iodepth) + "</td><td class=\"num\">" +
-           esc(format_iops(pt.iops)) + "</td><td class=\"num\">" +
-           (pt.latency_ns >= 0 ? esc(format_latency(pt.latency_ns)) : "&ndash;") + "</td><td>" +
+           esc(iops_text(pt.iops)) + "</td><td class=\"num\">" +
+           (pt.latency_ns >= 0 ? esc(latency_text(pt.latency_ns)) : "&ndash;") + "</td><td>" +
            (pt.within_limit ? "yes" : "no") + "</td></tr>";
     o += "</tbody></table>";
   }
@@ -974,6 +1007,13 @@ std::string deviation_mark(const RunResult& run, const ClaimVerdict& v) {
 
 }  // namespace
 
+std::string format_html_figure(double value, std::string_view unit) {
+  if (unit == "%") return format_metric_value(MetricKind::Percent, value);
+  if (unit == "x") return format_metric_value(MetricKind::Waf, value);
+  if (unit == "DWPD") return format_metric_value(MetricKind::Dwpd, value);
+  return format_verdict_value(value, unit);  // IOPS, B/s, ns, B: format_metric_value's own
+}
+
 std::string html_page_start(const std::string& title, const std::string& extra_css) {
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
@@ -1039,7 +1079,9 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
     o += "<p class=\"muted\">No claims were judged.</p>";
   } else {
     o += "<table class=\"claims\"><thead><tr><th>workload</th><th>metric</th><th>claimed</th>"
-         "<th>measured</th><th>difference</th><th>tolerance</th><th>status</th><th>details</th>"
+         "<th>measured</th><th>difference</th><th><abbr "
+         "title=\"tolerance\">tol.</abbr></th><th>status</th>"
+         "<th>details</th>"
          "</tr></thead><tbody>";
     for (const auto& v : run.verdicts) {
       const std::string cls(to_string(v.status));
@@ -1047,17 +1089,19 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
       o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(v.kind)) + "\"><td>" +
            (claim ? "" : "<span class=\"kind\">" + esc(v.kind) + ":</span> ") + esc(v.workload) +
            deviation_mark(run, v) + "</td><td>" + esc(v.metric) + "</td><td class=\"num\">" +
-           (v.claimed ? esc(format_metric_value(*v.claimed, v.unit)) : "&ndash;") +
+           (v.claimed ? esc(figure_text(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
-           (v.measured ? esc(format_metric_value(*v.measured, v.unit)) : "&ndash;") +
-           (v.measured && !v.figure.empty()
-                ? "<br><span class=\"small muted figure\">" + esc(v.figure) + "</span>"
-                : std::string()) +
+           (v.measured ? esc(figure_text(*v.measured, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.diff_pct ? esc(format_percent_signed(*v.diff_pct)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.claimed ? esc(format_percent_signed(v.tolerance_pct).substr(1)) : "&ndash;") +
-           "</td><td>" + status_cell(v.status) + "</td><td class=\"small\">" + esc(v.message) +
+           "</td><td>" + status_cell(v.status) + "</td><td class=\"details\">" + esc(v.message) +
+           // What the measured number is, under the message: a line that wraps with it, not a
+           // second line in the numeric cell (which does not wrap).
+           (v.measured && !v.figure.empty()
+                ? " <span class=\"muted figure\">(" + esc(v.figure) + ")</span>"
+                : std::string()) +
            "</td></tr>";
     }
     o += "</tbody></table>";

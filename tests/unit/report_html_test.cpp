@@ -63,7 +63,7 @@ TEST(ReportHtml, ShowsVerdictClaimsFlagsHealthAndEnvironment) {
   EXPECT_NE(html.find("<span class=\"status fail\">FAIL</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"status skipped\">SKIPPED</span>"), std::string::npos);
   EXPECT_NE(html.find("-17.8%"), std::string::npos);
-  EXPECT_NE(html.find("claim iops 88.0k IOPS (tolerance 10.0%)"), std::string::npos);
+  EXPECT_NE(html.find("claim iops 88k IOPS (tolerance 10.0%)"), std::string::npos);
   EXPECT_NE(html.find(">CPU-bound</span>"), std::string::npos);
   EXPECT_NE(html.find(">not steady</span>"), std::string::npos);
   EXPECT_NE(html.find("<mark>media_errors 0 -&gt; 3</mark>"), std::string::npos);
@@ -139,9 +139,9 @@ TEST(ReportHtml, LatencySearchGetsItsCurveWithTheLimit) {
   const std::string html = render_html(r);
   EXPECT_EQ(count(html, "<svg"), kSampleCharts + 1);
   EXPECT_EQ(count(html, "data-chart=\"latency-curve\""), 1u);
-  EXPECT_NE(html.find("limit 10.00 ms"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"num\">64</td><td class=\"num\">99.0k IOPS</td><td "
-                      "class=\"num\">12.50 ms</td><td>no</td>"),
+  EXPECT_NE(html.find("limit 10 ms"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">64</td><td class=\"num\">99k IOPS</td><td "
+                      "class=\"num\">12.5 ms</td><td>no</td>"),
             std::string::npos);
 }
 
@@ -211,7 +211,7 @@ TEST(ReportHtml, SteadyStateShowsRoundsWindowCriteriaVerdictAndTheWindowOnTheTim
   EXPECT_NE(w.find("<strong class=\"verdict\">steady after 8 rounds</strong>"), std::string::npos);
   EXPECT_NE(w.find("<tr><th>window</th><td>rounds 4 to 8</td></tr>"), std::string::npos);
   EXPECT_NE(w.find("<tr><th>window mean</th><td>90.3k IOPS</td></tr>"), std::string::npos);
-  EXPECT_NE(w.find("1200 IOPS = 1.3% of the mean (limit 20.0%) ok"), std::string::npos);
+  EXPECT_NE(w.find("1.2k IOPS = 1.3% of the mean (limit 20.0%) ok"), std::string::npos);
   EXPECT_NE(w.find("-140 per round, excursion 0.6% of the mean over the window (limit 10.0%) ok"),
             std::string::npos);
   EXPECT_EQ(count(w, "data-chart=\"steady-rounds\""), 1u);
@@ -260,9 +260,9 @@ TEST(ReportHtml, SustainedWriteShowsCacheSizeDropTimeRatesAndTheDropOnTheTimelin
             std::string::npos);
   EXPECT_NE(sec.find("<tr><th>drop at</th><td>30.50 s after the start</td></tr>"),
             std::string::npos);
-  EXPECT_NE(sec.find("<tr><th>initial rate</th><td>510.0 MB/s</td></tr>"), std::string::npos);
-  EXPECT_NE(sec.find("<tr><th>post-cache rate</th><td>180.0 MB/s</td></tr>"), std::string::npos);
-  EXPECT_NE(sec.find("255.0 MB/s (50.0% of the initial rate)"), std::string::npos);
+  EXPECT_NE(sec.find("<tr><th>initial rate</th><td>510 MB/s</td></tr>"), std::string::npos);
+  EXPECT_NE(sec.find("<tr><th>post-cache rate</th><td>180 MB/s</td></tr>"), std::string::npos);
+  EXPECT_NE(sec.find("255 MB/s (50.0% of the initial rate)"), std::string::npos);
   // The drop on both timeline charts at 30.5 s: 64 + (30.5 - 1) / 59 * 860 = 494.0.
   EXPECT_EQ(count(sec, "<line class=\"xmark\" x1=\"494.0\""), 2u);
   EXPECT_EQ(count(sec, ">write cache exhausted after 12.0 GiB</text>"), 2u);
@@ -304,10 +304,10 @@ TEST(ReportHtml, HostLimitPreconditioningAndSkippedAreShown) {
   EXPECT_NE(limited.find("<li>job thread CPU 98%</li><li>IOPS at 91% of the engine&#39;s "
                          "ceiling</li>"),
             std::string::npos);
-  EXPECT_NE(limited.find("busiest job thread 98% of a CPU, engine ceiling 1200k IOPS"),
+  EXPECT_NE(limited.find("busiest job thread 98% of a CPU, engine ceiling 1.2M IOPS"),
             std::string::npos);
   EXPECT_NE(limited.find("PCIe link 8.0 GT/s PCIe x2 (device maximum 16.0 GT/s PCIe x4), usable "
-                         "1970.0 MB/s"),
+                         "1.97 GB/s"),
             std::string::npos);
   EXPECT_NE(limited.find(">host-limited</span>"), std::string::npos);
   EXPECT_NE(limited.find("<li>suite: purge: BLKDISCARD of [0, 1g) on /dev/sdb</li><li>suite: "
@@ -405,7 +405,7 @@ TEST(ReportHtml, CapacityBoxShowsClaimedAndRealCapacityAliasingAndSampleDensity)
   EXPECT_NE(sec.find("<div class=\"box capacity bad\"><h4>Real capacity</h4>"), std::string::npos);
   EXPECT_NE(sec.find("<tr><th>reported by the device</th><td>68719476736 B (64.0 GiB)</td></tr>"),
             std::string::npos);
-  EXPECT_NE(sec.find("<tr><th>claimed (spec sheet)</th><td>64.0 GiB</td></tr>"), std::string::npos);
+  EXPECT_NE(sec.find("<tr><th>claimed (spec sheet)</th><td>68.7 GB</td></tr>"), std::string::npos);
   EXPECT_NE(sec.find("<tr><th>usable capacity found</th><td>8589934592 B (8.0 GiB), 12.5% of the "
                      "reported (within one sample interval)</td></tr>"),
             std::string::npos);
@@ -500,7 +500,7 @@ TEST(ReportHtml, SniaIopsMatrixIsOneTableOf56CellsWithTheModelsValues) {
       EXPECT_EQ(rows[b].first, labels[b]);
       ASSERT_EQ(rows[b].second.size(), 7u);
       for (std::size_t m = 0; m < 7; ++m, ++cells)
-        EXPECT_EQ(rows[b].second[m], fio_num2str(cell_iops(b, m))) << b << "," << m;
+        EXPECT_EQ(rows[b].second[m], format_verdict_value(cell_iops(b, m), "")) << b << "," << m;
     }
     EXPECT_EQ(cells, 56u);
     EXPECT_EQ(count(html, "<td class=\"num cell\""), 56u);
@@ -512,7 +512,7 @@ TEST(ReportHtml, SkippedMatrixCellsSaySkippedWithTheReasonAsTitle) {
   const auto rows = matrix_cells(html, "iops");
   ASSERT_EQ(rows.size(), 8u);
   for (const auto& c : rows[0].second) EXPECT_EQ(c, "skipped");
-  EXPECT_EQ(rows[1].second[0], fio_num2str(cell_iops(1, 0)));
+  EXPECT_EQ(rows[1].second[0], format_verdict_value(cell_iops(1, 0), ""));
   EXPECT_EQ(count(html,
                   "<td class=\"cell skipped\" title=\"bs 512 is not a multiple of the "
                   "device&#39;s logical block size 4096 (direct I/O)\">skipped</td>"),
@@ -535,10 +535,12 @@ TEST(ReportHtml, ThroughputGridAndNoGridForAPlainSuite) {
   const auto rows = matrix_cells(render_html(r), "bw");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].first, "128 KiB");
-  EXPECT_EQ(rows[0].second, (std::vector<std::string>{format_rate_mb(4000.0 * (128 << 10)),
-                                                      format_rate_mb(3000.0 * (128 << 10))}));
-  EXPECT_EQ(rows[1].second, (std::vector<std::string>{format_rate_mb(520.0 * (1 << 20)),
-                                                      format_rate_mb(500.0 * (1 << 20))}));
+  EXPECT_EQ(rows[0].second,
+            (std::vector<std::string>{format_verdict_value(4000.0 * (128 << 10), "B/s"),
+                                      format_verdict_value(3000.0 * (128 << 10), "B/s")}));
+  EXPECT_EQ(rows[1].second,
+            (std::vector<std::string>{format_verdict_value(520.0 * (1 << 20), "B/s"),
+                                      format_verdict_value(500.0 * (1 << 20), "B/s")}));
 }
 
 TEST(ReportHtml, HostileTextInTheNewSectionsStaysText) {
