@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # The two commands: `make demo` and `make test`. Both install what is missing (as root), then build.
+# The demo needs the build packages only: a build folder it configures itself leaves the tests out
+# (-DSTORQUAL_TESTS=OFF); `make test` always configures with the tests, so either order works in one
+# build folder, and a folder `make test` configured keeps its tests through `make demo`.
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 DEMO_DIR   ?= storqual-demo
 
-.PHONY: lab all demo test build deps-build deps-test format format-check sanitize asan tsan fuzz fuzz-long bench clean
+.PHONY: lab all demo test build deps-build deps-test deps-demo format format-check sanitize asan tsan fuzz fuzz-long bench clean
 
 all: build
 
@@ -14,19 +17,24 @@ deps-build:
 	@scripts/install-deps.sh build
 deps-test:
 	@scripts/install-deps.sh test
+deps-demo:
+	@scripts/install-deps.sh demo
 
+# Only when the folder is not configured yet; an existing configuration (with or without the
+# tests) is kept.
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON -DSTORQUAL_TESTS=OFF $(CMAKE_ARGS)
 
 build: deps-build $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # A real qualification on an embedded default: a scratch file in the working directory, quick suite.
-demo: deps-build $(BUILD)/build.ninja
+demo: deps-demo $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target storqual
 	@scripts/demo.sh $(BUILD)/app/storqual $(DEMO_DIR)
 
-test: deps-test $(BUILD)/build.ninja
+test: deps-test
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON -DSTORQUAL_TESTS=ON $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	@scripts/format-check.sh
 	cd $(BUILD) && ctest --output-on-failure -j 2 $(CTEST_ARGS)
