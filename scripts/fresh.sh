@@ -186,5 +186,6 @@ for step in $steps; do
   fi
   if [ "$rc" -ne 0 ] && [ "$first_rc" -eq 0 ]; then first_rc=$rc; fi
 done
-printf 'fresh: %s\n' "${summary[@]}"
+# Each step's line again, together, when there were several.
+[ ${#summary[@]} -lt 2 ] || printf 'fresh: %s\n' "${summary[@]}"
 exit "$first_rc"
