@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # The two commands: `make demo` and `make test`. Both install what is missing (as root), then build.
+# The demo needs the build packages only: a build folder it configures itself leaves the tests out
+# (-DSTORQUAL_TESTS=OFF); `make test` always configures with the tests, so either order works in one
+# build folder, and a folder `make test` configured keeps its tests through `make demo`.
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 DEMO_DIR   ?= storqual-demo
+PREFIX     ?= /usr/local
 
-.PHONY: lab all demo test build deps-build deps-test format format-check sanitize asan tsan fuzz fuzz-long bench clean
+.PHONY: lab all demo test build deps-build deps-test deps-demo install uninstall fresh format format-check sanitize asan tsan fuzz fuzz-long bench clean
 
 all: build
 
@@ -14,22 +18,44 @@ deps-build:
 	@scripts/install-deps.sh build
 deps-test:
 	@scripts/install-deps.sh test
+deps-demo:
+	@scripts/install-deps.sh demo
 
+# Only when the folder is not configured yet; an existing configuration (with or without the
+# tests) is kept.
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON -DSTORQUAL_TESTS=OFF $(CMAKE_ARGS)
 
 build: deps-build $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # A real qualification on an embedded default: a scratch file in the working directory, quick suite.
-demo: deps-build $(BUILD)/build.ninja
+demo: deps-demo $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target storqual
 	@scripts/demo.sh $(BUILD)/app/storqual $(DEMO_DIR)
 
-test: deps-test $(BUILD)/build.ninja
+test: deps-test
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON -DSTORQUAL_TESTS=ON $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	@scripts/format-check.sh
 	cd $(BUILD) && ctest --output-on-failure -j 2 $(CTEST_ARGS)
+
+# `storqual` on the PATH: the binary, its suites and sheets (share/storqual, found beside bin/), the
+# man page and the docs under PREFIX. `make uninstall` removes what the last install wrote.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "uninstall: no $(BUILD)/install_manifest.txt: nothing was installed from $(BUILD)" >&2; exit 1; }
+	xargs -d '\n' rm -f -- < $(BUILD)/install_manifest.txt
+	@# Then the directories of storqual's own that are left empty, nothing else (bin/, man1/ stay).
+	@sed -n 's|^\(.*/share/storqual\)/.*|\1|p; s|^\(.*/share/doc/storqual\)/.*|\1|p' $(BUILD)/install_manifest.txt \
+	  | sort -u | xargs -r -d '\n' -I{} find {} -depth -type d -empty -delete
+	rm -f $(BUILD)/install_manifest.txt
+
+# `make demo` and `make test` (FRESH_STEPS) in a fresh Debian 12 root filesystem, as root, removed
+# afterwards (scripts/fresh.sh). Not part of `make test`.
+fresh:
+	scripts/fresh.sh
 
 # The QEMU hardware lab (tests/lab/): every emulated disk's identity with and without udev, a run
 # on each, the guard, a SMART warning raised mid-run. `make test` runs its short pass.

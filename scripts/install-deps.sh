@@ -3,6 +3,13 @@
 # Installs the Debian packages storqual needs that are missing. As root it installs them with
 # apt-get; as another user it names them and stops, since nothing can be installed without root.
 # Usage: install-deps.sh build|test|demo
+#   build, demo: what configures and builds storqual without the tests (the libraries' -dev packages
+#     bring the libraries the binary needs at run time; `make demo` runs it on a scratch file and
+#     calls no other program).
+#   test: build and what the tests build with and call: GoogleTest, clang-format (format-check),
+#     mount and losetup (mount), mkfs.ext4, sfdisk, mkswap, xmllint, yamllint, ansible-playbook,
+#     chromium, python3 and its modules, cpack's dpkg-shlibdeps and file. A root filesystem made
+#     with only the Essential packages (mmdebstrap --variant=apt) lacks mount and fdisk.
 set -euo pipefail
 what=${1:-build}
 
@@ -10,7 +17,7 @@ build_pkgs=(build-essential cmake ninja-build pkg-config git
   liburing-dev libaio-dev libnvme-dev libjson-c-dev libssl-dev libblkid-dev libmount-dev libudev-dev libxxhash-dev libisal-dev
   libboost-program-options-dev libpugixml-dev nlohmann-json3-dev)
 test_pkgs=(googletest libgtest-dev libgmock-dev file clang clang-format libclang-rt-dev
-  fio util-linux fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-pil chromium poppler-utils dpkg-dev
+  fio util-linux mount fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-pil chromium poppler-utils dpkg-dev
   ccache ansible-core yamllint python3-yaml python3-kubernetes)
 
 pkgs=("${build_pkgs[@]}")
