@@ -94,12 +94,22 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
 
   const auto dom = chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
-  const std::string overall = count_verdicts(result).overall();
-  EXPECT_NE(dom.out.find("<div class=\"big\">" + overall + "</div>"), std::string::npos) << overall;
+  // The headline counts the run's deviations (here at least --runtime-scale and --size).
+  const std::string headline = count_verdicts(result).headline();
+  EXPECT_NE(headline.find(" with "), std::string::npos) << headline;
+  EXPECT_NE(dom.out.find("<div class=\"big\">" + headline + "</div>"), std::string::npos)
+      << headline;
+  EXPECT_NE(dom.out.find("id=\"deviations\""), std::string::npos);
   EXPECT_EQ(count(dom.out, "<tr class=\"claim "), result.verdicts.size());
   for (const auto& v : result.verdicts) {
-    const std::string row = "<td>" + v.workload + "</td><td>" + v.metric + "</td>";
-    EXPECT_NE(dom.out.find(row), std::string::npos) << row;
+    // The workload, marked "*" when a deviation touches it (every one here), then the metric.
+    const std::string row = "<td>" + v.workload + "<span class=\"dev\"";
+    const auto at = dom.out.find(row);
+    EXPECT_NE(at, std::string::npos) << row;
+    if (at != std::string::npos) {
+      EXPECT_NE(dom.out.find("</span></td><td>" + v.metric + "</td>", at), std::string::npos)
+          << v.metric;
+    }
   }
   // Every chart is one <svg> in one figure: IOPS and bandwidth over time and clat percentiles per
   // workload, and the ratio chart (the demo sheet's claims all have a measurement).
@@ -135,7 +145,10 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
 
 TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   ScratchDir dir("html-browser");
-  const RunResult run = sample::run(true);
+  RunResult run = sample::run(true);
+  // Without its skipped claim (which would make it INCOMPLETE): a FAIL, with the red banner.
+  std::erase_if(run.verdicts,
+                [](const ClaimVerdict& v) { return v.status == VerdictStatus::Skipped; });
   const auto page = dir / "report.html";
   write_html(page.string(), run);
 
@@ -473,9 +486,10 @@ TEST_F(HtmlBrowser, LayoutOfTheDemoReportOnScreenAndPaper) {
       run_command({STORQUAL_BINARY, "run", "--target", (dir / "target").string(), "--suite",
                    source + "/suites/quick.xml", "--spec", source + "/specs/demo.xml",
                    "--runtime-scale", "0.5", "--size", "16m", "--out", (dir / "out").string()});
-  // The demo as `make demo` runs it (half the runtimes): its p99 claim has enough I/Os to be judged
-  // even on a loaded host; an inconclusive (3) or failed (1) run still wrote the page measured
-  // here.
+  // The demo at half its runtimes and a quarter of its region (`make demo` runs it as written):
+  // two deviations under the banner, as a hurried run has; its p99 claim has enough I/Os to be
+  // judged even on a loaded host; an inconclusive (3) or failed (1) run still wrote the page
+  // measured here.
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1 || run.exit_code == 3) << run.out << run.err;
   const RunResult result = load_run_result((dir / "out" / "storqual-result.json").string());
   ASSERT_FALSE(result.verdicts.empty());
@@ -506,8 +520,8 @@ TEST_F(HtmlBrowser, RefreshDocScreenshots) {
   const std::string source = STORQUAL_SOURCE_DIR;
   std::filesystem::create_directories(dir / "target");
   const auto demo = run_command({STORQUAL_BINARY, "run", "--target", (dir / "target").string(),
-                                 "--suite", "quick", "--spec", source + "/specs/demo.xml",
-                                 "--runtime-scale", "0.5", "--out", (dir / "demo").string()});
+                                 "--suite", "quick", "--spec", source + "/specs/demo.xml", "--out",
+                                 (dir / "demo").string()});
   ASSERT_LT(demo.exit_code, 2) << demo.out << demo.err;
   write_html((dir / "report-fail.html").string(), sample::run(true));
   for (const std::string name : {"pass", "fail"}) {

@@ -68,9 +68,8 @@ Measured measured_from(const fs::path& json_path) {
   return m;
 }
 
-// A sheet whose claims are `factor` times the measured figures, plus a claim on a workload the
-// suite lacks.
-std::string sheet_text(const Measured& m, double factor) {
+// A sheet whose claims are `factor` times the measured figures; `extra` adds claim lines.
+std::string sheet_text(const Measured& m, double factor, const std::string& extra = "") {
   std::ostringstream s;
   s << "<?xml version=\"1.0\"?>\n<spec-sheet name=\"e2e x" << factor
     << "\" vendor=\"test\" suite=\"e2e\" source=\"the test\">\n  <match model=\"*\"/>\n"
@@ -81,8 +80,7 @@ std::string sheet_text(const Measured& m, double factor) {
     << static_cast<long>(m.write_iops * factor) << "\"/>\n"
     << "    <claim workload=\"seqread-128k-qd4\" metric=\"bw\" value=\""
     << static_cast<long>(m.seq_bw * factor / 1e6) << "MB/s\"/>\n"
-    << "    <claim workload=\"not-in-suite\" metric=\"iops\" value=\"1000\"/>\n"
-    << "  </claims>\n</spec-sheet>\n";
+    << extra << "  </claims>\n</spec-sheet>\n";
   return s.str();
 }
 
@@ -179,7 +177,22 @@ class RunEndToEnd : public ::testing::Test {
     ASSERT_GT(m.write_iops, 0);
     ASSERT_GT(m.seq_bw, 0);
 
-    // A tenth of the measured figures: everything passes; the missing workload is skipped.
+    // A claim on a workload the suite lacks: refused before anything is measured.
+    write_text(
+        dir_ / "lacking.xml",
+        sheet_text(m, 0.1,
+                   "    <claim workload=\"not-in-suite\" metric=\"iops\" value=\"1000\"/>\n"));
+    extra = target_flags;
+    extra.insert(extra.end(),
+                 {"--spec", (dir_ / "lacking.xml").string(), "--out", (dir_ / "l").string()});
+    r = run(prefix, target, extra);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("claim on workload 'not-in-suite', which suite 'e2e' lacks"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "l" / "storqual-junit.xml"));
+
+    // A tenth of the measured figures: every claim passes, none is skipped.
     write_text(dir_ / "half.xml", sheet_text(m, 0.1));
     extra = target_flags;
     extra.insert(extra.end(),
@@ -187,7 +200,7 @@ class RunEndToEnd : public ::testing::Test {
     r = run(prefix, target, extra);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     std::string junit = read_file(dir_ / "h" / "storqual-junit.xml");
-    EXPECT_NE(junit.find("<skipped"), std::string::npos);
+    EXPECT_EQ(junit.find("<skipped"), std::string::npos);
     EXPECT_EQ(junit.find("<failure"), std::string::npos);
     expect_junit_consistent(dir_ / "h" / "storqual-junit.xml", dir_ / "h" / "storqual-result.json");
     EXPECT_TRUE(fs::exists(dir_ / "h" / "storqual-report.html"));
@@ -203,7 +216,7 @@ class RunEndToEnd : public ::testing::Test {
     // error "host busy: ..." rather than a device failure (runner/measure/host_load.hpp).
     EXPECT_EQ(r.exit_code, v.busy ? 3 : 1) << r.out << r.err;
     EXPECT_EQ(v.fail + v.busy, 3);
-    EXPECT_EQ(v.skipped, 1);
+    EXPECT_EQ(v.skipped, 0);
     std::ifstream in(dir_ / "t" / "storqual-result.json");
     auto j = nlohmann::json::parse(in);
     for (const auto& x : j["verdicts"]) {

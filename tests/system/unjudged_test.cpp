@@ -121,9 +121,10 @@ TEST_F(UnjudgedOnLoop, SpecsWithoutAMatchingSheetIsAnErrorUnlessMeasureOnly) {
   EXPECT_FALSE(fs::exists(dir_.path() / "refused" / "storqual-result.json"));
 
   const fs::path out = dir_.path() / "measured";
-  const auto run = storqual({"run", "--target", loop.path(), "--specs",
-                             (kSource / "specs").string(), "--measure-only", "--suite", "quick",
-                             "--runtime-scale", "0.05", "--size", "16m", "--out", out.string()});
+  const auto run =
+      storqual({"run", "--target", loop.path(), "--specs", (kSource / "specs").string(),
+                "--measure-only", "--suite", "quick", "--allow-destructive", "--runtime-scale",
+                "0.05", "--size", "16m", "--out", out.string()});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("RESULT: MEASURED ONLY"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("measured only: no spec sheet judged this run"), std::string::npos);

@@ -294,7 +294,7 @@ TEST(CheckCommand, StopsAtTheFirstBadFileWithExit2AndItsPosition) {
   EXPECT_EQ(run_storqual("check").status, 2);
 }
 
-TEST(CheckCommand, WarnsAboutClaimsOnWorkloadsTheSuiteLacks) {
+TEST(CheckCommand, RefusesClaimsTheSuiteCannotJudge) {
   storqual::testing::ScratchDir dir;
   const auto sheet = dir.path() / "sheet.xml";
   std::ofstream(sheet) << "<spec-sheet name=\"x\" suite=\"quick\">\n  <match model=\"*\"/>\n"
@@ -304,12 +304,14 @@ TEST(CheckCommand, WarnsAboutClaimsOnWorkloadsTheSuiteLacks) {
                           "value=\"1MB/s\"/>\n  </claims>\n</spec-sheet>\n";
   Output o =
       run_storqual("check " + sheet.string() + " --suites-dir " + (kSource / "suites").string());
-  EXPECT_EQ(o.status, 0) << o.out;
-  EXPECT_NE(o.out.find("warning: " + sheet.string() +
-                       ":4:5: claim on workload 'randrw70-4k' which suite 'quick' lacks (it will "
-                       "be reported as skipped)"),
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_NE(o.out.find("storqual check: " + sheet.string() +
+                       ":4:5: claim on workload 'randrw70-4k', which suite 'quick' lacks (its "
+                       "workloads: randread-4k-qd16, randwrite-4k-qd16, seqread-1m-qd4, "
+                       "seqwrite-1m-qd4)"),
             std::string::npos)
       << o.out;
+  EXPECT_EQ(o.out.find("ok: "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find(":5:5: metric 'write.bw' on workload 'seqread-1m-qd4', which does not "
                        "write"),
             std::string::npos)
