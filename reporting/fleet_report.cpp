@@ -78,7 +78,8 @@ std::string fleet_overall(const std::vector<RunResult>& runs) {
   bool error = false, fail = false, pass = false;
   for (const auto& r : runs) {
     const std::string o = count_verdicts(r).overall();
-    error = error || o == "ERROR" || o == "INCONCLUSIVE";
+    // Inconclusive and incomplete units are not judged: the fleet is as incomplete as an error.
+    error = error || o == "ERROR" || o == "INCONCLUSIVE" || o == "INCOMPLETE";
     fail = fail || o == "FAIL";
     pass = pass || o == "PASS";
   }
@@ -236,7 +237,7 @@ std::string fleet_summary(const FleetReport& fleet) {
     const std::string o = count_verdicts(r).overall();
     pass += o == "PASS";
     fail += o == "FAIL";
-    error += o == "ERROR";
+    error += o == "ERROR" || o == "INCONCLUSIVE" || o == "INCOMPLETE";
     measured += o == "MEASURED";
   }
   char buf[160];
@@ -341,7 +342,7 @@ std::string render_fleet_html(const FleetReport& fleet) {
     const std::string o = count_verdicts(r).overall();
     pass += o == "PASS";
     fail += o == "FAIL";
-    error += o == "ERROR" || o == "INCONCLUSIVE";
+    error += o == "ERROR" || o == "INCONCLUSIVE" || o == "INCOMPLETE";
     measured += o == "MEASURED";
   }
   // Which (run, workload, metric) the lot flagged, for the table and the charts.

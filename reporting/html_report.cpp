@@ -1056,7 +1056,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
     o += "<div class=\"deviations\" id=\"" + prefix + "deviations\"><b>" +
          std::to_string(run.deviations.size()) + " deviation" +
          (run.deviations.size() == 1 ? "" : "s") + " from the suite and sheet as written</b>" +
-         (run.strict ? " (--strict: the run is incomplete)" : "") + "<ul>";
+         (run.strict ? " (--strict: a deviation makes a pass incomplete)" : "") + "<ul>";
     for (const auto& d : run.deviations) {
       std::string affected;
       for (const auto& w : d.workloads) affected += (affected.empty() ? "" : ", ") + w;
