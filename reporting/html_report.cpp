@@ -990,9 +990,9 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
        "</div><div class=\"small\">";
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %zu workloads",
-                counts.pass, counts.fail, counts.error, counts.skipped, counts.measured_only,
-                run.workloads.size());
+                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %s", counts.pass,
+                counts.fail, counts.error, counts.skipped, counts.measured_only,
+                count_of(run.workloads.size(), "workload").c_str());
   o += buf;
   if (counts.inconclusive)
     o += " &middot; " + std::to_string(counts.inconclusive) + " inconclusive";

@@ -261,3 +261,25 @@ TEST(Sanitize, HostileModelIsNeutralized) {
   EXPECT_NE(model.find("\xEF\xBF\xBD"), std::string::npos) << "invalid bytes must be replaced";
   EXPECT_EQ(row_value(rows, "serial"), "\xEF\xBF\xBDSER\xEF\xBF\xBDIAL\xEF\xBF\xBD");
 }
+
+TEST(Sanitize, PaddingInsideAValueCollapsesToOneSpace) {
+  EXPECT_EQ(sanitize_device_string("ATA     "), "ATA");
+  EXPECT_EQ(sanitize_device_string("  QEMU    HARDDISK  "), "QEMU HARDDISK");
+  EXPECT_EQ(sanitize_device_string("a \x01  b"), "a \xEF\xBF\xBD b");
+}
+
+TEST(Sanitize, IdentityTableVendorHasNoDoubleSpace) {
+  // A SCSI vendor field is 8 characters padded with spaces; one that holds two words keeps its
+  // padding between them too.
+  storqual::testing::ScratchDir dir("storqual-padded-vendor");
+  fs::copy(kTrees / "sas-disk", dir.path() / "sas-disk",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path vendor = dir.path() / "sas-disk" / "sys" / "devices" / "pci0000:00" /
+                          "0000:00:01.0" / "0000:02:00.0" / "host2" / "port-2:0" /
+                          "end_device-2:0" / "target2:0:0" / "2:0:0:0" / "vendor";
+  ASSERT_TRUE(fs::exists(vendor));
+  std::ofstream(vendor) << "HP  INC \n";
+  Sysfs s(dir.path() / "sas-disk" / "sys");
+  const std::string value = row_value(identity_rows(read_identity(s, "sdb")), "vendor");
+  EXPECT_EQ(value, "HP INC");
+}
