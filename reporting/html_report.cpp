@@ -876,6 +876,8 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
   }
   if (!w.fio_command.empty())
     o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
+  if (const std::string c = fio_command_caveat(w); !c.empty() && !w.fio_command.empty())
+    o += "<p class=\"fio-caveat\">" + esc(c) + "</p>";
 }
 
 // One workload's section: named steps, in the order a reader meets them.

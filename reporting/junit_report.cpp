@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "reporting/atomic_file.hpp"
+#include "reporting/fio_summary.hpp"
 #include "reporting/metric.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/text_sanitize.hpp"
@@ -322,6 +323,8 @@ class SuiteWriter {
              ", mean latency " + format_verdict_value(d.lat.mean_ns, "ns") + "\n";
     }
     if (!w.fio_command.empty()) out += "fio: " + w.fio_command + "\n";
+    if (const std::string c = fio_command_caveat(w); !c.empty() && !w.fio_command.empty())
+      out += "note: " + c + "\n";
     return out;
   }
 
