@@ -49,10 +49,6 @@ std::string sanitize_device_string(std::string_view raw) {
   out.reserve(raw.size());
   for (std::size_t i = 0; i < raw.size();) {
     auto c = static_cast<std::uint8_t>(raw[i]);
-    if (c == ' ' && !out.empty() && out.back() == ' ') {
-      ++i;
-      continue;
-    }
     if (c < 0x20 || c == 0x7F) {
       out += kReplacement;
       ++i;

@@ -9,10 +9,8 @@
 
 namespace storqual::devices {
 
-// Trims leading and trailing whitespace and NULs; collapses each run of spaces inside into one
-// ("QEMU    HARDDISK" -> "QEMU HARDDISK": SCSI INQUIRY and ATA IDENTIFY strings are fixed-width
-// fields padded with spaces); replaces each control character (C0, DEL, C1) and each byte of an
-// invalid UTF-8 sequence with U+FFFD.
+// Trims leading and trailing whitespace and NULs; replaces each control character (C0, DEL, C1)
+// and each byte of an invalid UTF-8 sequence with U+FFFD; collapses nothing else.
 [[nodiscard]] std::string sanitize_device_string(std::string_view raw);
 
 }  // namespace storqual::devices
