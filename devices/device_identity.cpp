@@ -102,6 +102,16 @@ Sourced with_source(std::string value, std::string source) {
   return {std::move(value), std::move(source)};
 }
 
+// A name shown to people (vendor, model): each run of spaces inside becomes one. SCSI INQUIRY and
+// ATA IDENTIFY fields are fixed-width and space-padded, so a value of two words can hold the
+// padding between them ("HP      INC"). Identifiers (serial, WWID, NQN) keep every byte.
+void collapse_spaces(Sourced& s) {
+  std::string out;
+  for (char c : s.value)
+    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+  s.value = std::move(out);
+}
+
 // "none [mq-deadline] kyber" -> "mq-deadline"; a lone "none" stays "none".
 Sourced active_scheduler(Sourced s) {
   auto open = s.value.find('[');
@@ -539,6 +549,8 @@ DeviceIdentity read_identity(const Sysfs& sysfs, const std::string& device) {
     case Transport::Other:
       break;
   }
+  collapse_spaces(id.vendor);
+  collapse_spaces(id.model);
   return id;
 }
 
@@ -548,6 +560,7 @@ void apply_nvme_identity(DeviceIdentity& identity, const NvmeControllerIdentity&
     if (!value.empty()) field = {value, "nvme:identify-ctrl"};
   };
   set(identity.model, ctrl.model);
+  collapse_spaces(identity.model);
   set(identity.serial, ctrl.serial);
   set(identity.firmware, ctrl.firmware);
   char vid[8];

@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -19,10 +21,46 @@
 namespace storqual::devices {
 namespace {
 
+std::string with_article(const std::string& thing);
+
 std::string join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
+}
+
+std::string join_with_articles(const std::vector<std::string>& things) {
+  std::vector<std::string> with;
+  for (const auto& t : things) with.push_back(with_article(t));
+  return join(with, " and ");
+}
+
+// The --size that fits `room` bytes, as fio writes sizes: the largest power of two of at least
+// 4 KiB that fits ("--size 1g"), else "--size N" in bytes.
+std::string size_way_out(std::uint64_t room) {
+  if (room < 4096) return "--size " + std::to_string(room);
+  std::uint64_t p = 4096;
+  while (p <= room / 2) p *= 2;
+  static constexpr const char* kSuffix[] = {"k", "m", "g", "t", "p"};
+  std::uint64_t n = p >> 10;
+  std::size_t unit = 0;
+  while (n >= 1024 && unit + 1 < std::size(kSuffix)) n >>= 10, ++unit;
+  return "--size " + std::to_string(n) + kSuffix[unit];
+}
+
+// "ext4 signature" -> "an ext4 signature", "xfs signature" -> "an xfs signature", "gpt partition
+// table" -> "a gpt partition table": a name without a vowel is read letter by letter (an LVM2, a
+// btrfs), a word by its first sound.
+std::string with_article(const std::string& thing) {
+  std::string word;
+  for (char c : thing) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) break;
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (word.empty()) return "a " + thing;
+  const bool spelled = word.find_first_of("aeiouy") == std::string::npos;
+  const char* vowel_sounds = spelled ? "aefhilmnorsx" : "aeiou";
+  return (std::strchr(vowel_sounds, word.front()) ? "an " : "a ") + thing;
 }
 
 // offset/size -> the admitted range, or a refusal naming both numbers.
@@ -35,7 +73,8 @@ void fit_range(const GuardRequest& request, const std::string& what, std::uint64
   if (size > capacity - request.offset)
     throw SafetyRefusal("offset+size (" + std::to_string(request.offset) + "+" +
                         std::to_string(size) + " bytes) is past the end of " + what + " (" +
-                        std::to_string(capacity) + " bytes)");
+                        std::to_string(capacity) + " bytes): name a larger target, or give " +
+                        size_way_out(capacity - request.offset) + " to use a smaller region");
   if (size == 0) throw SafetyRefusal(what + " is empty: nothing to do I/O on");
   admitted.capacity = capacity;
   admitted.offset = request.offset;
@@ -162,7 +201,7 @@ AdmittedTarget SafetyGuard::admit_block_device(const GuardRequest& request) cons
     auto signatures = probe_signatures(fd);
     if (!signatures.empty())
       throw SafetyRefusal("refusing to write to " + name + ": it carries " +
-                          join(signatures, " and ") +
+                          join_with_articles(signatures) +
                           "; pass --force (with --allow-destructive) to overwrite it");
   }
   fit_range(request, name, capacity, admitted);

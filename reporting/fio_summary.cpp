@@ -253,4 +253,11 @@ std::string format_fio_summary(const WorkloadResult& w) {
   return out;
 }
 
+std::string fio_command_caveat(const WorkloadResult& w) {
+  if (!w.host_limit || !w.host_limit->limited) return "";
+  return "this figure was host-limited: fio spends more CPU per I/O than storqual, so on this host "
+         "the command above will report less (about 20% fewer IOPS were measured with it on a "
+         "CPU-bound target); compare the two where the CPU is not the limit";
+}
+
 }  // namespace storqual::reporting

@@ -36,4 +36,9 @@ namespace storqual::reporting {
 // The "# ..." legend line alone (ends with '\n').
 [[nodiscard]] std::string figure_legend(const WorkloadResult& workload);
 
+// What goes next to a workload's equivalent fio command when the host, not the device, limited its
+// figure (host_limit->limited): fio's own per-I/O overhead is larger than storqual's, so on this
+// host the command reports a lower figure. "" otherwise. One sentence, no newline.
+[[nodiscard]] std::string fio_command_caveat(const WorkloadResult& workload);
+
 }  // namespace storqual::reporting

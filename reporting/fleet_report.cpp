@@ -47,11 +47,6 @@ std::string pct_text(double pct) {
   return buf;
 }
 
-// "1 host", "3 hosts".
-std::string count_of(std::size_t n, const std::string& singular) {
-  return std::to_string(n) + " " + singular + (n == 1 ? "" : "s");
-}
-
 Json number_or_null(double v) {
   return std::isfinite(v) ? Json(v) : Json(nullptr);
 }

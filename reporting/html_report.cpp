@@ -912,6 +912,8 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
   }
   if (!w.fio_command.empty())
     o += "<h4>Equivalent fio command</h4><pre class=\"cmd\">" + esc(w.fio_command) + "</pre>";
+  if (const std::string c = fio_command_caveat(w); !c.empty() && !w.fio_command.empty())
+    o += "<p class=\"fio-caveat\">" + esc(c) + "</p>";
 }
 
 // One workload's section: named steps, in the order a reader meets them.
@@ -1044,9 +1046,9 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
        "</div><div class=\"small\">";
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %zu workload%s",
-                counts.pass, counts.fail, counts.error, counts.skipped, counts.measured_only,
-                run.workloads.size(), run.workloads.size() == 1 ? "" : "s");
+                "%d pass, %d fail, %d error, %d skipped, %d measured-only &middot; %s", counts.pass,
+                counts.fail, counts.error, counts.skipped, counts.measured_only,
+                count_of(run.workloads.size(), "workload").c_str());
   o += buf;
   if (counts.inconclusive)
     o += " &middot; " + std::to_string(counts.inconclusive) + " inconclusive";

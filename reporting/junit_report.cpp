@@ -13,6 +13,7 @@
 
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
+#include "reporting/fio_summary.hpp"
 #include "reporting/metric.hpp"
 #include "reporting/quantity_format.hpp"
 #include "reporting/text_sanitize.hpp"
@@ -338,6 +339,8 @@ class SuiteWriter {
              ", mean latency " + format_verdict_value(d.lat.mean_ns, "ns") + "\n";
     }
     if (!w.fio_command.empty()) out += "fio: " + w.fio_command + "\n";
+    if (const std::string c = fio_command_caveat(w); !c.empty() && !w.fio_command.empty())
+      out += "note: " + c + "\n";
     return out;
   }
 

@@ -185,4 +185,8 @@ std::string format_seconds_fixed(double seconds) {
   return printf_string("%.3f", seconds);
 }
 
+std::string count_of(std::size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace storqual::reporting

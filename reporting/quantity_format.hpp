@@ -2,6 +2,7 @@
 // Printing IOPS, bandwidth and latency the way fio and datasheets do. Pure functions.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,9 @@ namespace storqual::reporting {
 [[nodiscard]] std::string format_verdict_value(double value, std::string_view unit);
 // "+12.3%", "-8.5%", "-" for no value.
 [[nodiscard]] std::string format_percent_signed(double pct);
+// A count and its noun, plural unless the count is one: (1, "workload") -> "1 workload",
+// (0, "workload") -> "0 workloads".
+[[nodiscard]] std::string count_of(std::size_t n, std::string_view noun);
 // Seconds in fixed notation with 3 decimals ("60.000"), as JUnit consumers expect.
 [[nodiscard]] std::string format_seconds_fixed(double seconds);
 

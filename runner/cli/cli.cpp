@@ -11,6 +11,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/command_options.hpp"
+#include "runner/qualification/signals.hpp"
 
 namespace storqual::runner {
 
@@ -63,6 +64,7 @@ bool parse_command_options(const Args& args, const po::options_description& all,
 
 int cli_main(int argc, char** argv) {
   set_invocation(argc, argv);
+  ignore_broken_pipe();  // `storqual run ... | head` must still write its reports
   if (argc < 2) {
     print_usage(stderr);
     return kExitUsage;

@@ -38,6 +38,10 @@ po::options_description bench_options() {
     if (!o.default_value.empty()) help += " [" + std::string(o.default_value) + "]";
     opts.add_options()(std::string(o.name).c_str(), po::value<std::string>(), help.c_str());
   }
+  opts.add_options()("time_based", po::value<std::string>()->implicit_value("1"),
+                     "accepted as fio's (also --time-based): with --runtime storqual always runs "
+                     "for the whole runtime, passing over the region again when it is covered; "
+                     "without --runtime it covers the size once, as fio does");
   opts.add_options()("json", po::value<std::string>(), "write the result as JSON to this file")(
       "lat-log", po::value<std::string>(),
       "write one CSV line per completed I/O: time ms, clat ns, direction, size, offset")(
@@ -82,12 +86,34 @@ LatencySearch bench_search(const po::variables_map& vm) {
   return s;
 }
 
+// fio's --time_based (or --time-based): what storqual's --runtime does anyway. Without a runtime
+// fio warns and covers the size once, and so does this; time_based=0 with a runtime (fio: stop at
+// the runtime or when the size is covered) is not a mode storqual has.
+void check_time_based(const po::variables_map& vm, const WorkloadSpec& spec) {
+  for (const char* name : {"time_based", "time-based"}) {
+    if (!vm.count(name)) continue;
+    const std::string value = vm[name].as<std::string>();
+    bool on = false;
+    if (value == "1" || value == "true" || value == "yes" || value == "on")
+      on = true;
+    else if (value != "0" && value != "false" && value != "no" && value != "off")
+      throw UsageError(std::string("--") + name + ": expected 0 or 1, got '" + value + "'");
+    if (on && spec.params.runtime_s <= 0)
+      std::fprintf(stderr, "storqual bench: --%s needs --runtime; covering the size once\n", name);
+    if (!on && spec.params.runtime_s > 0)
+      throw UsageError(std::string("--") + name +
+                       "=0 with --runtime: storqual's runtime is always time based; leave out "
+                       "--runtime to cover the size once");
+  }
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
   auto opts = bench_options();
   po::options_description hidden;
   hidden.add_options()("inject-fault", po::value<std::string>());  // runner/measure/fault_spec.hpp
+  hidden.add_options()("time-based", po::value<std::string>()->implicit_value("1"));
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
@@ -99,6 +125,7 @@ int cmd_bench(const Args& args) {
     if (vm.count(std::string(o.name)))
       set_workload_option(spec, o.name, vm[std::string(o.name)].as<std::string>());
   }
+  check_time_based(vm, spec);
   if (!vm.count("target")) throw UsageError("--target is required (a file or block device)");
   spec.params.target = vm["target"].as<std::string>();
   validate(spec);

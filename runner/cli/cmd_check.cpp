@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
+#include "reporting/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"
@@ -73,8 +74,8 @@ int cmd_check(const Args& args) {
     try {
       if (detect_file_kind(file) == FileKind::Suite) {
         Suite suite = Suite::load(file);
-        std::printf("ok: %s (suite '%s', %zu workloads)\n", file.c_str(), suite.name.c_str(),
-                    suite.workloads.size());
+        std::printf("ok: %s (suite '%s', %s)\n", file.c_str(), suite.name.c_str(),
+                    reporting::count_of(suite.workloads.size(), "workload").c_str());
         continue;
       }
       SpecSheet sheet = SpecSheet::load(file);

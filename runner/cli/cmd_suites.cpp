@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
+#include "reporting/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"
@@ -16,8 +17,8 @@ namespace {
 namespace po = boost::program_options;
 
 void print_suite(const Suite& suite, bool with_fio) {
-  std::printf("%-14s %s (%zu workloads)\n", suite.name.c_str(), suite.description.c_str(),
-              suite.workloads.size());
+  std::printf("%-14s %s (%s)\n", suite.name.c_str(), suite.description.c_str(),
+              reporting::count_of(suite.workloads.size(), "workload").c_str());
   for (const SuiteWorkload& w : suite.workloads) {
     if (with_fio) {
       std::printf("  %s\n    %s\n", w.id().c_str(), w.fio_equivalent().c_str());

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "reporting/figure_labels.hpp"
+#include "reporting/quantity_format.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/judge/pts_verdict.hpp"
@@ -403,7 +404,7 @@ void compare_with_claim(const Claim& c, double measured, ClaimVerdict& v) {
                                               : percent_text(diff, decimals) + " above";
   std::string agg;
   if (c.workloads.size() > 1) {
-    agg = " (" + v.aggregate + " of " + std::to_string(c.workloads.size()) + " workloads)";
+    agg = " (" + v.aggregate + " of " + reporting::count_of(c.workloads.size(), "workload") + ")";
   }
   v.message = "measured " + subject(c.metric, measured) + agg + ", " + relation + " the claimed " +
               format_metric_value(c.metric.kind, c.value) + " (tolerance " +

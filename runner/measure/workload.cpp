@@ -2,6 +2,7 @@
 // The workload option table and fio command lines.
 #include "runner/measure/workload.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -262,18 +263,32 @@ void validate(const WorkloadSpec& spec) {
 }
 
 std::string fio_command(const WorkloadSpec& spec) {
+  constexpr std::uint64_t kNullTargetSize = std::uint64_t{1} << 40;  // job_runner's check_region
   const auto& p = spec.params;
   std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
   std::string cmd = "fio --name=" + (spec.id.empty() ? std::string("storqual") : spec.id);
   if (!p.target.empty() && engine != "null") cmd += " --filename=" + p.target;
   cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
          " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
+  // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
+  cmd += " --thread";
   if (p.numjobs > 1) cmd += " --numjobs=" + std::to_string(p.numjobs) + " --group_reporting";
   if (p.rw == "rw" || p.rw == "randrw") cmd += " --rwmixread=" + std::to_string(p.rwmixread);
-  if (p.size) cmd += " --size=" + format_size_fio(p.size);
+  // The null engine has no size of its own: storqual gives it 1 TiB from offset, fio needs one.
+  if (p.size)
+    cmd += " --size=" + format_size_fio(p.size);
+  else if (engine == "null")
+    cmd += " --size=" + format_size_fio(kNullTargetSize - std::min(p.offset, kNullTargetSize));
   if (p.offset) cmd += " --offset=" + format_size_fio(p.offset);
+  // storqual's runtime is always time based: it runs the whole runtime, passing over the region
+  // again when it is covered (fio without --time_based would stop there).
   if (p.runtime_s > 0) cmd += " --time_based --runtime=" + format_duration_fio(p.runtime_s);
   if (p.ramp_time_s > 0) cmd += " --ramp_time=" + format_duration_fio(p.ramp_time_s);
+  // io_limit counts the bytes of all jobs together, fio's io_size those of each job.
+  if (spec.io_limit) {
+    const std::uint64_t per_job_ios = (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs;
+    cmd += " --io_size=" + format_size_fio(std::max<std::uint64_t>(1, per_job_ios) * p.bs);
+  }
   if (p.ioengine == "io_uring") {
     if (spec.fixedbufs) cmd += " --fixedbufs";
     if (spec.registerfiles) cmd += " --registerfiles";
@@ -283,9 +298,13 @@ std::string fio_command(const WorkloadSpec& spec) {
   if (spec.rate_iops > 0)
     cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
   if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
-  if (spec.iodepth_batch) cmd += " --iodepth_batch_submit=" + std::to_string(spec.iodepth_batch);
+  // Submission: storqual hands everything that is ready to the kernel at once (iodepth_batch 0);
+  // fio's default (1) enters the kernel once per I/O, its 0 or iodepth batches as storqual does.
+  const unsigned batch = spec.iodepth_batch ? spec.iodepth_batch : p.iodepth;
+  if (batch > 1) cmd += " --iodepth_batch_submit=" + std::to_string(batch);
   if (spec.iodepth_batch_complete > 1)
     cmd += " --iodepth_batch_complete_min=" + std::to_string(spec.iodepth_batch_complete);
+  if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.
     cmd +=
@@ -295,7 +314,8 @@ std::string fio_command(const WorkloadSpec& spec) {
       cmd += " --verify_backlog_batch=" + std::to_string(spec.verify_backlog_batch);
     if (!spec.do_verify) cmd += " --do_verify=0";
   }
-  // fio's random map is its default: only its absence is spelled out.
+  // A new random sequence every run (storqual seeds from the start time; fio's default repeats
+  // one). fio's random map is its default: only its absence is spelled out.
   cmd += " --randrepeat=0";
   if (rw_random(parse_rw(p.rw)) && !p.randommap) cmd += " --norandommap";
   return cmd;

@@ -31,6 +31,7 @@
 #include "reporting/fio_summary.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/quantity_format.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
@@ -503,13 +504,14 @@ ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& 
     run.measure_only = true;
   }
   std::FILE* con = o.console;
-  std::fprintf(con, "storqual run: %s, %s %s (%s)\n", o.target.c_str(),
-               identity.vendor.value.c_str(), identity.model.value.c_str(),
-               std::string(devices::to_string(identity.transport)).c_str());
+  std::string who = identity.vendor.value;  // either may be unknown (""): no double space
+  if (!identity.model.value.empty()) who += (who.empty() ? "" : " ") + identity.model.value;
+  std::fprintf(con, "storqual run: %s, %s%s(%s)\n", o.target.c_str(), who.c_str(),
+               who.empty() ? "" : " ", std::string(devices::to_string(identity.transport)).c_str());
   std::fprintf(con, "  spec sheet: %s (%s)\n", choice.sheet ? choice.sheet->name.c_str() : "none",
                choice.why.c_str());
-  std::fprintf(con, "  suite: %s, %zu workload%s\n", suite.name.c_str(), suite.workloads.size(),
-               suite.workloads.size() == 1 ? "" : "s");
+  std::fprintf(con, "  suite: %s, %s\n", suite.name.c_str(),
+               reporting::count_of(suite.workloads.size(), "workload").c_str());
   return {std::move(choice), std::move(suite)};
 }
 
@@ -674,8 +676,8 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       }
     }
     if (!gone.empty()) {
-      std::fprintf(con, "  device gone: %s; %zu workload(s) not run\n", gone.c_str(),
-                   plan.size() - i - 1);
+      std::fprintf(con, "  device gone: %s; %s not run\n", gone.c_str(),
+                   reporting::count_of(plan.size() - i - 1, "workload").c_str());
       skip_the_rest(plan, i + 1, "the device went away during '" + gone_in + "': " + gone, o, run);
       break;
     }

@@ -30,7 +30,15 @@ void on_signal(int sig) {
 
 }  // namespace
 
+void ignore_broken_pipe() noexcept {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPIPE, &sa, nullptr);
+}
+
 std::atomic<bool>& install_stop_handlers() {
+  ignore_broken_pipe();
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);

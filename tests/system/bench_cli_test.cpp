@@ -116,6 +116,43 @@ TEST_F(BenchCli, ScratchFileInADirectoryIsLaidOutAndRemoved) {
   EXPECT_EQ(files, 1u) << "only data.bin should remain";
 }
 
+// fio's --time_based, typed by every fio user: with --runtime storqual runs the whole runtime
+// anyway, so it is accepted (also as --time-based) and the region is passed over again.
+TEST_F(BenchCli, TimeBasedIsAcceptedAndRunsTheWholeRuntime) {
+  for (const char* flag : {"--time_based", "--time-based", "--time_based=1"}) {
+    SCOPED_TRACE(flag);
+    const std::string json = (dir_ / "timed.json").string();
+    auto r = bench({"--target", file_, "--rw", "read", "--bs", "4k", "--size", "64k", "--runtime",
+                    "300ms", flag, "--json", json});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(json);
+    auto j = nlohmann::json::parse(in);
+    EXPECT_GT(j["workloads"][0]["read"]["ios"].get<long>(), 16) << "covered 64k once only";
+    EXPECT_GE(j["workloads"][0]["elapsed_s"].get<double>(), 0.25);
+    EXPECT_NE(r.out.find("--time_based --runtime=300ms"), std::string::npos) << r.out;
+  }
+  // Without --runtime fio warns and covers the size once; so does storqual.
+  auto once =
+      bench({"--target", file_, "--rw", "read", "--bs", "4k", "--size", "64k", "--time_based"});
+  EXPECT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_NE(once.err.find("--time_based needs --runtime"), std::string::npos) << once.err;
+  auto off =
+      bench({"--target", file_, "--rw", "read", "--bs", "4k", "--runtime", "1s", "--time_based=0"});
+  EXPECT_EQ(off.exit_code, 2) << off.err;
+  EXPECT_NE(off.err.find("always time based"), std::string::npos) << off.err;
+  auto help = bench({"--help"});
+  EXPECT_NE(help.out.find("--time_based"), std::string::npos) << help.out;
+}
+
+// A target smaller than the region asked for: the refusal names --size as the way out, with a
+// size that fits.
+TEST_F(BenchCli, RegionPastTheEndNamesSizeAsTheWayOut) {
+  auto r = bench({"--target", file_, "--rw", "read", "--bs", "4k", "--size", "5g"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("past the end of file " + file_), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("or give --size 8m to use a smaller region"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchCli, NullEngineNeedsNoTarget) {
   auto r = bench({"--target", "no-such-thing", "--ioengine", "null", "--rw", "randrw", "--bs", "4k",
                   "--iodepth", "4", "--size", "1m"});

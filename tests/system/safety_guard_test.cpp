@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -168,7 +169,7 @@ TEST(SafetyGuard, UnmountedExt4NeedsForce) {
   LoopDevice loop(dir / "disk.img");
   mkfs_ext4(loop.path());
   std::string msg = refusal(write_request(loop.path(), true, false));
-  EXPECT_NE(msg.find("ext4 signature, label 'data'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("it carries an ext4 signature, label 'data'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("--force"), std::string::npos) << msg;
   EXPECT_NE(msg.find(loop.path()), std::string::npos) << msg;
 
@@ -213,7 +214,7 @@ TEST(SafetyGuard, PartitionTableIsASignature) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   LoopDevice loop(dir / "disk.img");
   std::string msg = refusal(write_request(loop.path(), true, false));
-  EXPECT_NE(msg.find("gpt partition table"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("it carries a gpt partition table"), std::string::npos) << msg;
 }
 
 TEST(SafetyGuard, ActiveSwapIsRefused) {
@@ -295,6 +296,7 @@ TEST(SafetyGuard, RangePastTheEndIsRefused) {
   read.size = 8 << 20;
   std::string msg = refusal(read);
   EXPECT_NE(msg.find("past the end"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("or give --size 4m to use a smaller region"), std::string::npos) << msg;
   read.offset = 8 << 20;
   read.size = 0;
   EXPECT_NE(refusal(read).find("past the end"), std::string::npos);
@@ -330,6 +332,36 @@ TEST(SafetyGuard, UnprivilegedUserIsToldToRunAsRootOrUseAFile) {
   waitpid(child, nullptr, 0);
   EXPECT_NE(msg.find("permission denied: run as root or use a file target"), std::string::npos)
       << msg;
+}
+
+// A suite's 5 GiB region on a smaller device: `storqual run` refuses with --size as the way out,
+// and with that --size it runs.
+TEST(SafetyGuard, RunOnATooSmallDeviceNamesSizeAsTheWayOut) {
+  STORQUAL_REQUIRE_ROOT();
+  ScratchDir dir("guard-run-small");
+  make_blank_file(dir / "disk.img");
+  LoopDevice loop(dir / "disk.img");
+  {
+    std::ofstream suite(dir / "suite.xml");
+    suite << R"(<?xml version="1.0"?>
+<suite name="big" description="a 5 GiB region">
+  <defaults direct="1" ramp_time="0" runtime="200ms" size="5g"/>
+  <workload id="randread-4k" rw="randread" bs="4k"/>
+</suite>
+)";
+  }
+  const std::vector<std::string> argv = {STORQUAL_BINARY, "run",
+                                         "--target",      loop.path(),
+                                         "--suite",       (dir / "suite.xml").string(),
+                                         "--out",         (dir / "out").string()};
+  auto r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("past the end of " + loop.path()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("or give --size 64m to use a smaller region"), std::string::npos) << r.err;
+  std::vector<std::string> sized = argv;
+  sized.insert(sized.end(), {"--size", "64m"});
+  r = run_command(sized);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 // The same rules through the CLI, once `storqual bench` calls the guard.
@@ -377,7 +409,7 @@ TEST_F(BenchRefusals, SignedDeviceNeedsForceBlankNeedsAllowDestructive) {
   mkfs_ext4(loop.path());
   r = bench(loop.path(), "randwrite", {"--allow-destructive"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("ext4 signature, label 'data'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("it carries an ext4 signature, label 'data'"), std::string::npos) << r.err;
   r = bench(loop.path(), "randwrite", {"--allow-destructive", "--force"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }

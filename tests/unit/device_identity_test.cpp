@@ -261,3 +261,21 @@ TEST(Sanitize, HostileModelIsNeutralized) {
   EXPECT_NE(model.find("\xEF\xBF\xBD"), std::string::npos) << "invalid bytes must be replaced";
   EXPECT_EQ(row_value(rows, "serial"), "\xEF\xBF\xBDSER\xEF\xBF\xBDIAL\xEF\xBF\xBD");
 }
+
+TEST(Sanitize, IdentityTableVendorAndModelHaveNoDoubleSpace) {
+  // A SCSI vendor field is 8 characters padded with spaces (the model 16); one that holds two
+  // words keeps its padding between them too. Identifiers keep theirs (an NVMe NQN: golden files).
+  storqual::testing::ScratchDir dir("storqual-padded-vendor");
+  fs::copy(kTrees / "sas-disk", dir.path() / "sas-disk",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path vendor = dir.path() / "sas-disk" / "sys" / "devices" / "pci0000:00" /
+                          "0000:00:01.0" / "0000:02:00.0" / "host2" / "port-2:0" /
+                          "end_device-2:0" / "target2:0:0" / "2:0:0:0" / "vendor";
+  ASSERT_TRUE(fs::exists(vendor));
+  std::ofstream(vendor) << "HP  INC \n";
+  std::ofstream(vendor.parent_path() / "model") << "EG0600    FBVFP  \n";
+  Sysfs s(dir.path() / "sas-disk" / "sys");
+  const auto rows = identity_rows(read_identity(s, "sdb"));
+  EXPECT_EQ(row_value(rows, "vendor"), "HP INC");
+  EXPECT_EQ(row_value(rows, "model"), "EG0600 FBVFP");
+}

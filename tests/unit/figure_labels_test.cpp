@@ -78,6 +78,29 @@ TEST(FigureLabels, VerdictsCarryTheirFigure) {
   EXPECT_NE(v[0].message.find("mean of 3 workloads"), std::string::npos) << v[0].message;
 }
 
+// An aggregate over a list of one workload: "of 1 workload", not "of 1 workloads".
+TEST(FigureLabels, AggregateOfOneWorkloadIsSingular) {
+  WorkloadResult w = cloud_like();
+  w.id = "randrw70-4k";
+  const std::vector<WorkloadResult> results = {w};
+  runner::SpecSheet sheet;
+  runner::Claim c;
+  c.workloads = {"randrw70-4k"};
+  c.metric = runner::parse_metric("iops");
+  c.value = 40000;
+  c.aggregate = runner::Aggregate::Mean;
+  sheet.claims.push_back(c);
+  const runner::Suite suite = runner::Suite::parse(R"(<suite name="tier">
+  <defaults rw="randrw" rwmixread="70" iodepth="64" numjobs="4" runtime="600s"/>
+  <workload id="randrw70-4k" bs="4k"/>
+</suite>)",
+                                                   "tier.xml");
+  const auto v = runner::judge(sheet, suite, results);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].message.find("mean of 1 workload)"), std::string::npos) << v[0].message;
+  EXPECT_EQ(v[0].message.find("1 workloads"), std::string::npos) << v[0].message;
+}
+
 TEST(FigureLabels, HtmlShowsFiguresAndTheGlossaryDocsDefine) {
   RunResult run = sample::run(false);
   run.workloads[4].params.numjobs = 4;

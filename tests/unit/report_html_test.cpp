@@ -612,5 +612,33 @@ TEST(ReportHtml, ChartBandsAndMarkersWidenTheAxisAndAreEscaped) {
   EXPECT_EQ(render_line_chart(only_band).find("xband"), std::string::npos);
 }
 
+TEST(ReportHtml, HostLimitedFioCommandSaysFioWillReportLess) {
+  RunResult r = sample::run(false);
+  HostLimitReport limited;
+  limited.limited = true;
+  limited.reasons = {"job thread CPU 98%"};
+  r.workloads[0].host_limit = limited;
+  r.workloads[1].host_limit = HostLimitReport{};  // measured, not limited
+  const std::string html = render_html(r);
+  const std::string section = section_of(html, "randread-4k-qd32");
+  const std::size_t cmd = section.find("<h4>Equivalent fio command</h4>");
+  ASSERT_NE(cmd, std::string::npos);
+  const std::size_t caveat = section.find(
+      "<p class=\"fio-caveat\">this figure was host-limited: fio spends more CPU "
+      "per I/O than storqual",
+      cmd);
+  EXPECT_NE(caveat, std::string::npos) << section.substr(cmd);
+  for (const char* id : {"randwrite-4k-qd32", "seqread-1m-qd32"})
+    EXPECT_EQ(section_of(html, id).find("fio-caveat"), std::string::npos) << id;
+}
+
+TEST(ReportHtml, BannerCountsOneWorkloadInTheSingular) {
+  RunResult r = sample::run(false);
+  r.workloads.resize(1);
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("measured-only &middot; 1 workload<"), std::string::npos);
+  EXPECT_EQ(html.find("1 workloads"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace storqual::reporting

@@ -326,5 +326,35 @@ for n in names:
   EXPECT_TRUE(checked.valid) << said;
 }
 
+TEST(ReportJunit, HostLimitedFioCommandSaysFioWillReportLess) {
+  RunResult r = sample::run(false);
+  HostLimitReport limited;
+  limited.limited = true;
+  limited.reasons = {"job thread CPU 98%"};
+  r.workloads[0].host_limit = limited;
+  r.workloads[1].host_limit = HostLimitReport{};  // measured, not limited
+  const auto doc = parse(render_junit({r}));
+  const std::string note = "note: this figure was host-limited: fio spends more CPU per I/O";
+  int with_limited = 0, with_other = 0;
+  for (auto tc : doc.select_nodes("//testcase")) {
+    const std::string out = tc.node().child("system-out").text().get();
+    for (std::size_t i = 0; i < r.workloads.size(); ++i) {
+      const std::string fio_line = "fio: " + r.workloads[i].fio_command + "\n";
+      const std::size_t at = out.find(fio_line);
+      if (at == std::string::npos) continue;
+      const bool noted = out.compare(at + fio_line.size(), note.size(), note) == 0;
+      if (i == 0) {
+        ++with_limited;
+        EXPECT_TRUE(noted) << out;
+      } else {
+        ++with_other;
+        EXPECT_FALSE(noted) << out;
+      }
+    }
+  }
+  EXPECT_GT(with_limited, 0);
+  EXPECT_GT(with_other, 0);
+}
+
 }  // namespace
 }  // namespace storqual::reporting

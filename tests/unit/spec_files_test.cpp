@@ -283,6 +283,23 @@ TEST(CheckCommand, ShippedFilesAreOk) {
   EXPECT_EQ(o.out.find("warning"), std::string::npos) << o.out;
 }
 
+TEST(CheckCommand, OneWorkloadIsSingularInCheckAndSuites) {
+  storqual::testing::ScratchDir dir;
+  const std::string suite = (dir.path() / "one.xml").string();
+  std::ofstream(suite) << R"(<?xml version="1.0"?>
+<suite name="one" description="a single workload">
+  <workload id="randread-4k" rw="randread" bs="4k" runtime="1s"/>
+</suite>
+)";
+  Output o = run_storqual("check " + suite);
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("ok: " + suite + " (suite 'one', 1 workload)"), std::string::npos) << o.out;
+  o = run_storqual("suites " + suite);
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("a single workload (1 workload)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("1 workloads"), std::string::npos) << o.out;
+}
+
 TEST(CheckCommand, StopsAtTheFirstBadFileWithExit2AndItsPosition) {
   const std::string bad = (kBad / "claim-bandwidth-for-iops.xml").string();
   const std::string good = (kSource / "suites" / "quick.xml").string();
