@@ -71,10 +71,13 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
   const std::vector<std::string> hosts = {"node-a", "node-b", "node-c"};
   const std::vector<std::string> sizes = {"8m", "12m", "16m"};
   std::string inventory = "[storage]\n";
+  // A fifth of the runtimes (0.6 s a workload): three runs at once beside other tests still give
+  // the demo sheet's p99 claim the I/Os it needs to be judged (at 0.02, 0.2 s, it came out
+  // inconclusive, exit 3, on a loaded host).
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     fs::create_directories(dir / hosts[i] / "target");
     inventory += hosts[i] + " storqual_target=" + (dir / hosts[i] / "target").string() +
-                 " storqual_args=\"--runtime-scale 0.02 --size " + sizes[i] + "\"" +
+                 " storqual_args=\"--runtime-scale 0.2 --size " + sizes[i] + "\"" +
                  (i == 2 ? " storqual_destructive=true" : "") + "\n";
   }
   inventory +=
