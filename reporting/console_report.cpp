@@ -73,7 +73,8 @@ VerdictCounts count_verdicts(const RunResult& run) {
   c.deviations = static_cast<int>(run.deviations.size());
   c.strict = run.strict;
   for (const auto& v : run.verdicts) {
-    if (v.status == VerdictStatus::Skipped && v.claimed) ++c.skipped_claims;
+    if (v.status == VerdictStatus::Skipped && v.claimed && (v.kind.empty() || v.kind == "claim"))
+      ++c.skipped_claims;
     switch (v.status) {
       case VerdictStatus::Pass:
         ++c.pass;

@@ -18,7 +18,7 @@ namespace storqual::reporting {
 struct VerdictCounts {
   int pass = 0, fail = 0, error = 0, skipped = 0, measured_only = 0;
   int inconclusive = 0;    // not decided (too few samples): incomplete, outranks fail
-  int skipped_claims = 0;  // skipped verdicts with a claimed value: incomplete, outranks fail
+  int skipped_claims = 0;  // skipped claims of the sheet: incomplete, outranks fail
   int deviations = 0;      // RunResult::deviations
   bool strict = false;     // --strict: a deviation makes a pass incomplete
   [[nodiscard]] const char* overall() const;

@@ -651,9 +651,10 @@ int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
   for (const auto& v : verdicts) {
     if (v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive)
       return kExitRuntime;
-    // A claim (or baseline or lot reference) that was not measured leaves the qualification
-    // incomplete, never a pass.
-    if (v.status == VerdictStatus::Skipped && v.claimed) return kExitRuntime;
+    // A claim of the sheet that was not measured leaves the qualification incomplete, never a
+    // pass. (A baseline comparison its reference cannot make stays skipped.)
+    if (v.status == VerdictStatus::Skipped && v.claimed && (v.kind.empty() || v.kind == "claim"))
+      return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }
   return failed ? kExitClaimFailed : kExitPass;

@@ -58,9 +58,10 @@ struct JudgeContext {
                                                  const reporting::WorkloadResult& result,
                                                  std::string& why);
 
-// 0 when nothing failed or erred (measured-only verdicts, and skipped ones with no claimed value,
-// do not count); 1 when a claim failed and nothing erred; 3 when any verdict is an error or
-// inconclusive, or a claim was skipped (an incomplete qualification outranks a failed claim). An
+// 0 when nothing failed or erred (measured-only verdicts, and skipped ones that are no claim of the
+// sheet, do not count); 1 when a claim failed and nothing erred; 3 when any verdict is an error or
+// inconclusive, or a claim of the sheet was skipped (an incomplete qualification outranks a failed
+// claim). An
 // interrupted run exits 130 regardless: that is the caller's decision, it knows about signals.
 [[nodiscard]] int exit_code_for(const std::vector<reporting::ClaimVerdict>& verdicts);
 

@@ -99,6 +99,9 @@ TEST(Verdict, ASkippedClaimIsIncompleteAndOutranksAFailure) {
   EXPECT_EQ(exit_code_for({pass, skipped_claim}), kExitRuntime);
   EXPECT_EQ(exit_code_for({fail, skipped_claim}), kExitRuntime);
   EXPECT_EQ(exit_code_for({fail, skipped_unclaimed}), kExitClaimFailed);
+  ClaimVerdict skipped_baseline = skipped_claim;  // the baseline has no clean figure to compare
+  skipped_baseline.kind = "baseline";
+  EXPECT_EQ(exit_code_for({pass, skipped_baseline}), kExitPass);
 }
 
 TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
