@@ -224,7 +224,7 @@ class SuiteWriter {
         break;
       case VerdictStatus::MeasuredOnly:
         // Nobody claimed this figure: not judged, so never shown as a passed testcase.
-        add_skipped(tc, message + " (measured only: no claim)");
+        add_skipped(tc, message);  // "<label> <workload> measured only: ...; no claim"
         break;
       case VerdictStatus::Pass:
         break;
@@ -266,7 +266,7 @@ class SuiteWriter {
       set_text(e, message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
     } else {
       message += "no claim";
-      add_skipped(tc, message + " (measured only)");
+      add_skipped(tc, message);
     }
     std::string deviations;
     for (const Deviation* d : deviations_of(run_, w.id))
