@@ -34,12 +34,6 @@ std::string clean(const std::string& s) {
   return out;
 }
 
-std::string join_ids(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
-  return out;
-}
-
 }  // namespace
 
 const char* VerdictCounts::overall() const {
@@ -161,7 +155,7 @@ std::string format_verdict_table(const RunResult& run) {
   if (run.measure_only) out += "measured only: no spec sheet judged this run, nothing passed\n";
   for (const auto& d : run.deviations)
     out += "deviation: " + clean(d.text) +
-           (d.workloads.empty() ? "" : " [" + clean(join_ids(d.workloads)) + "]") + "\n";
+           (d.workloads.empty() ? "" : " [" + clean(join_text(d.workloads, ", ")) + "]") + "\n";
   return out;
 }
 

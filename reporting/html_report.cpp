@@ -102,19 +102,10 @@ std::string esc(const std::string& s) {
   return escape_html(s);
 }
 
-// format_html_figure() (html_report.hpp) is the one number format of the page; these name its
-// units.
+// format_html_figure() (html_report.hpp) is the one number format of the page (html_iops(),
+// html_rate() and html_latency() name its most common units).
 std::string figure_text(double value, std::string_view unit) {
   return format_html_figure(value, unit);
-}
-std::string iops_text(double iops) {
-  return figure_text(iops, "IOPS");
-}
-std::string rate_text(double bytes_per_s) {
-  return figure_text(bytes_per_s, "B/s");
-}
-std::string latency_text(double ns) {
-  return figure_text(ns, "ns");
 }
 
 std::string status_upper(VerdictStatus s) {
@@ -213,9 +204,9 @@ std::string percent(double pct) {
 
 // A value of the steady-state tracked variable in its unit (iops, bw or lat.mean).
 std::string steady_value(const std::string& metric, double v) {
-  if (metric == "bw") return rate_text(v);
-  if (metric.rfind("lat", 0) == 0) return latency_text(v);
-  if (metric == "iops") return iops_text(v);
+  if (metric == "bw") return html_rate(v);
+  if (metric.rfind("lat", 0) == 0) return html_latency(v);
+  if (metric == "iops") return html_iops(v);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -390,22 +381,22 @@ void steady_state_block(std::string& o, const WorkloadResult& w) {
 void sustained_block(std::string& o, const SustainedWriteReport& s) {
   o += "<div class=\"box sustained\"><h4>Sustained write</h4><table><tbody>";
   kv_row(o, "written", bytes_text(s.bytes_written));
-  kv_row(o, "initial rate", rate_text(s.initial_bw));
+  kv_row(o, "initial rate", html_rate(s.initial_bw));
   kv_row(o, "cache exhausted below",
-         rate_text(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
+         html_rate(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
              " of the initial rate)");
   if (s.dropped) {
     kv_row(o, "write-cache size", bytes_text(s.cache_bytes));
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f s after the start", s.cache_time_s);
     kv_row(o, "drop at", buf);
-    kv_row(o, "post-cache rate", rate_text(s.post_cache_bw));
+    kv_row(o, "post-cache rate", html_rate(s.post_cache_bw));
     if (!s.drop_cause.empty()) kv_row(o, "drop cause", s.drop_cause);
   } else {
     kv_row(o, "write-cache size",
            "no drop: the rate stayed above the threshold over all " +
                format_bytes_iec(static_cast<double>(s.bytes_written)) + " written");
-    kv_row(o, "sustained rate", rate_text(s.post_cache_bw));
+    kv_row(o, "sustained rate", html_rate(s.post_cache_bw));
   }
   o += "</tbody></table></div>";
 }
@@ -419,12 +410,12 @@ void host_limit_block(std::string& o, const HostLimitReport& h) {
     if (!h.max_link_speed.empty() || h.max_link_width)
       link += " (device maximum " + (h.max_link_speed.empty() ? "?" : h.max_link_speed) +
               lanes(h.max_link_width) + ")";
-    if (h.link_bw_bytes > 0) link += ", usable " + rate_text(h.link_bw_bytes);
+    if (h.link_bw_bytes > 0) link += ", usable " + html_rate(h.link_bw_bytes);
   }
   char buf[160];
   std::snprintf(buf, sizeof buf, "busiest job thread %.0f%% of a CPU", h.max_thread_cpu_pct);
   std::string evidence = buf;
-  if (h.engine_ceiling_iops > 0) evidence += ", engine ceiling " + iops_text(h.engine_ceiling_iops);
+  if (h.engine_ceiling_iops > 0) evidence += ", engine ceiling " + html_iops(h.engine_ceiling_iops);
   if (!h.limited) {
     o += "<p class=\"small muted host-limit\">Host not the limit: " + esc(evidence) +
          (link.empty() ? "" : "; " + esc(link)) + ".</p>";
@@ -633,8 +624,8 @@ void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& 
       std::string value =
           m.value == "iops" ? figure_text(total_iops(w), "")
           : m.value == "bw"
-              ? rate_text((w.read ? w.read->bw_bytes : 0) + (w.write ? w.write->bw_bytes : 0))
-              : latency_text(mean_latency(w));
+              ? html_rate((w.read ? w.read->bw_bytes : 0) + (w.write ? w.write->bw_bytes : 0))
+              : html_latency(mean_latency(w));
       std::string marks, title = w.id;
       if (w.host_limit && w.host_limit->limited) {
         marks += "<sup>H</sup>";
@@ -868,12 +859,12 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
     for (const auto& pt : w.latency_curve) s.points.emplace_back(pt.iops, pt.latency_ns);
     c.series.push_back(std::move(s));
     if (w.latency_limit_ns > 0)
-      c.claim = ClaimLine{"limit " + latency_text(w.latency_limit_ns), w.latency_limit_ns,
+      c.claim = ClaimLine{"limit " + html_latency(w.latency_limit_ns), w.latency_limit_ns,
                           w.latency_limit_ns, w.latency_limit_ns};
     figure(o, "latency-curve", render_line_chart(c));
     o += "<p class=\"small definition\">Every depth run; the bound: " +
          esc(latency_stat_definition(w.latency_stat)) + " &le; " +
-         esc(latency_text(w.latency_limit_ns)) + "; chosen: iodepth " +
+         esc(html_latency(w.latency_limit_ns)) + "; chosen: iodepth " +
          std::to_string(w.params.iodepth) + " (the most IOPS within the limit).</p>";
     o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS (read+write, sum over " +
          esc(jobs_text(w.params.numjobs)) + ")</th><th>" +
@@ -881,8 +872,8 @@ void latency_curve_block(std::string& o, const WorkloadResult& w) {
          "</th><th>within the limit</th></tr></thead><tbody>";
     for (const auto& pt : w.latency_curve)
       o += "<tr><td class=\"num\">" + std::to_string(pt.iodepth) + "</td><td class=\"num\">" +
-           esc(iops_text(pt.iops)) + "</td><td class=\"num\">" +
-           (pt.latency_ns >= 0 ? esc(latency_text(pt.latency_ns)) : "&ndash;") + "</td><td>" +
+           esc(html_iops(pt.iops)) + "</td><td class=\"num\">" +
+           (pt.latency_ns >= 0 ? esc(html_latency(pt.latency_ns)) : "&ndash;") + "</td><td>" +
            (pt.within_limit ? "yes" : "no") + "</td></tr>";
     o += "</tbody></table>";
   }
@@ -1009,6 +1000,16 @@ std::string deviation_mark(const RunResult& run, const ClaimVerdict& v) {
 
 }  // namespace
 
+std::string html_iops(double iops) {
+  return format_html_figure(iops, "IOPS");
+}
+std::string html_rate(double bytes_per_s) {
+  return format_html_figure(bytes_per_s, "B/s");
+}
+std::string html_latency(double ns) {
+  return format_html_figure(ns, "ns");
+}
+
 std::string format_html_figure(double value, std::string_view unit) {
   if (unit == "%") return format_metric_value(MetricKind::Percent, value);
   if (unit == "x") return format_metric_value(MetricKind::Waf, value);
@@ -1060,8 +1061,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
          (run.deviations.size() == 1 ? "" : "s") + " from the suite and sheet as written</b>" +
          (run.strict ? " (--strict: a deviation makes a pass incomplete)" : "") + "<ul>";
     for (const auto& d : run.deviations) {
-      std::string affected;
-      for (const auto& w : d.workloads) affected += (affected.empty() ? "" : ", ") + w;
+      const std::string affected = join_text(d.workloads, ", ");
       o += "<li>" + esc(d.text) +
            (affected.empty() ? "" : " <span class=\"muted\">(" + esc(affected) + ")</span>") +
            "</li>";

@@ -51,6 +51,11 @@ namespace storqual::reporting {
 // tick labels. `unit`: a verdict's base unit ("IOPS", "B/s", "ns", "B", "x", "DWPD", "%"); ""
 // prints the scaled count alone ("197k").
 [[nodiscard]] std::string format_html_figure(double value, std::string_view unit);
+// format_html_figure() in the units the pages show most: IOPS, bytes/s and ns (the report and the
+// SNIA PTS sections, reporting/pts_html.cpp).
+[[nodiscard]] std::string html_iops(double iops);
+[[nodiscard]] std::string html_rate(double bytes_per_s);
+[[nodiscard]] std::string html_latency(double ns);
 
 // The pieces of render_html(), for pages that hold several runs (reporting/fleet_report.hpp).
 // html_page_start(): doctype, head (escaped `title`, the report's CSS plus `extra_css`, which must

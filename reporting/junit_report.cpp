@@ -431,8 +431,7 @@ void add_suite_properties(pugi::xml_node suite, const RunResult& run, const RunN
   add_property(props, "storqual.deviations", std::to_string(run.deviations.size()));
   for (std::size_t i = 0; i < run.deviations.size(); ++i) {
     const Deviation& d = run.deviations[i];
-    std::string affected;
-    for (const auto& w : d.workloads) affected += (affected.empty() ? "" : ", ") + w;
+    const std::string affected = join_text(d.workloads, ", ");
     add_property(props, "storqual.deviation." + std::to_string(i + 1),
                  d.kind + ": " + d.text + (affected.empty() ? "" : " [" + affected + "]"));
   }

@@ -52,15 +52,6 @@ std::string seconds_text(double s) {
 std::string figure_text(const PtsFigure& f) {
   return format_html_figure(f.value, f.unit.empty() ? std::string_view("%") : f.unit);
 }
-std::string iops_text(double iops) {
-  return format_html_figure(iops, "IOPS");
-}
-std::string rate_text(double bytes_per_s) {
-  return format_html_figure(bytes_per_s, "B/s");
-}
-std::string latency_text(double ns) {
-  return format_html_figure(ns, "ns");
-}
 
 std::string test_name(const std::string& t) {
   if (t == "wsat") return "WSAT: write saturation";
@@ -180,7 +171,7 @@ void wsat(std::string& o, const WorkloadResult& w) {
             if (f.name == "wsat.iops") return &f;
           return nullptr;
         }())
-      c.claim = ClaimLine{"saturated " + iops_text(sat->value), sat->value, sat->value, sat->value};
+      c.claim = ClaimLine{"saturated " + html_iops(sat->value), sat->value, sat->value, sat->value};
     figure(o, by_tgbw ? "wsat-tgbw" : "wsat-time", render_line_chart(c));
   }
   LineChart r;
@@ -224,7 +215,7 @@ void dirth(std::string& o, const WorkloadResult& w) {
     di.series.push_back(std::move(a));
     dv.series.push_back(std::move(b));
   }
-  di.claim = ClaimLine{"ceiling " + latency_text(p.ceiling_ns), p.ceiling_ns, 0, p.ceiling_ns};
+  di.claim = ClaimLine{"ceiling " + html_latency(p.ceiling_ns), p.ceiling_ns, 0, p.ceiling_ns};
   for (const auto& h : p.histograms)  // at the grid point's IOPS (the curve's), not the rerun's
     for (const auto& g : p.grid)
       if (g.threads == h.threads && g.qd == h.qd)
@@ -238,8 +229,8 @@ void dirth(std::string& o, const WorkloadResult& w) {
       bins.push_back({format_latency(b.upper_ns), static_cast<double>(b.count)});
     char sub[200];
     std::snprintf(sub, sizeof sub, " T%uQ%u: %s, mean %s, 5 nines %s, max %s", h.threads, h.qd,
-                  iops_text(h.iops).c_str(), latency_text(h.lat_mean_ns).c_str(),
-                  latency_text(h.lat_p99999_ns).c_str(), latency_text(h.lat_max_ns).c_str());
+                  html_iops(h.iops).c_str(), html_latency(h.lat_mean_ns).c_str(),
+                  html_latency(h.lat_p99999_ns).c_str(), html_latency(h.lat_max_ns).c_str());
     figure(o, "dirth-histogram",
            render_histogram(w.id + ": response-time histogram at " + h.label + sub,
                             "response time (bin upper bound)", bins));
@@ -249,9 +240,9 @@ void dirth(std::string& o, const WorkloadResult& w) {
   for (const auto& g : p.grid)
     o += "<tr><td class=\"num\">" + std::to_string(g.threads) + "</td><td class=\"num\">" +
          std::to_string(g.qd) + "</td><td class=\"num\">" + std::to_string(g.threads * g.qd) +
-         "</td><td class=\"num\">" + esc(iops_text(g.iops)) + "</td><td class=\"num\">" +
-         esc(latency_text(g.lat_mean_ns)) + "</td><td class=\"num\">" +
-         esc(latency_text(g.lat_max_ns)) + "</td><td>" + (g.within_ceiling ? "yes" : "no") +
+         "</td><td class=\"num\">" + esc(html_iops(g.iops)) + "</td><td class=\"num\">" +
+         esc(html_latency(g.lat_mean_ns)) + "</td><td class=\"num\">" +
+         esc(html_latency(g.lat_max_ns)) + "</td><td>" + (g.within_ceiling ? "yes" : "no") +
          "</td></tr>";
   o += "</tbody></table>";
 }
@@ -290,7 +281,7 @@ void xsr(std::string& o, const WorkloadResult& w) {
   for (std::size_t i = 0; i < p.segments.size(); ++i) {
     const auto& g = p.segments[i];
     o += "<tr><td>" + std::to_string(i + 1) + ": " + esc(g.label) + "</td><td class=\"num\">" +
-         esc(rate_text(g.mean_bw)) + "</td><td class=\"num\">" + esc(rate_text(g.settled_bw)) +
+         esc(html_rate(g.mean_bw)) + "</td><td class=\"num\">" + esc(html_rate(g.settled_bw)) +
          "</td><td class=\"num\">" +
          (i == 0              ? std::string("&ndash;")
           : g.recovery_s >= 0 ? esc(seconds_text(g.recovery_s))
@@ -317,7 +308,7 @@ void hir(std::string& o, const WorkloadResult& w) {
     t.series.push_back(std::move(s));
   }
   if (baseline > 0)
-    t.claim = ClaimLine{"baseline " + iops_text(baseline), baseline, baseline, baseline};
+    t.claim = ClaimLine{"baseline " + html_iops(baseline), baseline, baseline, baseline};
   figure(o, "hir-time", render_line_chart(t));
   LineChart v;
   v.title = w.id + ": HIR IOPS vs wait state";
@@ -328,7 +319,7 @@ void hir(std::string& o, const WorkloadResult& w) {
   for (const auto& g : p.segments) s.points.emplace_back(g.wait_s, g.settled_iops);
   v.series.push_back(std::move(s));
   if (baseline > 0)
-    v.claim = ClaimLine{"baseline " + iops_text(baseline), baseline, baseline, baseline};
+    v.claim = ClaimLine{"baseline " + html_iops(baseline), baseline, baseline, baseline};
   figure(o, "hir-wait", render_line_chart(v));
 }
 

@@ -189,4 +189,13 @@ std::string count_of(std::size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+std::string join_text(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
 }  // namespace storqual::reporting

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace storqual::reporting {
 
@@ -35,6 +36,8 @@ namespace storqual::reporting {
 // A count and its noun, plural unless the count is one: (1, "workload") -> "1 workload",
 // (0, "workload") -> "0 workloads".
 [[nodiscard]] std::string count_of(std::size_t n, std::string_view noun);
+// The parts with `sep` between them: ({"a", "b"}, ", ") -> "a, b"; {} -> "".
+[[nodiscard]] std::string join_text(const std::vector<std::string>& parts, std::string_view sep);
 // Seconds in fixed notation with 3 decimals ("60.000"), as JUnit consumers expect.
 [[nodiscard]] std::string format_seconds_fixed(double seconds);
 

@@ -88,15 +88,6 @@ std::string subject(const Metric& m, double v) {
   return "";
 }
 
-std::string join(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (const auto& p : parts) {
-    if (!out.empty()) out += sep;
-    out += p;
-  }
-  return out;
-}
-
 const WorkloadResult* find_result(const std::vector<WorkloadResult>& results,
                                   const std::string& id) {
   for (const auto& r : results)
@@ -125,7 +116,8 @@ std::string unusable(const WorkloadResult* r, const std::string& id, bool interr
     return "workload '" + id + "' skipped: " + *r->skipped;
   }
   if (r->interrupted) return "workload '" + id + "' was interrupted";
-  if (!r->errors.empty()) return "workload '" + id + "' failed: " + join(r->errors, "; ");
+  if (!r->errors.empty())
+    return "workload '" + id + "' failed: " + reporting::join_text(r->errors, "; ");
   return "";
 }
 
@@ -153,7 +145,7 @@ std::string host_limit_reason(const Claim& c, const WorkloadResult& r) {
           ", less than the claimed " + format_metric_value(MetricKind::Bandwidth, c.value));
     }
   }
-  return join(reasons, ", ");
+  return reporting::join_text(reasons, ", ");
 }
 
 // "file:line:column" (Claim::location) into the verdict's file and line, for reports that point
@@ -496,9 +488,10 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
     if (!suite.find(id)) missing.push_back(id);
   if (!missing.empty()) {
     v.status = VerdictStatus::Skipped;
-    v.message = (missing.size() == 1 ? "workload '" + missing[0] + "' is"
-                                     : "workloads '" + join(missing, "', '") + "' are") +
-                " not in suite '" + suite.name + "'";
+    v.message =
+        (missing.size() == 1 ? "workload '" + missing[0] + "' is"
+                             : "workloads '" + reporting::join_text(missing, "', '") + "' are") +
+        " not in suite '" + suite.name + "'";
     return v;
   }
   const bool wear_metric = c.metric.kind == MetricKind::Waf || c.metric.kind == MetricKind::Dwpd;
@@ -635,7 +628,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     }
     if (r->steady_state) text += ", " + describe(*r->steady_state);
     if (r->host_limit && r->host_limit->limited)
-      text += ", host-limited: " + join(r->host_limit->reasons, ", ");
+      text += ", host-limited: " + reporting::join_text(r->host_limit->reasons, ", ");
     if (r->host_busy && r->host_busy->busy)
       text += ", host busy: " + host_busy_reason(*r->host_busy);
     if (r->early_stop) text += ", " + r->early_stop->reason;

@@ -8,16 +8,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reporting/quantity_format.hpp"
 #include "runner/base/units.hpp"
 
 namespace storqual::runner {
 namespace {
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 std::string number_text(double v) {
   char buf[32];
@@ -82,7 +77,7 @@ void command_line_deviations(const Suite& suite, const std::vector<WorkloadSpec>
     if (!ids.empty())
       add(out, "region",
           "region " + region_text(*o.size) + " (--size " + format_size_fio(*o.size) +
-              ") instead of the suite's " + join(was, " or "),
+              ") instead of the suite's " + reporting::join_text(was, " or "),
           or_whole_run(ids, plan));
   }
   if (o.ioengine) {
@@ -176,11 +171,11 @@ std::vector<reporting::Deviation> measured_deviations(
   std::string busy_why, limited_why;
   for (const auto& r : results) {
     if (r.host_busy && r.host_busy->busy) {
-      if (busy.empty()) busy_why = join(r.host_busy->reasons, ", ");
+      if (busy.empty()) busy_why = reporting::join_text(r.host_busy->reasons, ", ");
       busy.push_back(r.id);
     }
     if (r.host_limit && r.host_limit->limited) {
-      if (limited.empty()) limited_why = join(r.host_limit->reasons, ", ");
+      if (limited.empty()) limited_why = reporting::join_text(r.host_limit->reasons, ", ");
       limited.push_back(r.id);
     }
   }

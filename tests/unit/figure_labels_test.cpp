@@ -49,29 +49,36 @@ TEST(FigureLabels, MetricDefinitions) {
   EXPECT_EQ(offset_pattern(sample::workload("s", "read", 1 << 20, 1, 1, 0, 1, 1).params), "");
 }
 
-// The aggregate verdict of a tier claim says each figure is read+write summed over the 4 jobs.
-TEST(FigureLabels, VerdictsCarryTheirFigure) {
+// The verdicts of one claim "mean iops of `ids` = 40k" over results like the cloud tier's, judged
+// with a suite of those workloads (4k, 8k, 16k by their ids' ends).
+std::vector<reporting::ClaimVerdict> judge_mean_iops_claim(const std::vector<std::string>& ids) {
   std::vector<WorkloadResult> results;
-  for (const char* id : {"randrw70-4k", "randrw70-8k", "randrw70-16k"}) {
+  std::string workloads;
+  for (const auto& id : ids) {
     WorkloadResult w = cloud_like();
     w.id = id;
     results.push_back(w);
+    workloads += "  <workload id=\"" + id + "\" bs=\"" + id.substr(id.rfind('-') + 1) + "\"/>\n";
   }
   runner::SpecSheet sheet;
   runner::Claim c;
-  c.workloads = {"randrw70-4k", "randrw70-8k", "randrw70-16k"};
+  c.workloads = ids;
   c.metric = runner::parse_metric("iops");
   c.value = 40000;
   c.aggregate = runner::Aggregate::Mean;
   sheet.claims.push_back(c);
-  const runner::Suite suite = runner::Suite::parse(R"(<suite name="tier">
-  <defaults rw="randrw" rwmixread="70" iodepth="64" numjobs="4" runtime="600s"/>
-  <workload id="randrw70-4k" bs="4k"/>
-  <workload id="randrw70-8k" bs="8k"/>
-  <workload id="randrw70-16k" bs="16k"/>
-</suite>)",
-                                                   "tier.xml");
-  const auto v = runner::judge(sheet, suite, results);
+  const runner::Suite suite = runner::Suite::parse(
+      "<suite name=\"tier\">\n"
+      "  <defaults rw=\"randrw\" rwmixread=\"70\" iodepth=\"64\" numjobs=\"4\" "
+      "runtime=\"600s\"/>\n" +
+          workloads + "</suite>",
+      "tier.xml");
+  return runner::judge(sheet, suite, results);
+}
+
+// The aggregate verdict of a tier claim says each figure is read+write summed over the 4 jobs.
+TEST(FigureLabels, VerdictsCarryTheirFigure) {
+  const auto v = judge_mean_iops_claim({"randrw70-4k", "randrw70-8k", "randrw70-16k"});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].figure,
             "aggregate of 3 workloads, each: read+write IOPS, sum over 4 jobs, mean over 600 s");
@@ -81,22 +88,7 @@ TEST(FigureLabels, VerdictsCarryTheirFigure) {
 // An aggregate over a list of one workload is that workload's figure: the message says nothing of
 // an aggregate (never "of 1 workloads").
 TEST(FigureLabels, AggregateOfOneWorkloadIsThatWorkloadsFigure) {
-  WorkloadResult w = cloud_like();
-  w.id = "randrw70-4k";
-  const std::vector<WorkloadResult> results = {w};
-  runner::SpecSheet sheet;
-  runner::Claim c;
-  c.workloads = {"randrw70-4k"};
-  c.metric = runner::parse_metric("iops");
-  c.value = 40000;
-  c.aggregate = runner::Aggregate::Mean;
-  sheet.claims.push_back(c);
-  const runner::Suite suite = runner::Suite::parse(R"(<suite name="tier">
-  <defaults rw="randrw" rwmixread="70" iodepth="64" numjobs="4" runtime="600s"/>
-  <workload id="randrw70-4k" bs="4k"/>
-</suite>)",
-                                                   "tier.xml");
-  const auto v = runner::judge(sheet, suite, results);
+  const auto v = judge_mean_iops_claim({"randrw70-4k"});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].message, "measured 40.1k IOPS, 0.2% above the claimed 40k (tolerance 10%)");
   EXPECT_EQ(v[0].figure.find("aggregate"), std::string::npos) << v[0].figure;

@@ -613,12 +613,7 @@ TEST(ReportHtml, ChartBandsAndMarkersWidenTheAxisAndAreEscaped) {
 }
 
 TEST(ReportHtml, HostLimitedFioCommandSaysFioWillReportLess) {
-  RunResult r = sample::run(false);
-  HostLimitReport limited;
-  limited.limited = true;
-  limited.reasons = {"job thread CPU 98%"};
-  r.workloads[0].host_limit = limited;
-  r.workloads[1].host_limit = HostLimitReport{};  // measured, not limited
+  const RunResult r = sample::host_limited_run();
   const std::string html = render_html(r);
   const std::string section = section_of(html, "randread-4k-qd32");
   const std::size_t cmd = section.find("<h4>Equivalent fio command</h4>");

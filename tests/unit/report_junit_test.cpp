@@ -327,12 +327,7 @@ for n in names:
 }
 
 TEST(ReportJunit, HostLimitedFioCommandSaysFioWillReportLess) {
-  RunResult r = sample::run(false);
-  HostLimitReport limited;
-  limited.limited = true;
-  limited.reasons = {"job thread CPU 98%"};
-  r.workloads[0].host_limit = limited;
-  r.workloads[1].host_limit = HostLimitReport{};  // measured, not limited
+  const RunResult r = sample::host_limited_run();
   const auto doc = parse(render_junit({r}));
   const std::string note = "note: this figure was host-limited: fio spends more CPU per I/O";
   int with_limited = 0, with_other = 0;

@@ -170,4 +170,16 @@ inline RunResult run(bool failing, std::size_t seconds = 60) {
   return r;
 }
 
+// The passing sample with its first workload host-limited ("job thread CPU 98%") and its second
+// measured and not limited: the reports' notes on the printed fio command.
+inline RunResult host_limited_run() {
+  RunResult r = run(false);
+  HostLimitReport limited;
+  limited.limited = true;
+  limited.reasons = {"job thread CPU 98%"};
+  r.workloads[0].host_limit = limited;
+  r.workloads[1].host_limit = HostLimitReport{};  // measured, not limited
+  return r;
+}
+
 }  // namespace storqual::reporting::sample
