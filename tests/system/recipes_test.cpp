@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,13 +46,21 @@ bool have_python_module(const std::string& module) {
   return run_command({"/usr/bin/python3", "-c", "import " + module}).exit_code == 0;
 }
 
-// The demo sheet, optionally with a randread claim no scratch file meets (a failed claim).
+// The demo sheet, optionally with a randread claim no scratch file meets (a failed claim), and
+// without its p99 claim: these tests are about what a recipe does with the exit
+// code, and a p99 from the few hundred I/Os of a shortened run on a loaded CI host is inconclusive
+// (exit 3, too few samples: runner/measure/tail_samples.hpp), which outranks a failed claim.
 std::string sheet(bool failing) {
   std::string s = read_file(fs::path(STORQUAL_SOURCE_DIR) / "specs" / "demo.xml");
+  const auto p99 = s.find("<claim workload=\"randread-4k-qd16\"  metric=\"lat.p99\"");
+  if (p99 == std::string::npos)
+    throw std::runtime_error("specs/demo.xml has no randread p99 claim");
+  s.erase(p99, s.find('\n', p99) + 1 - p99);
   if (failing) {
     const std::string from = "metric=\"iops\"    value=\"200\"";
     const auto at = s.find(from);
-    if (at != std::string::npos) s.replace(at, from.size(), "metric=\"iops\" value=\"50M\"");
+    if (at == std::string::npos) throw std::runtime_error("specs/demo.xml has no randread claim");
+    s.replace(at, from.size(), "metric=\"iops\" value=\"50M\"");
   }
   return s;
 }
