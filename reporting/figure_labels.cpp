@@ -61,35 +61,28 @@ std::string offset_pattern(const WorkloadParams& p) {
 }
 
 std::string metric_definition(std::string_view metric, const WorkloadResult& w) {
-  std::string_view m = metric;
-  std::string dir;
-  if (m.starts_with("read.")) {
-    dir = "read";
-    m.remove_prefix(5);
-  } else if (m.starts_with("write.")) {
-    dir = "write";
-    m.remove_prefix(6);
+  const auto name = parse_metric_name(metric);
+  if (!name) return std::string(metric);  // a name of another version, shown as it is
+  // A named figure (sustained.bw, capacity, wsat.iops, ...): the definition its row gives.
+  if (name->figure) {
+    std::string out(name->figure->help);
+    if (const auto at = out.find("{jobs}"); at != std::string::npos)
+      out.replace(at, 6, jobs_text(w.params.numjobs));
+    return out;
   }
-  // A SNIA PTS figure (wsat.iops, xsr.recovery_s, ...): its own definition, over the test's passes.
-  if (const PtsFigureInfo* f = find_pts_figure(metric)) return std::string(f->help);
-  const std::string covered = dir.empty() ? sides(w) : dir;
+  const std::string covered = name->direction == MetricDirection::Read    ? "read"
+                              : name->direction == MetricDirection::Write ? "write"
+                                                                          : sides(w);
   std::string out;
-  if (m == "iops" || m == "bw") {
-    out = covered + (m == "iops" ? " IOPS" : " bandwidth") + ", sum over " +
+  if (name->kind == MetricKind::Iops || name->kind == MetricKind::Bandwidth) {
+    out = covered + (name->kind == MetricKind::Iops ? " IOPS" : " bandwidth") + ", sum over " +
           jobs_text(w.params.numjobs) + ", mean over " + seconds_text(w.elapsed_s);
-  } else if (m == "sustained.bw") {
-    out = "write bandwidth after the cache (mean after the drop), sum over " +
-          jobs_text(w.params.numjobs);
-  } else if (m == "capacity") {
-    return "bytes below the first sample that did not read back its own data";
-  } else if (m.starts_with("lat.") || m.starts_with("clat.")) {
-    const bool mean = m.ends_with(".mean");
-    out = latency_stat_definition(m) + " over every " +
-          (covered == "read+write" ? std::string("read and write") : covered) + " I/O of " +
-          jobs_text(w.params.numjobs);
-    if (!mean && covered == "read+write") out += ", the worse of read and write";
   } else {
-    out = std::string(metric);
+    const bool clat = name->latency == LatencyKind::Clat;
+    out = latency_stat_definition(std::string(clat ? "clat." : "lat.") + std::string(name->stat)) +
+          " over every " + (covered == "read+write" ? std::string("read and write") : covered) +
+          " I/O of " + jobs_text(w.params.numjobs);
+    if (name->stat != "mean" && covered == "read+write") out += ", the worse of read and write";
   }
   if (w.kind == "latency-search")
     out += ", at iodepth " + std::to_string(w.params.iodepth) + " (the search's choice)";

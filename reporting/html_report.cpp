@@ -834,7 +834,7 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
       }
     for (const auto* v : claims) {
       // A PTS figure (dirth.max_iops_lat) is not a point of this curve.
-      if (metric_kind_of(v->metric) != MetricKind::Latency || find_pts_figure(v->metric)) continue;
+      if (metric_kind_of(v->metric) != MetricKind::Latency || find_figure(v->metric)) continue;
       if (!v->claimed) continue;
       c.claim = claim_line(*v, 1.0, figure_text(*v->claimed, v->unit));
       break;

@@ -112,8 +112,8 @@ std::string percent_text(double pct) {
 // of a workload keeps the figure's name: "wsat-4k wsat.iops measured only").
 std::string claim_name(const ClaimVerdict& v) {
   if (v.status == VerdictStatus::MeasuredOnly && (v.kind.empty() || v.kind == "claim"))
-    return find_pts_figure(v.metric) ? verdict_name(v) + " measured only"
-                                     : v.workload + " measured only";
+    return find_figure(v.metric) ? verdict_name(v) + " measured only"
+                                 : v.workload + " measured only";
   return verdict_name(v);
 }
 

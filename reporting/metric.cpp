@@ -10,6 +10,58 @@
 #include "reporting/quantity_format.hpp"
 
 namespace storqual::reporting {
+namespace {
+using K = MetricKind;
+// Every named figure. The SNIA PTS ones: runner/methods/pts_tests.hpp measures them, docs/pts.md
+// defines them.
+constexpr std::array<FigureInfo, 23> kFigures = {{
+    {"sustained.bw", K::Bandwidth, false, "sustained-write",
+     "write bandwidth after the cache (mean after the drop), sum over {jobs}",
+     MetricDirection::Write},
+    {"sustained.initial_bw", K::Bandwidth, false, "sustained-write",
+     "write bandwidth before any drop (median of the first intervals: the burst rate), sum over "
+     "{jobs}",
+     MetricDirection::Write},
+    {"capacity", K::Capacity, false, "capacity",
+     "bytes below the first sample that did not read back its own data"},
+    {"waf", K::Waf, true, "run", "write amplification over the whole run (media / host writes)"},
+    {"endurance.dwpd", K::Dwpd, false, "run",
+     "drive writes per day over the warranty, projected from the run's wear"},
+    {"wsat.iops", K::Iops, false, "wsat", "WSAT: the saturated level (mean of the steady region)"},
+    {"wsat.fob_iops", K::Iops, false, "wsat",
+     "WSAT: fresh-out-of-box IOPS (median of the first 5 samples)"},
+    {"wsat.drop_pct", K::Percent, true, "wsat",
+     "WSAT: how far IOPS fell from FOB to the saturated level"},
+    {"wsat.cliff_tgbw", K::Capacity, false, "wsat",
+     "WSAT: bytes written when IOPS fell off the cliff"},
+    {"dirth.max_iops", K::Iops, false, "dirth",
+     "DIRTH: IOPS of the MaxIOPS point (within the ceiling)"},
+    {"dirth.max_iops_lat", K::Latency, true, "dirth",
+     "DIRTH: average response time at the MaxIOPS point"},
+    {"dirth.max_iops_p99999", K::Latency, true, "dirth",
+     "DIRTH: 99.999th percentile at the MaxIOPS point"},
+    {"dirth.min_iops", K::Iops, false, "dirth", "DIRTH: IOPS of the MinIOPS point (T1Q1)"},
+    {"dirth.min_iops_lat", K::Latency, true, "dirth",
+     "DIRTH: average response time at the MinIOPS point"},
+    {"xsr.seq_bw", K::Bandwidth, false, "xsr",
+     "XSR: settled throughput of access group 1 (sequential)"},
+    {"xsr.rnd_bw", K::Bandwidth, false, "xsr",
+     "XSR: settled throughput of access group 2 (random)"},
+    {"xsr.seq2_bw", K::Bandwidth, false, "xsr",
+     "XSR: settled throughput of access group 3 (sequential)"},
+    {"xsr.recovery_rnd", K::Latency, true, "xsr",
+     "XSR: time to settle after the switch to random writes"},
+    {"xsr.recovery_seq", K::Latency, true, "xsr",
+     "XSR: time to settle after the switch back to sequential"},
+    {"hir.baseline_iops", K::Iops, false, "hir", "HIR: IOPS at saturation, before any wait"},
+    {"hir.iops_shortest_wait", K::Iops, false, "hir",
+     "HIR: burst IOPS with the shortest idle wait"},
+    {"hir.iops_longest_wait", K::Iops, false, "hir", "HIR: burst IOPS with the longest idle wait"},
+    {"hir.gain_pct", K::Percent, false, "hir",
+     "HIR: best wait state's burst IOPS over the baseline"},
+}};
+}  // namespace
+
 const char* metric_unit(MetricKind kind) noexcept {
   switch (kind) {
     case MetricKind::Iops:
@@ -30,24 +82,60 @@ const char* metric_unit(MetricKind kind) noexcept {
   return "";
 }
 
-std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept {
-  if (name == "capacity") return MetricKind::Capacity;
-  if (name == "waf") return MetricKind::Waf;
-  if (name == "endurance.dwpd") return MetricKind::Dwpd;
-  if (name == "sustained.bw") return MetricKind::Bandwidth;
-  if (const PtsFigureInfo* f = find_pts_figure(name)) return f->kind;
-  if (name.starts_with("read."))
+std::optional<MetricName> parse_metric_name(std::string_view name) noexcept {
+  MetricName m;
+  if (const FigureInfo* f = find_figure(name)) {
+    m.kind = f->kind;
+    m.direction = f->direction;
+    m.figure = f;
+    return m;
+  }
+  if (name.starts_with("read.")) {
+    m.direction = MetricDirection::Read;
     name.remove_prefix(5);
-  else if (name.starts_with("write."))
+  } else if (name.starts_with("write.")) {
+    m.direction = MetricDirection::Write;
     name.remove_prefix(6);
-  if (name == "iops") return MetricKind::Iops;
-  if (name == "bw") return MetricKind::Bandwidth;
-  if (name.starts_with("lat.") || name.starts_with("clat.")) return MetricKind::Latency;
+  }
+  if (name == "iops") return m;
+  if (name == "bw") {
+    m.kind = MetricKind::Bandwidth;
+    return m;
+  }
+  m.kind = MetricKind::Latency;
+  if (name.starts_with("lat.")) {
+    m.stat = name.substr(4);
+    return m;
+  }
+  if (name.starts_with("clat.")) {
+    m.latency = LatencyKind::Clat;
+    m.stat = name.substr(5);
+    return m;
+  }
+  return std::nullopt;
+}
+
+void add_figure(std::vector<Figure>& out, std::string_view name, double value) {
+  const FigureInfo* info = find_figure(name);
+  out.push_back({std::string(name), value, info ? metric_unit(info->kind) : ""});
+}
+
+std::string metric_forms() {
+  std::string out =
+      "iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally prefixed with read. or "
+      "write.; or a figure of a method or of the run:";
+  for (std::size_t i = 0; i < kFigures.size(); ++i)
+    out += (i == 0 ? " " : ", ") + std::string(kFigures[i].name);
+  return out;
+}
+
+std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept {
+  if (const auto m = parse_metric_name(name)) return m->kind;
   return std::nullopt;
 }
 
 bool higher_is_better(std::string_view metric_name) noexcept {
-  if (const PtsFigureInfo* f = find_pts_figure(metric_name)) return !f->lower_is_better;
+  if (const FigureInfo* f = find_figure(metric_name)) return !f->lower_is_better;
   const auto kind = metric_kind_of(metric_name);
   return !kind || higher_is_better(*kind);
 }
@@ -77,38 +165,12 @@ std::string format_metric_value(MetricKind kind, double value) {
   return "";
 }
 
-namespace {
-using K = MetricKind;
-constexpr std::array<PtsFigureInfo, 18> kPtsFigures = {{
-    {"wsat.iops", K::Iops, false, "WSAT: the saturated level (mean of the steady region)"},
-    {"wsat.fob_iops", K::Iops, false,
-     "WSAT: fresh-out-of-box IOPS (median of the first 5 samples)"},
-    {"wsat.drop_pct", K::Percent, true, "WSAT: how far IOPS fell from FOB to the saturated level"},
-    {"wsat.cliff_tgbw", K::Capacity, false, "WSAT: bytes written when IOPS fell off the cliff"},
-    {"dirth.max_iops", K::Iops, false, "DIRTH: IOPS of the MaxIOPS point (within the ceiling)"},
-    {"dirth.max_iops_lat", K::Latency, true, "DIRTH: average response time at the MaxIOPS point"},
-    {"dirth.max_iops_p99999", K::Latency, true, "DIRTH: 99.999th percentile at the MaxIOPS point"},
-    {"dirth.min_iops", K::Iops, false, "DIRTH: IOPS of the MinIOPS point (T1Q1)"},
-    {"dirth.min_iops_lat", K::Latency, true, "DIRTH: average response time at the MinIOPS point"},
-    {"xsr.seq_bw", K::Bandwidth, false, "XSR: settled throughput of access group 1 (sequential)"},
-    {"xsr.rnd_bw", K::Bandwidth, false, "XSR: settled throughput of access group 2 (random)"},
-    {"xsr.seq2_bw", K::Bandwidth, false, "XSR: settled throughput of access group 3 (sequential)"},
-    {"xsr.recovery_rnd", K::Latency, true, "XSR: time to settle after the switch to random writes"},
-    {"xsr.recovery_seq", K::Latency, true,
-     "XSR: time to settle after the switch back to sequential"},
-    {"hir.baseline_iops", K::Iops, false, "HIR: IOPS at saturation, before any wait"},
-    {"hir.iops_shortest_wait", K::Iops, false, "HIR: burst IOPS with the shortest idle wait"},
-    {"hir.iops_longest_wait", K::Iops, false, "HIR: burst IOPS with the longest idle wait"},
-    {"hir.gain_pct", K::Percent, false, "HIR: best wait state's burst IOPS over the baseline"},
-}};
-}  // namespace
-
-std::span<const PtsFigureInfo> pts_figures() noexcept {
-  return kPtsFigures;
+std::span<const FigureInfo> figure_table() noexcept {
+  return kFigures;
 }
 
-const PtsFigureInfo* find_pts_figure(std::string_view name) noexcept {
-  for (const auto& f : kPtsFigures)
+const FigureInfo* find_figure(std::string_view name) noexcept {
+  for (const auto& f : kFigures)
     if (f.name == name) return &f;
   return nullptr;
 }

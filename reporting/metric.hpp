@@ -8,6 +8,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "reporting/result.hpp"
 
 namespace storqual::reporting {
 
@@ -20,34 +23,66 @@ enum class MetricKind { Iops, Bandwidth, Latency, Capacity, Waf, Dwpd, Percent }
 // The base unit every value of the kind is kept in: "IOPS", "B/s", "ns", "B", "x", "DWPD" or "%".
 [[nodiscard]] const char* metric_unit(MetricKind kind) noexcept;
 
-// Higher is better for every kind but latency and write amplification (a SNIA PTS figure has its
-// own direction: PtsFigureInfo::lower_is_better).
+// Higher is better for every kind but latency and write amplification (a named figure has its
+// own direction: FigureInfo::lower_is_better).
 [[nodiscard]] constexpr bool higher_is_better(MetricKind kind) noexcept {
   return kind != MetricKind::Latency && kind != MetricKind::Waf;
 }
 
-// The kind of a metric by the name spec sheets and verdicts give it: iops, bw, lat.mean, lat.pNN,
-// clat.*, each optionally prefixed read. or write.; sustained.bw; capacity; waf; endurance.dwpd;
-// a SNIA PTS figure (pts_figures()). Empty for any other name (runner/specs/spec_sheet.cpp
-// parse_metric refuses those with the valid forms).
+// What a claim on a metric reads: both directions (iops, bw: their sum; a latency: the worse) or
+// one; and which of fio's latencies, lat (submission to completion) or clat (completion only).
+enum class MetricDirection { Both, Read, Write };
+enum class LatencyKind { Lat, Clat };
+
+// A figure measured by name rather than from a workload's per-direction counts: what a method
+// publishes (WorkloadResult::figures: a sustained write's post-cache rate, a capacity check's
+// usable bytes, every SNIA PTS figure) or what the run measures as a whole (write amplification,
+// endurance). One row of figure_table() each: adding a claimable figure is one row here and the
+// method's `add_figure` of it.
+struct FigureInfo {
+  std::string_view name;  // as a claim names it: "sustained.bw", "wsat.iops"
+  MetricKind kind;        // its unit and printing
+  bool lower_is_better;
+  // Who measures it: the suite element of the method that publishes it ("sustained-write",
+  // "capacity", "wsat", "dirth", "xsr", "hir"), or "run" for a figure of the whole run.
+  std::string_view source;
+  // What it is, in the glossary's words (the verdict's `figure`, the HTML, JUnit); "{jobs}" is
+  // replaced by the workload's "N jobs".
+  std::string_view help;
+  // The direction its verdict names ("measured write 380 MB/s"): Both but for a write's rates.
+  MetricDirection direction = MetricDirection::Both;
+};
+[[nodiscard]] std::span<const FigureInfo> figure_table() noexcept;
+// The row of that name, or null.
+[[nodiscard]] const FigureInfo* find_figure(std::string_view name) noexcept;
+
+// Publishes figure `name` of the table (its unit from the row) in `out`, as a method does:
+// add_figure(result.figures, "sustained.bw", rate).
+void add_figure(std::vector<Figure>& out, std::string_view name, double value);
+
+// The grammar of every claim metric, in one place: a named figure (figure_table()), or a figure
+// of any workload's counts, [read.|write.](iops | bw | lat.STAT | clat.STAT) with STAT "mean" or
+// "pNN" (p99, p99.9, ...). What a name says; which percentiles a claim may name is the claim's
+// business (runner/specs/spec_sheet.cpp parse_metric checks `stat` against them).
+struct MetricName {
+  MetricKind kind = MetricKind::Iops;
+  MetricDirection direction = MetricDirection::Both;
+  LatencyKind latency = LatencyKind::Lat;  // kind == Latency (a workload's latency)
+  std::string_view stat;                   // kind == Latency: "mean", "p99", ... as written
+  const FigureInfo* figure = nullptr;      // a named figure; null for a workload's counts
+};
+// Empty for a name of neither form.
+[[nodiscard]] std::optional<MetricName> parse_metric_name(std::string_view name) noexcept;
+// The valid forms, for the message that refuses another name: "iops, bw, lat.mean, ... or a
+// figure: sustained.bw, capacity, ..., wsat.iops, ...".
+[[nodiscard]] std::string metric_forms();
+
+// The kind of a metric by its name (parse_metric_name); empty for a name of neither form.
 [[nodiscard]] std::optional<MetricKind> metric_kind_of(std::string_view name) noexcept;
 
-// Higher is better for the metric of that name (a PTS figure: its own direction); a name of no kind
-// (a report loaded from elsewhere) counts as higher-is-better, as throughput metrics do.
+// Higher is better for the metric of that name (a named figure: its own direction); a name of no
+// kind (a report loaded from elsewhere) counts as higher-is-better, as throughput metrics do.
 [[nodiscard]] bool higher_is_better(std::string_view metric_name) noexcept;
-
-// The figures of the SNIA PTS tests (runner/methods/pts_tests.hpp measures them, docs/pts.md
-// defines them) that a claim can name: wsat.iops, wsat.drop_pct, dirth.max_iops, xsr.recovery_rnd,
-// hir.gain_pct, ...; each with its kind (so its unit and printing) and its direction.
-struct PtsFigureInfo {
-  std::string_view name;
-  MetricKind kind;
-  bool lower_is_better;
-  std::string_view help;
-};
-[[nodiscard]] std::span<const PtsFigureInfo> pts_figures() noexcept;
-// The figure of that name, or null.
-[[nodiscard]] const PtsFigureInfo* find_pts_figure(std::string_view name) noexcept;
 
 // A job thread busier than this (usr+sys, polling excluded, % of one CPU) measures the host, not
 // the device: runner/methods/host_limits.cpp marks the result host-limited, the HTML flags it.

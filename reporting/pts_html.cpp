@@ -49,7 +49,7 @@ std::string seconds_text(double s) {
 
 // The page's one number format (format_html_figure(), reporting/html_report.hpp): a PTS figure
 // reads here as in its verdict and in the claims table.
-std::string figure_text(const PtsFigure& f) {
+std::string figure_text(const Figure& f) {
   return format_html_figure(f.value, f.unit.empty() ? std::string_view("%") : f.unit);
 }
 
@@ -166,7 +166,7 @@ void wsat(std::string& o, const WorkloadResult& w) {
       }
       c.x_markers.push_back({x, "cliff at " + format_bytes_iec(p.cliff_tgbw)});
     }
-    if (const PtsFigure* sat = [&]() -> const PtsFigure* {
+    if (const Figure* sat = [&]() -> const Figure* {
           for (const auto& f : p.figures)
             if (f.name == "wsat.iops") return &f;
           return nullptr;

@@ -114,7 +114,7 @@ struct SteadyStateReport {
 // A sustained write (fills the write cache and past it): what the timeline says about the cache.
 struct SustainedWriteReport {
   std::uint64_t bytes_written = 0;  // in total, all passes
-  double initial_bw = 0;            // bytes/s: mean of the first intervals
+  double initial_bw = 0;            // bytes/s: median of the first intervals
   double drop_fraction = 0.5;       // the cache is "exhausted" below initial_bw * drop_fraction
   bool dropped = false;             // throughput fell below that at all
   std::uint64_t cache_bytes = 0;    // written before the drop (interpolated inside the interval)
@@ -261,6 +261,14 @@ struct CapacityReport {
   std::vector<IntegrityFinding> findings;  // the first bad samples, in offset order
 };
 
+// A figure a method publishes by name (sustained.bw, capacity, wsat.iops, ...: the rows of
+// reporting/metric.hpp figure_table()), in its metric's base unit.
+struct Figure {
+  std::string name;
+  double value = 0;
+  std::string unit;  // "IOPS", "B/s", "ns", "B", "%"
+};
+
 // One bucket of a latency histogram as the runner measured it
 // (runner/measure/latency_histogram.hpp): the bucket's lowest value and how many I/Os fell in it.
 struct LatencyBucket {
@@ -280,13 +288,6 @@ struct PtsSample {
   double bw = 0;           // bytes per second in the interval
   double lat_mean_ns = 0;  // mean completion latency in the interval
   unsigned segment = 0;    // xsr: the access group (0, 1, 2); hir: the wait state; else 0
-};
-
-// A named figure a claim can judge (wsat.iops, dirth.max_iops, ...), in its metric's base unit.
-struct PtsFigure {
-  std::string name;
-  double value = 0;
-  std::string unit;  // "IOPS", "B/s", "ns", "B", "%"
 };
 
 // xsr: one access group; hir: one wait state (its write bursts and idle waits).
@@ -343,13 +344,20 @@ struct PtsReport {
   std::vector<PtsGridPoint> grid;
   double ceiling_ns = 0;  // dirth: the response-time ceiling of the MaxIOPS point
   std::vector<PtsHistogram> histograms;
-  std::vector<PtsFigure> figures;
+  // The test's figures as its section lists them (wsat.iops, ...); the test publishes the same in
+  // WorkloadResult::figures, which is what a claim reads.
+  std::vector<Figure> figures;
 };
 
 struct WorkloadResult {
   std::string id;
   std::string kind = "workload";  // workload | latency-search | ...
   WorkloadParams params;
+  // What the method published by name, beside the per-direction counts: a claim on a named figure
+  // (reporting/metric.hpp figure_table()) reads it here. Not a key of the JSON of its own: claims
+  // are judged when measured, and a result read back gets its PTS test's figures from
+  // PtsReport::figures.
+  std::vector<Figure> figures;
   std::optional<DirectionResult> read;   // present when the workload reads
   std::optional<DirectionResult> write;  // present when the workload writes
   CpuUsage cpu;

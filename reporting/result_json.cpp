@@ -323,7 +323,7 @@ void visit_fields(Either<PtsSample> auto& p, auto&& visit) {
   visit("segment", p.segment);
 }
 
-void visit_fields(Either<PtsFigure> auto& f, auto&& visit) {
+void visit_fields(Either<Figure> auto& f, auto&& visit) {
   visit({"name", kRequired}, f.name);
   visit("value", f.value);
   visit("unit", f.unit);
@@ -712,6 +712,7 @@ WorkloadResult read_workload(const Node& n) {
   n.get("io_depths", w.io_depths);
   n.get("disk_stats", w.disk_stats);
   n.get("pts", w.pts);
+  if (w.pts) w.figures = w.pts->figures;
   return w;
 }
 

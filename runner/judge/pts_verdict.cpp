@@ -1,25 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Claims on SNIA PTS figures and their measured-only verdicts (see pts_verdict.hpp).
+// The measured-only verdicts of SNIA PTS figures (see pts_verdict.hpp).
 #include "runner/judge/pts_verdict.hpp"
 
 #include "reporting/metric.hpp"
 #include "reporting/quantity_format.hpp"
-#include "runner/methods/pts_tests.hpp"
 
 namespace storqual::runner {
-
-std::optional<double> pts_metric_value(const Metric& metric, const reporting::WorkloadResult& r,
-                                       std::string& why) {
-  if (!r.pts) {
-    why = "workload '" + r.id + "' is not a SNIA PTS test, so it has no " + metric.name;
-    return std::nullopt;
-  }
-  if (const auto* f = pts_figure(*r.pts, metric.pts)) return f->value;
-  why = "the " + r.pts->test + " test '" + r.id + "' has no " + metric.name +
-        (metric.pts.starts_with(r.pts->test + ".") ? " (not measured in this run)"
-                                                   : " (it is another test's figure)");
-  return std::nullopt;
-}
 
 void append_pts_figure_verdicts(const reporting::WorkloadResult& r,
                                 std::vector<reporting::ClaimVerdict>& out) {

@@ -75,15 +75,15 @@ std::string subject(const Metric& m, double v) {
       std::string kind = m.latency == LatencyKind::Clat ? "clat " : "";
       return dir + kind + stat + " " + format_metric_value(m.kind, v);
     }
-    case MetricKind::Capacity:
-      if (!m.pts.empty()) return m.pts + " " + format_metric_value(m.kind, v);  // wsat.cliff_tgbw
+    case MetricKind::Capacity:  // the usable bytes of a capacity check, or a figure in bytes
+      if (m.name != "capacity") return m.name + " " + format_metric_value(m.kind, v);
       return format_metric_value(m.kind, v) + " usable";
     case MetricKind::Waf:
       return "write amplification " + format_metric_value(m.kind, v);
     case MetricKind::Dwpd:
       return "endurance " + format_metric_value(m.kind, v);
     case MetricKind::Percent:
-      return m.pts + " " + format_metric_value(m.kind, v);
+      return m.name + " " + format_metric_value(m.kind, v);
   }
   return "";
 }
@@ -162,31 +162,35 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
   v.line = static_cast<unsigned>(std::stoul(line));
 }
 
-}  // namespace
-
-std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
+// A named figure: what the workload's method published under that name (reporting/metric.hpp
+// figure_table()), looked up by name whatever the method.
+std::optional<double> figure_value(const Metric& metric, const WorkloadResult& r,
                                    std::string& why) {
-  if (!metric.pts.empty()) return pts_metric_value(metric, r, why);  // runner/judge/pts_verdict.hpp
-  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
+  const std::string_view source = metric.figure->source;
+  if (source == "run") {
     why = metric.name +
           " is measured over the whole run (NVMe health before and after), not in workload '" +
           r.id + "'";
     return std::nullopt;
   }
-  if (metric.kind == MetricKind::Capacity) {  // runner/methods/capacity_check.hpp
-    if (!r.capacity) {
-      why = "workload '" + r.id + "' is not a <capacity> check, so it has no " + metric.name;
-      return std::nullopt;
-    }
-    return static_cast<double>(r.capacity->usable_bytes);
+  bool same_method = false;
+  for (const auto& f : r.figures) {
+    if (f.name == metric.name) return f.value;
+    const reporting::FigureInfo* info = reporting::find_figure(f.name);
+    same_method = same_method || (info && info->source == source);
   }
-  if (metric.sustained) {
-    if (!r.sustained) {
-      why = "workload '" + r.id + "' is not a <sustained-write>, so it has no " + metric.name;
-      return std::nullopt;
-    }
-    return r.sustained->post_cache_bw;
-  }
+  why = same_method
+            ? "workload '" + r.id + "' has no " + metric.name + " (not measured in this run)"
+            : "workload '" + r.id + "' is not a <" + std::string(source) + ">, so it has no " +
+                  metric.name;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> metric_value(const Metric& metric, const WorkloadResult& r,
+                                   std::string& why) {
+  if (metric.figure) return figure_value(metric, r, why);
   std::vector<const DirectionResult*> dirs;
   if (metric.direction != MetricDirection::Write && r.read) dirs.push_back(&*r.read);
   if (metric.direction != MetricDirection::Read && r.write) dirs.push_back(&*r.write);
@@ -333,7 +337,7 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
         // Performance claims only: a capacity or integrity finding does not depend on CPU time
         // (the bytes before a PTS write cliff, wsat.cliff_tgbw, are a performance figure).
         if (r->host_busy && r->host_busy->busy &&
-            (c.metric.kind != MetricKind::Capacity || !c.metric.pts.empty())) {
+            (c.metric.kind != MetricKind::Capacity || c.metric.name != "capacity")) {
           if (!f.host_busy.empty()) f.host_busy += ", ";
           f.host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
                          host_busy_reason(*r->host_busy);

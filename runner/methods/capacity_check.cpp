@@ -189,6 +189,7 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
     result.interrupted = true;
     result.errors.push_back("interrupted");
   }
+  reporting::add_figure(result.figures, "capacity", static_cast<double>(rep.usable_bytes));
   result.capacity = std::move(rep);
   return result;
 }

@@ -17,7 +17,7 @@
 namespace storqual::runner {
 namespace {
 
-using reporting::PtsFigure;
+using reporting::Figure;
 using reporting::PtsReport;
 using reporting::PtsSample;
 using reporting::TimelinePoint;
@@ -91,8 +91,7 @@ std::size_t full_samples(std::span<const PtsSample> s, double t0) {
 }
 
 void add_figure(PtsReport& r, std::string_view name, double value) {
-  const reporting::PtsFigureInfo* info = reporting::find_pts_figure(name);
-  r.figures.push_back({std::string(name), value, info ? reporting::metric_unit(info->kind) : ""});
+  reporting::add_figure(r.figures, name, value);
 }
 
 std::vector<unsigned> parse_list(std::string_view name, std::string_view v) {
@@ -185,6 +184,7 @@ WorkloadResult finish(WorkloadResult main, const WorkloadSpec& spec, PtsReport r
   main.elapsed_s = elapsed;
   main.timeline = std::move(timeline);
   main.lat_histogram.clear();
+  main.figures = report.figures;  // what claims read (reporting/metric.hpp figure_table())
   main.pts = std::move(report);
   return main;
 }
@@ -813,7 +813,7 @@ void analyze_xsr_group(std::span<const PtsSample> s, double start_s, double tole
   }
 }
 
-const reporting::PtsFigure* pts_figure(const PtsReport& report, std::string_view name) noexcept {
+const reporting::Figure* pts_figure(const PtsReport& report, std::string_view name) noexcept {
   for (const auto& f : report.figures)
     if (f.name == name) return &f;
   return nullptr;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reporting/metric.hpp"
+
 namespace storqual::runner {
 
 reporting::SustainedWriteReport analyze_sustained_write(
@@ -135,6 +137,8 @@ reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const Su
   }
   out.timeline = std::move(timeline);
   out.sustained = analyze_sustained_write(out.timeline, how.drop_fraction, how.initial_intervals);
+  reporting::add_figure(out.figures, "sustained.bw", out.sustained->post_cache_bw);
+  reporting::add_figure(out.figures, "sustained.initial_bw", out.sustained->initial_bw);
   return out;
 }
 

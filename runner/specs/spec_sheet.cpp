@@ -398,58 +398,17 @@ const char* to_string(Aggregate a) noexcept {
 }
 
 Metric parse_metric(std::string_view name) {
+  const auto parsed = reporting::parse_metric_name(name);
+  if (!parsed)
+    throw UnitError("unknown metric '" + std::string(name) + "' (expected " +
+                    reporting::metric_forms() + ")");
   Metric m;
   m.name = std::string(name);
-  if (const auto kind = reporting::metric_kind_of(name)) m.kind = *kind;
-  if (const reporting::PtsFigureInfo* f = reporting::find_pts_figure(name)) {
-    m.pts = std::string(f->name);  // a SNIA PTS figure (runner/methods/pts_tests.hpp)
-    return m;
-  }
-  std::string_view rest = name;
-  if (rest == "capacity") {  // usable bytes of a <capacity> check
-    return m;
-  }
-  if (rest == "waf") {  // write amplification over the run (runner/methods/wear.hpp)
-    m.kind = MetricKind::Waf;
-    return m;
-  }
-  if (rest == "endurance.dwpd") {  // drive writes per day over the sheet's warranty_years
-    m.kind = MetricKind::Dwpd;
-    return m;
-  }
-  if (rest == "sustained.bw") {
-    m.direction = MetricDirection::Write;
-    m.sustained = true;
-    return m;
-  }
-  if (rest.starts_with("read.")) {
-    m.direction = MetricDirection::Read;
-    rest.remove_prefix(5);
-  } else if (rest.starts_with("write.")) {
-    m.direction = MetricDirection::Write;
-    rest.remove_prefix(6);
-  }
-  if (rest == "iops") {
-    return m;
-  }
-  if (rest == "bw") {
-    return m;
-  }
-  std::string_view stat;
-  if (rest.starts_with("lat.")) {
-    m.latency = LatencyKind::Lat;
-    stat = rest.substr(4);
-  } else if (rest.starts_with("clat.")) {
-    m.latency = LatencyKind::Clat;
-    stat = rest.substr(5);
-  } else {
-    throw UnitError("unknown metric '" + std::string(name) +
-                    "' (expected iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally "
-                    "prefixed with read. or write.; or sustained.bw, capacity, waf, "
-                    "endurance.dwpd or a SNIA PTS figure such as wsat.iops, wsat.drop_pct or "
-                    "dirth.max_iops)");
-  }
-  m.percentile = parse_stat(stat, name);
+  m.kind = parsed->kind;
+  m.direction = parsed->direction;
+  m.latency = parsed->latency;
+  m.figure = parsed->figure;
+  if (m.kind == MetricKind::Latency && !m.figure) m.percentile = parse_stat(parsed->stat, name);
   return m;
 }
 

@@ -30,27 +30,26 @@ inline constexpr auto kReportedPercentiles = kClaimablePercentiles;
 // Tolerance when neither the claim nor <claims> gives one.
 inline constexpr double kDefaultTolerancePct = 10.0;
 
-// What each kind means (unit, direction, printing): reporting/metric.hpp.
+// What each kind means (unit, direction, printing) and the grammar of metric names:
+// reporting/metric.hpp.
+using reporting::LatencyKind;
+using reporting::MetricDirection;
 using reporting::MetricKind;
-enum class MetricDirection { Both, Read, Write };  // Both: read + write (iops, bw) or combined
-enum class LatencyKind { Lat, Clat };              // fio's lat (submit to completion) and clat
 
-// A parsed metric name: iops, read.iops, write.iops, bw, read.bw, write.bw, lat.mean, lat.p99,
-// clat.p99.9, read.lat.p99, write.clat.mean, ..., and sustained.bw (the post-cache rate of a
-// <sustained-write>, runner/methods/sustained_write.hpp), and the SNIA PTS figures of
-// runner/methods/pts_tests.hpp (wsat.iops, wsat.drop_pct, dirth.max_iops, xsr.recovery_rnd, ...)
+// A parsed claim metric (reporting::parse_metric_name): a workload's counts, iops, read.iops,
+// write.iops, bw, read.bw, write.bw, lat.mean, lat.p99, clat.p99.9, read.lat.p99, write.clat.mean,
+// ...; or a named figure of reporting::figure_table() (sustained.bw, capacity, waf, wsat.iops,
+// ...), which a method publishes (WorkloadResult::figures) or the run measures as a whole.
 struct Metric {
   std::string name;  // as written, e.g. "lat.p99.9"
   MetricKind kind = MetricKind::Iops;
   MetricDirection direction = MetricDirection::Both;
   LatencyKind latency = LatencyKind::Lat;  // for kind == Latency
   std::optional<double> percentile;        // for kind == Latency: empty = mean
-  bool sustained = false;  // sustained.bw: the post-cache write rate of a <sustained-write>
-  // A SNIA PTS figure (wsat.iops, dirth.max_iops, ...: reporting/metric.hpp pts_figures()), which
-  // has its own direction; empty for every other metric.
-  std::string pts;
+  // A named figure, with its own direction; null for a workload's counts.
+  const reporting::FigureInfo* figure = nullptr;
   [[nodiscard]] bool higher_is_better() const noexcept {
-    return pts.empty() ? reporting::higher_is_better(kind) : reporting::higher_is_better(pts);
+    return figure ? !figure->lower_is_better : reporting::higher_is_better(kind);
   }
   [[nodiscard]] const char* unit() const noexcept { return reporting::metric_unit(kind); }
 };

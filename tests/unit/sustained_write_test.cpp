@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "engines/fault_engine.hpp"
+#include "reporting/metric.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/measure/job_runner.hpp"
@@ -121,6 +122,7 @@ TEST(SustainedWriteSuite, ElementAndClaim) {
   fill.sustained = reporting::SustainedWriteReport{};
   fill.sustained->dropped = true;
   fill.sustained->post_cache_bw = 380e6;
+  reporting::add_figure(fill.figures, "sustained.bw", 380e6);  // as the method publishes it
   reporting::WorkloadResult timed;
   timed.id = "timed";
   timed.write = reporting::DirectionResult{};
@@ -176,6 +178,33 @@ TEST(SustainedWriteOnFaultEngine, FindsTheCacheWithinFivePercent) {
   EXPECT_NEAR(sw.post_cache_bw / sw.initial_bw, 0.25, 0.03);
   if (::testing::Test::HasFailure())
     for (auto& p : r.timeline) std::fprintf(stderr, "%.3f %.0f\n", p.t_s, p.write_bw / 1e6);
+
+  // The method publishes its figures by name, and a claim on one is judged by looking it up:
+  // sustained.initial_bw is one row of reporting/metric.hpp's figure_table() and one add_figure.
+  ASSERT_EQ(r.figures.size(), 2u);
+  EXPECT_EQ(r.figures[0].name, "sustained.bw");
+  EXPECT_EQ(r.figures[0].value, sw.post_cache_bw);
+  EXPECT_EQ(r.figures[1].name, "sustained.initial_bw");
+  EXPECT_EQ(r.figures[1].value, sw.initial_bw);
+  EXPECT_EQ(r.figures[1].unit, "B/s");
+  const Suite suite = Suite::parse(
+      "<suite name=\"t\"><sustained-write id=\"cliff\" bs=\"128k\"/></suite>", "t.xml");
+  const SpecSheet sheet = SpecSheet::parse(
+      "<spec-sheet name=\"x\" suite=\"t\"><match model=\"*\"/><claims>"
+      "<claim workload=\"cliff\" metric=\"sustained.initial_bw\" value=\"520MB/s\"/>"
+      "<claim workload=\"cliff\" metric=\"sustained.bw\" value=\"520MB/s\"/>"
+      "</claims></spec-sheet>",
+      "x.xml");
+  EXPECT_EQ(sheet.claims[0].metric.figure, reporting::find_figure("sustained.initial_bw"));
+  EXPECT_EQ(sheet.claims[0].metric.direction, MetricDirection::Write);
+  const auto v = judge(sheet, suite, {r});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].status, reporting::VerdictStatus::Pass) << v[0].message;  // 524 MB/s measured
+  EXPECT_EQ(v[1].status, reporting::VerdictStatus::Fail) << v[1].message;  // 131 MB/s after it
+  EXPECT_EQ(v[0].figure,
+            "write bandwidth before any drop (median of the first intervals: the burst rate), sum "
+            "over 1 job");
+  EXPECT_NE(v[0].message.find("measured write 52"), std::string::npos) << v[0].message;
 }
 
 }  // namespace
