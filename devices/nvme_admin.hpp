@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::devices {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "devices/nvme_admin.hpp"
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::devices {
 

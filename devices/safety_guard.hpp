@@ -15,7 +15,7 @@
 
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::devices {
 

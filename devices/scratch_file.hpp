@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::devices {
 

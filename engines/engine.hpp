@@ -35,7 +35,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::engines {
 

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
 

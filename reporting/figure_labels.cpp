@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 namespace storqual::reporting {
 namespace {

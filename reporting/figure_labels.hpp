@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 
 namespace storqual::reporting {
 namespace {

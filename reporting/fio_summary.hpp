@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet report: lot acceptance, the fleet JSON and the fleet HTML page (see fleet_report.hpp).
 #include "reporting/fleet_report.hpp"
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,12 +14,12 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
 
+#include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/result_json.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The HTML report page, assembled from escaped text, tables and our own SVG charts.
 #include "reporting/html_report.hpp"
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,13 +14,13 @@
 #include <string_view>
 #include <utility>
 
+#include "model/quantity_format.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/figure_labels.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/pts_html.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"

@@ -34,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 
@@ -43,8 +43,8 @@ namespace storqual::reporting {
 // THE number format of the HTML pages (this report, its SNIA PTS sections, the fleet page's run
 // sections): every figure on them (the claims table and its messages, the charts' claim lines,
 // the boxes, the matrix and curve tables) is printed by this one function. It is the verdict
-// messages' format (format_metric_value(MetricKind, ...) in reporting/metric.hpp, that is
-// format_verdict_value() of reporting/quantity_format.hpp: three significant digits, "197k IOPS",
+// messages' format (format_metric_value(MetricKind, ...) in model/metric.hpp, that is
+// format_verdict_value() of model/quantity_format.hpp: three significant digits, "197k IOPS",
 // "548 MB/s", "1.5 ms", "64 GB"), so a quantity reads the same in every cell and in the message
 // beside it: 196,808 IOPS is "197k IOPS" everywhere, never "196k" in one place. Only the block
 // "Numbers as fio prints them" keeps fio's spelling (format_fio_summary()) and the chart axes their

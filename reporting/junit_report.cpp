@@ -11,11 +11,11 @@
 #include <set>
 #include <sstream>
 
+#include "model/metric.hpp"
+#include "model/quantity_format.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
-#include "reporting/metric.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <map>
 
+#include "model/quantity_format.hpp"
 #include "reporting/html_report.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "reporting/result.hpp"
-#include "runner/base/errors.hpp"
+#include "model/errors.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 

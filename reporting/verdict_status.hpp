@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 

@@ -4,7 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/cli.hpp"

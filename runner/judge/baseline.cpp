@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "model/quantity_format.hpp"
 #include "reporting/fleet_report.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/base/errors.hpp"
 

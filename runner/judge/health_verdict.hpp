@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "devices/health.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

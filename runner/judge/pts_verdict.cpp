@@ -2,8 +2,8 @@
 // The measured-only verdicts of SNIA PTS figures (see pts_verdict.hpp).
 #include "runner/judge/pts_verdict.hpp"
 
-#include "reporting/metric.hpp"
-#include "reporting/quantity_format.hpp"
+#include "model/metric.hpp"
+#include "model/quantity_format.hpp"
 
 namespace storqual::runner {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

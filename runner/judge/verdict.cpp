@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "model/quantity_format.hpp"
 #include "reporting/figure_labels.hpp"
-#include "reporting/quantity_format.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/judge/pts_verdict.hpp"
@@ -162,7 +162,7 @@ void set_claim_position(const std::string& location, ClaimVerdict& v) {
   v.line = static_cast<unsigned>(std::stoul(line));
 }
 
-// A named figure: what the workload's method published under that name (reporting/metric.hpp
+// A named figure: what the workload's method published under that name (model/metric.hpp
 // figure_table()), looked up by name whatever the method.
 std::optional<double> figure_value(const Metric& metric, const WorkloadResult& r,
                                    std::string& why) {

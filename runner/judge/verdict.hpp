@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 
@@ -65,7 +65,7 @@ struct JudgeContext {
 // interrupted run exits 130 regardless: that is the caller's decision, it knows about signals.
 [[nodiscard]] int exit_code_for(const std::vector<reporting::ClaimVerdict>& verdicts);
 
-// Human numbers as in verdict messages (reporting/metric.hpp).
+// Human numbers as in verdict messages (model/metric.hpp).
 using reporting::format_metric_value;
 
 }  // namespace storqual::runner

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

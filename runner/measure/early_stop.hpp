@@ -28,7 +28,7 @@
 #include <string>
 #include <string_view>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

@@ -29,7 +29,7 @@
 #include <string>
 
 #include "engines/engine.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/clock.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload.hpp"

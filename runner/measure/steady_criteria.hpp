@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/verify.hpp"
 
 namespace storqual::runner {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/clock.hpp"
 #include "runner/measure/early_stop.hpp"
 #include "runner/measure/host_load.hpp"

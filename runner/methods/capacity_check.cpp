@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engines/engine.hpp"
-#include "reporting/metric.hpp"
-#include "reporting/quantity_format.hpp"
+#include "model/metric.hpp"
+#include "model/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/block_io_driver.hpp"
 #include "runner/measure/workload.hpp"

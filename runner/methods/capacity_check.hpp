@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/verify.hpp"
 

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <utility>
 
-#include "reporting/metric.hpp"
-#include "reporting/result.hpp"
+#include "model/metric.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {

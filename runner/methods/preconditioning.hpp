@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "devices/nvme_purge.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {

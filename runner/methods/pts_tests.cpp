@@ -10,7 +10,7 @@
 #include <cmath>
 #include <thread>
 
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 #include "runner/base/units.hpp"
 #include "runner/methods/steady_state.hpp"
 
@@ -184,7 +184,7 @@ WorkloadResult finish(WorkloadResult main, const WorkloadSpec& spec, PtsReport r
   main.elapsed_s = elapsed;
   main.timeline = std::move(timeline);
   main.lat_histogram.clear();
-  main.figures = report.figures;  // what claims read (reporting/metric.hpp figure_table())
+  main.figures = report.figures;  // what claims read (model/metric.hpp figure_table())
   main.pts = std::move(report);
   return main;
 }

@@ -3,7 +3,7 @@
 // and latency tests: write saturation (WSAT), demand intensity / response-time histograms (DIRTH),
 // cross-stimulus recovery (XSR) and host idle recovery (HIR). Each runs through a RunWorkload
 // (run_workload in production) and returns one WorkloadResult whose `pts` holds the samples, the
-// analysis and the named figures claims judge (reporting/metric.hpp figure_table()). docs/pts.md
+// analysis and the named figures claims judge (model/metric.hpp figure_table()). docs/pts.md
 // describes each test, its parameters at full scale, how --runtime-scale shortens it and what each
 // figure means.
 //
@@ -40,7 +40,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 #include "runner/methods/sustained_write.hpp"
 
@@ -149,7 +149,7 @@ void analyze_xsr_group(std::span<const reporting::PtsSample> samples, double sta
                        double tolerance, reporting::PtsSegment& group);
 
 // ---- figures a claim can name (spec sheets: <claim metric="wsat.iops" .../>): their names,
-// kinds and directions are rows of reporting/metric.hpp's figure_table() ----
+// kinds and directions are rows of model/metric.hpp's figure_table() ----
 // The figure `name` of a report, or null when the run did not measure it.
 [[nodiscard]] const reporting::Figure* pts_figure(const reporting::PtsReport& report,
                                                   std::string_view name) noexcept;

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 namespace storqual::runner {
 

@@ -14,7 +14,7 @@
 #include <span>
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/steady_criteria.hpp"
 #include "runner/measure/workload.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 namespace storqual::runner {
 

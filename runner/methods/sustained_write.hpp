@@ -22,7 +22,7 @@
 #include <optional>
 #include <span>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "devices/nvme_admin.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

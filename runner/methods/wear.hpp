@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "devices/health.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 #include "runner/base/units.hpp"
 
 namespace storqual::runner {

@@ -12,7 +12,7 @@
 
 #include "devices/device_identity.hpp"
 #include "devices/sysfs.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/measure/workload.hpp"
 #include "runner/specs/suite.hpp"
 

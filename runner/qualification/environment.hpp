@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engines/fault_engine.hpp"
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::runner {
 

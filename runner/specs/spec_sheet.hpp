@@ -16,7 +16,7 @@
 #include <vector>
 #include "devices/sysfs.hpp"
 
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 #include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/tail_samples.hpp"
 
@@ -31,7 +31,7 @@ inline constexpr auto kReportedPercentiles = kClaimablePercentiles;
 inline constexpr double kDefaultTolerancePct = 10.0;
 
 // What each kind means (unit, direction, printing) and the grammar of metric names:
-// reporting/metric.hpp.
+// model/metric.hpp.
 using reporting::LatencyKind;
 using reporting::MetricDirection;
 using reporting::MetricKind;

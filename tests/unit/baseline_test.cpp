@@ -4,7 +4,7 @@
 // refused).
 #include <gtest/gtest.h>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/judge/baseline.hpp"
 #include "tests/unit/report_sample_result.hpp"

@@ -12,7 +12,7 @@
 
 #include "engines/engine.hpp"
 #include "engines/fault_engine.hpp"
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"

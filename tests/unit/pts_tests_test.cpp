@@ -368,7 +368,7 @@ TEST(PtsClaims, FiguresAreMetricsWithTheirUnitsAndDirection) {
   EXPECT_DOUBLE_EQ(parse_claim_value(parse_metric("xsr.recovery_rnd"), "30s"), 30e9);
   EXPECT_EQ(parse_metric("wsat.cliff_tgbw").kind, MetricKind::Capacity);
   EXPECT_THROW((void)parse_metric("wsat.nothing"), UnitError);
-  // The reports know each figure by name from reporting/metric.hpp (HTML, fleet, JUnit).
+  // The reports know each figure by name from model/metric.hpp (HTML, fleet, JUnit).
   EXPECT_FALSE(reporting::higher_is_better("wsat.drop_pct"));
   EXPECT_TRUE(reporting::higher_is_better("hir.gain_pct"));
   EXPECT_FALSE(reporting::higher_is_better("xsr.recovery_seq"));

@@ -7,9 +7,9 @@
 #include <functional>
 #include <string>
 
+#include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
-#include "reporting/quantity_format.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/quantity_format.hpp"
 #include "reporting/html_report.hpp"
-#include "reporting/quantity_format.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "tests/support/test_devices.hpp"

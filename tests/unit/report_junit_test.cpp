@@ -12,9 +12,9 @@
 #include <set>
 #include <string>
 
+#include "model/quantity_format.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/junit_report.hpp"
-#include "reporting/quantity_format.hpp"
 #include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting::sample {
 

@@ -73,7 +73,7 @@ TEST(ClaimValue, NegativeZeroAbsurdAndGarbageAreRefused) {
   EXPECT_DOUBLE_EQ(value("bw", "1000GB/s"), 1e12);  // the limit itself is accepted
 }
 
-// One definition of a metric (reporting/metric.hpp): the reports' reading of a name is the spec
+// One definition of a metric (model/metric.hpp): the reports' reading of a name is the spec
 // sheet's, and capacity is higher-is-better (the old substring guess took it for lower).
 TEST(Metric, ReportsReadEveryNameAsTheSpecSheetDoes) {
   for (const char* name : {"iops", "read.iops", "write.bw", "bw", "sustained.bw", "lat.mean",

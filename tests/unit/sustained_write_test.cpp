@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "engines/fault_engine.hpp"
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/measure/job_runner.hpp"
@@ -180,7 +180,7 @@ TEST(SustainedWriteOnFaultEngine, FindsTheCacheWithinFivePercent) {
     for (auto& p : r.timeline) std::fprintf(stderr, "%.3f %.0f\n", p.t_s, p.write_bw / 1e6);
 
   // The method publishes its figures by name, and a claim on one is judged by looking it up:
-  // sustained.initial_bw is one row of reporting/metric.hpp's figure_table() and one add_figure.
+  // sustained.initial_bw is one row of model/metric.hpp's figure_table() and one add_figure.
   ASSERT_EQ(r.figures.size(), 2u);
   EXPECT_EQ(r.figures[0].name, "sustained.bw");
   EXPECT_EQ(r.figures[0].value, sw.post_cache_bw);

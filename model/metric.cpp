@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The metric definitions (see metric.hpp).
-#include "reporting/metric.hpp"
+#include "model/metric.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 
 namespace storqual::reporting {
 namespace {
@@ -141,7 +141,7 @@ bool higher_is_better(std::string_view metric_name) noexcept {
 }
 
 // One number format everywhere (message, failure body, system-out, console):
-// reporting/quantity_format.hpp's verdict form.
+// model/quantity_format.hpp's verdict form.
 std::string format_metric_value(MetricKind kind, double value) {
   switch (kind) {
     case MetricKind::Iops:

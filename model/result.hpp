@@ -262,7 +262,7 @@ struct CapacityReport {
 };
 
 // A figure a method publishes by name (sustained.bw, capacity, wsat.iops, ...: the rows of
-// reporting/metric.hpp figure_table()), in its metric's base unit.
+// model/metric.hpp figure_table()), in its metric's base unit.
 struct Figure {
   std::string name;
   double value = 0;
@@ -354,7 +354,7 @@ struct WorkloadResult {
   std::string kind = "workload";  // workload | latency-search | ...
   WorkloadParams params;
   // What the method published by name, beside the per-direction counts: a claim on a named figure
-  // (reporting/metric.hpp figure_table()) reads it here. Not a key of the JSON of its own: claims
+  // (model/metric.hpp figure_table()) reads it here. Not a key of the JSON of its own: claims
   // are judged when measured, and a result read back gets its PTS test's figures from
   // PtsReport::figures.
   std::vector<Figure> figures;

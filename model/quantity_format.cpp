@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Human-readable quantities, following fio's num2str() for the fio-like output.
-#include "reporting/quantity_format.hpp"
+#include "model/quantity_format.hpp"
 
 #include <algorithm>
 #include <cmath>

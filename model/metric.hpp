@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/result.hpp"
+#include "model/result.hpp"
 
 namespace storqual::reporting {
 
