@@ -454,9 +454,23 @@ struct Deviation {
 // runner/measure/tail_samples.hpp); never a pass. It counts as incomplete, like an error (exit 3).
 enum class VerdictStatus { Pass, Fail, Error, Skipped, MeasuredOnly, Inconclusive };
 
+// What a verdict judges against (reporting/verdict_status.hpp names them "claim", "baseline",
+// "lot", "health"): the spec sheet (the default), an earlier result of the device or model
+// (`storqual run --baseline`, docs/fleet.md), the median of the other units of the same model in
+// a fleet merge, or the device's SMART / health log over the run (runner/judge/health_verdict.hpp).
+enum class VerdictKind { Claim, Baseline, Lot, Health };
+
+// Why a verdict is in error (status Error), as JUnit's <error type> says it: the run was
+// interrupted (a signal) while the verdict's workload ran, or anything else that kept it from
+// being judged ("workload-error"). Set by the code that makes the verdict; not in the JSON, whose
+// reader derives it from the message (reporting/result_json.cpp).
+enum class ErrorCause { WorkloadError, Interrupted };
+
 struct ClaimVerdict {
-  std::string workload;  // id, or space-separated ids for an aggregate claim
-  std::string metric;    // iops, read.bw, lat.p99, ...
+  // The workload's id; several for an aggregate claim, in the claim's order. Reports and the JSON
+  // show them joined with a space (workload_text(), reporting/verdict_status.hpp).
+  std::vector<std::string> workloads;
+  std::string metric;  // iops, read.bw, lat.p99, ...
   VerdictStatus status = VerdictStatus::MeasuredOnly;
   std::optional<double> measured;  // in the metric's base unit: IOPS, bytes/s or ns
   std::optional<double> claimed;
@@ -469,12 +483,11 @@ struct ClaimVerdict {
   // jobs, mean over 600 s"; "" when there is no measured value.
   std::string figure;
   double time_s = 0;  // time spent measuring the workload(s)
-  // What the verdict judges against: "claim" (the spec sheet; the default), "baseline" (an
-  // earlier result of the device or model: `storqual run --baseline`, docs/fleet.md) or "lot" (the
-  // median of the other units of the same model in a fleet merge). For "baseline" and "lot",
-  // `claimed` holds the reference value and `tolerance_pct` the allowed regression or shortfall.
-  // Reports name such verdicts "<kind>: <workload> <metric>" (verdict_name()).
-  std::string kind = "claim";
+  // What the verdict judges against (VerdictKind). For Baseline and Lot, `claimed` holds the
+  // reference value and `tolerance_pct` the allowed regression or shortfall. Reports name
+  // verdicts other than claims "<kind>: <workload> <metric>" (verdict_name()).
+  VerdictKind kind = VerdictKind::Claim;
+  ErrorCause error_cause = ErrorCause::WorkloadError;  // meaningful when status is Error
   // Where the claim is written: the spec sheet as the run named it (SpecReport::path's file) and
   // the 1-based line of its <claim>; empty and 0 for a verdict no claim line stands behind.
   std::string file;

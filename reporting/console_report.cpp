@@ -67,7 +67,7 @@ VerdictCounts count_verdicts(const RunResult& run) {
   c.deviations = static_cast<int>(run.deviations.size());
   c.strict = run.strict;
   for (const auto& v : run.verdicts) {
-    if (v.status == VerdictStatus::Skipped && v.claimed && (v.kind.empty() || v.kind == "claim"))
+    if (v.status == VerdictStatus::Skipped && v.claimed && v.kind == VerdictKind::Claim)
       ++c.skipped_claims;
     switch (v.status) {
       case VerdictStatus::Pass:
@@ -100,12 +100,11 @@ std::string format_verdict_table(const RunResult& run) {
   for (const auto& v : run.verdicts) {
     std::string status(to_string(v.status));
     for (auto& ch : status) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    rows.push_back(
-        {clean(v.kind.empty() || v.kind == "claim" ? v.workload : v.kind + ": " + v.workload),
-         clean(v.metric), v.claimed ? format_verdict_value(*v.claimed, v.unit) : "-",
-         v.measured ? format_verdict_value(*v.measured, v.unit) : "-",
-         v.diff_pct ? format_percent_signed(*v.diff_pct) : "-",
-         v.claimed ? format_percent_signed(v.tolerance_pct).substr(1) : "-", status});
+    rows.push_back({clean(verdict_subject(v)), clean(v.metric),
+                    v.claimed ? format_verdict_value(*v.claimed, v.unit) : "-",
+                    v.measured ? format_verdict_value(*v.measured, v.unit) : "-",
+                    v.diff_pct ? format_percent_signed(*v.diff_pct) : "-",
+                    v.claimed ? format_percent_signed(v.tolerance_pct).substr(1) : "-", status});
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
@@ -129,7 +128,7 @@ std::string format_verdict_table(const RunResult& run) {
   for (const auto& r : rows) out += line(r);
   // A device whose health degraded during the run is said in words, not only as a table row.
   for (const auto& v : run.verdicts)
-    if (v.kind == "health" && v.status != VerdictStatus::Pass)
+    if (v.kind == VerdictKind::Health && v.status != VerdictStatus::Pass)
       out += "DEVICE HEALTH " + std::string(v.status == VerdictStatus::Fail ? "FAILED" : "ERROR") +
              ": " + clean(v.message) + "\n";
   // What each measured figure is (docs/reports.md, "Glossary"), once per workload and metric.
@@ -137,7 +136,7 @@ std::string format_verdict_table(const RunResult& run) {
   for (const auto& v : run.verdicts) {
     if (!v.measured || v.figure.empty()) continue;
     const std::string text =
-        "  " + clean(v.workload) + " " + clean(v.metric) + ": " + clean(v.figure);
+        "  " + clean(workload_text(v)) + " " + clean(v.metric) + ": " + clean(v.figure);
     if (std::find(defined.begin(), defined.end(), text) == defined.end()) defined.push_back(text);
   }
   if (!defined.empty()) {

@@ -32,7 +32,7 @@ using Json = nlohmann::ordered_json;
 constexpr int kMaxDepth = 64;
 
 bool is_claim(const ClaimVerdict& v) {
-  return v.kind.empty() || v.kind == "claim";
+  return v.kind == VerdictKind::Claim;
 }
 
 double median_of(std::vector<double> values) {
@@ -118,9 +118,10 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
   FleetReport fleet;
   fleet.lot_tolerance_pct = lot_tolerance_pct;
   for (auto& r : runs)
-    r.verdicts.erase(std::remove_if(r.verdicts.begin(), r.verdicts.end(),
-                                    [](const ClaimVerdict& v) { return v.kind == "lot"; }),
-                     r.verdicts.end());
+    r.verdicts.erase(
+        std::remove_if(r.verdicts.begin(), r.verdicts.end(),
+                       [](const ClaimVerdict& v) { return v.kind == VerdictKind::Lot; }),
+        r.verdicts.end());
   fleet.runs = std::move(runs);
 
   // model -> one run per unit, in input order; (model, workload, metric) in first-seen order. A
@@ -146,17 +147,18 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
   }
   for (const auto& [model, members] : by_model) {
     if (members.size() < 2) continue;
-    std::vector<std::pair<std::string, std::string>> keys;
-    std::set<std::pair<std::string, std::string>> seen;
+    using Key = std::pair<std::vector<std::string>, std::string>;  // workloads, metric
+    std::vector<Key> keys;
+    std::set<Key> seen;
     for (std::size_t i : members)
       for (const auto& v : fleet.runs[i].verdicts)
         if (is_claim(v) && v.measured && std::isfinite(*v.measured) &&
-            seen.insert({v.workload, v.metric}).second)
-          keys.emplace_back(v.workload, v.metric);
-    for (const auto& [workload, metric] : keys) {
+            seen.insert({v.workloads, v.metric}).second)
+          keys.emplace_back(v.workloads, v.metric);
+    for (const auto& [workloads, metric] : keys) {
       LotComparison c;
       c.model = model;
-      c.workload = workload;
+      c.workload = join_text(workloads, " ");
       c.metric = metric;
       // The direction is what the judging code recorded from the metric's definition; a lot whose
       // files do not all record the same one is shown, not judged.
@@ -165,7 +167,7 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
       std::vector<double> values;
       for (std::size_t i : members)
         for (const auto& v : fleet.runs[i].verdicts)
-          if (is_claim(v) && v.workload == workload && v.metric == metric && v.measured &&
+          if (is_claim(v) && v.workloads == workloads && v.metric == metric && v.measured &&
               std::isfinite(*v.measured)) {
             c.unit = v.unit;
             c.units.push_back({i, *v.measured, 0, false});
@@ -191,8 +193,8 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
             c.not_judged.empty() && (c.higher_is_better ? u.measured < c.median * (1 - tol)
                                                         : u.measured > c.median * (1 + tol));
         ClaimVerdict v;
-        v.kind = "lot";
-        v.workload = workload;
+        v.kind = VerdictKind::Lot;
+        v.workloads = workloads;
         v.metric = metric;
         v.unit = c.unit;
         v.measured = u.measured;
@@ -384,7 +386,7 @@ std::string render_fleet_html(const FleetReport& fleet) {
     // the run sections below it.
     for (const auto& v : r.verdicts) {
       if (!is_claim(v) || !v.measured || shown == 4) continue;
-      o += (shown++ ? "<br>" : "") + esc(v.workload + " " + v.metric) + ": " +
+      o += (shown++ ? "<br>" : "") + esc(workload_text(v) + " " + v.metric) + ": " +
            esc(format_html_figure(*v.measured, v.unit));
     }
     o += "</td><td>" +
@@ -457,15 +459,15 @@ std::string render_fleet_html(const FleetReport& fleet) {
   for (const auto& r : runs)
     for (const auto& v : r.verdicts)
       if (is_claim(v) && v.status != VerdictStatus::MeasuredOnly &&
-          seen.insert({v.workload, v.metric}).second)
-        keys.emplace_back(v.workload, v.metric);
+          seen.insert({workload_text(v), v.metric}).second)
+        keys.emplace_back(workload_text(v), v.metric);
   if (keys.empty()) o += "<p class=\"muted\">No unit was judged against a spec sheet.</p>";
   for (const auto& [workload, metric] : keys) {
     std::vector<ValueBar> bars;
     std::string unit;
     for (std::size_t i = 0; i < runs.size(); ++i)
       for (const auto& v : runs[i].verdicts) {
-        if (!is_claim(v) || v.workload != workload || v.metric != metric) continue;
+        if (!is_claim(v) || workload_text(v) != workload || v.metric != metric) continue;
         unit = v.unit;
         const double scale = v.unit == "B/s" ? 1e6 : v.unit == "ns" ? 1e3 : 1;
         ValueBar b;

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -119,14 +118,6 @@ std::string status_cell(VerdictStatus s) {
   return "<span class=\"status " + name + "\">" + status_upper(s) + "</span>";
 }
 
-std::vector<std::string> split_ids(const std::string& ids) {
-  std::vector<std::string> out;
-  std::istringstream in(ids);
-  std::string id;
-  while (in >> id) out.push_back(id);
-  return out;
-}
-
 void rows_table(std::string& o, const std::vector<FieldRow>& rows) {
   o += "<table><thead><tr><th>field</th><th>value</th><th>source</th></tr></thead><tbody>";
   for (const auto& r : rows)
@@ -166,7 +157,7 @@ std::optional<ClaimLine> claim_line(const ClaimVerdict& v, double scale, const s
     c.band_low = value;
     c.band_high = value * (1 + tol);
   }
-  const std::size_t workloads = split_ids(v.workload).size();
+  const std::size_t workloads = v.workloads.size();
   // A result written before verdicts named their aggregate: "mean", the only one there was then.
   const std::string how = v.aggregate.empty() ? "mean" : v.aggregate;
   c.label = "claim " + v.metric + " " + text + " (tolerance " +
@@ -490,8 +481,8 @@ void capacity_block(std::string& o, const RunResult& run, const WorkloadResult& 
        "\"><h4>Real capacity</h4><table><tbody>";
   kv_row(o, "reported by the device", bytes_text(c.reported_bytes));
   for (const auto& v : run.verdicts)
-    if (v.metric == "capacity" && v.claimed && (v.kind.empty() || v.kind == "claim"))
-      for (const auto& id : split_ids(v.workload))
+    if (v.metric == "capacity" && v.claimed && v.kind == VerdictKind::Claim)
+      for (const auto& id : v.workloads)
         if (id == w.id) kv_row(o, "claimed (spec sheet)", figure_text(*v.claimed, "B"));
   std::string usable = bytes_text(c.usable_bytes);
   if (c.reported_bytes > 0)
@@ -739,12 +730,12 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
   return flags;
 }
 
-// The claim verdicts (kind "claim") that name this workload.
+// The claim verdicts (VerdictKind::Claim) that name this workload.
 std::vector<const ClaimVerdict*> claims_on(const RunResult& run, const WorkloadResult& w) {
   std::vector<const ClaimVerdict*> claims;
   for (const auto& v : run.verdicts)
-    if (v.kind.empty() || v.kind == "claim")
-      for (const auto& id : split_ids(v.workload))
+    if (v.kind == VerdictKind::Claim)
+      for (const auto& id : v.workloads)
         if (id == w.id) claims.push_back(&v);
 
   return claims;
@@ -990,8 +981,7 @@ std::string shift_headings(std::string html) {
 // "*" after a claim's workload when a deviation touches it, with the deviations as its title.
 std::string deviation_mark(const RunResult& run, const ClaimVerdict& v) {
   std::string title;
-  std::istringstream ids(v.workload);
-  for (std::string id; ids >> id;)
+  for (const auto& id : v.workloads)
     for (const Deviation* d : deviations_of(run, id))
       if (title.find(d->text) == std::string::npos) title += (title.empty() ? "" : "; ") + d->text;
   if (title.empty()) return "";
@@ -1087,10 +1077,12 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
          "</tr></thead><tbody>";
     for (const auto& v : run.verdicts) {
       const std::string cls(to_string(v.status));
-      const bool claim = v.kind.empty() || v.kind == "claim";
-      o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(v.kind)) + "\"><td>" +
-           (claim ? "" : "<span class=\"kind\">" + esc(v.kind) + ":</span> ") + esc(v.workload) +
-           deviation_mark(run, v) + "</td><td>" + esc(v.metric) + "</td><td class=\"num\">" +
+      const bool claim = v.kind == VerdictKind::Claim;
+      const std::string kind(to_string(v.kind));
+      o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(kind)) + "\"><td>" +
+           (claim ? "" : "<span class=\"kind\">" + esc(kind) + ":</span> ") +
+           esc(workload_text(v)) + deviation_mark(run, v) + "</td><td>" + esc(v.metric) +
+           "</td><td class=\"num\">" +
            (v.claimed ? esc(figure_text(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
            (v.measured ? esc(figure_text(*v.measured, v.unit)) : "&ndash;") +
@@ -1110,9 +1102,9 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
     std::vector<RatioBar> bars;
     for (const auto& v : run.verdicts) {
       if (!v.claimed || !v.measured || *v.claimed == 0) continue;
-      if (!v.kind.empty() && v.kind != "claim") continue;  // ratios of claims only
+      if (v.kind != VerdictKind::Claim) continue;  // ratios of claims only
       RatioBar b;
-      b.label = v.workload + " " + v.metric;
+      b.label = workload_text(v) + " " + v.metric;
       b.ratio = *v.measured / *v.claimed;
       b.css_class = std::string(to_string(v.status));
       std::snprintf(buf, sizeof buf, "%.2fx %s", *b.ratio, status_upper(v.status).c_str());

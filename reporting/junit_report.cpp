@@ -56,14 +56,6 @@ std::string without_dots(std::string s) {
   return s;
 }
 
-std::vector<std::string> split_ids(const std::string& ids) {
-  std::vector<std::string> out;
-  std::istringstream in(ids);
-  std::string id;
-  while (in >> id) out.push_back(id);
-  return out;
-}
-
 // start_utc carries its zone ("...Z"); a value without one is UTC by the result format.
 std::string zoned(const std::string& t) {
   if (t.empty()) return t;
@@ -89,17 +81,29 @@ double wall_time_s(const RunResult& run) {
   return 0;
 }
 
-// What a verdict compares the measurement with, as a reader should read it.
-std::string reference_name(const ClaimVerdict& v) {
-  if (v.kind == "lot") return "lot median";
-  if (v.kind == "baseline") return "baseline";
-  return "claimed";
-}
+// How a testcase words a verdict of each kind: what it compares the measurement with, as a reader
+// should read it, its property name in rich JUnit, the body's line, the <failure> type.
+struct KindWords {
+  const char* reference;  // "claimed", "lot median", "baseline"
+  const char* tolerance;  // "tolerance", "lot tolerance", "allowed regression"
+  const char* property;   // of the reference value: "claimed", "lot_median", "baseline"
+  const char* check;      // "claim: ", "lot check: ", "baseline check: "
+  const char* failure;    // "claim-not-met", "lot-outlier", ...
+};
 
-std::string tolerance_name(const ClaimVerdict& v) {
-  if (v.kind == "lot") return "lot tolerance";
-  if (v.kind == "baseline") return "allowed regression";
-  return "tolerance";
+KindWords words_of(VerdictKind k) {
+  switch (k) {
+    case VerdictKind::Lot:
+      return {"lot median", "lot tolerance", "lot_median", "lot check: ", "lot-outlier"};
+    case VerdictKind::Baseline:
+      return {"baseline", "allowed regression", "baseline",
+              "baseline check: ", "baseline-regression"};
+    case VerdictKind::Health:
+      return {"claimed", "tolerance", "claimed", "claim: ", "device-health"};
+    case VerdictKind::Claim:
+      break;
+  }
+  return {"claimed", "tolerance", "claimed", "claim: ", "claim-not-met"};
 }
 
 std::string percent_text(double pct) {
@@ -111,9 +115,9 @@ std::string percent_text(double pct) {
 // The claim part of a testcase name; a verdict without a claim says so (one per SNIA PTS figure
 // of a workload keeps the figure's name: "wsat-4k wsat.iops measured only").
 std::string claim_name(const ClaimVerdict& v) {
-  if (v.status == VerdictStatus::MeasuredOnly && (v.kind.empty() || v.kind == "claim"))
+  if (v.status == VerdictStatus::MeasuredOnly && v.kind == VerdictKind::Claim)
     return find_figure(v.metric) ? verdict_name(v) + " measured only"
-                                 : v.workload + " measured only";
+                                 : workload_text(v) + " measured only";
   return verdict_name(v);
 }
 
@@ -137,10 +141,10 @@ class SuiteWriter {
 
   void add_verdict(const ClaimVerdict& v) {
     const std::string claim = claim_name(v);
+    const KindWords words = words_of(v.kind);
     auto tc = start_case(claim, v.time_s);
     std::string file = v.file;
-    if (file.empty() && (v.kind.empty() || v.kind == "claim") &&
-        v.status != VerdictStatus::MeasuredOnly)
+    if (file.empty() && v.kind == VerdictKind::Claim && v.status != VerdictStatus::MeasuredOnly)
       file = run_.spec.path;
     if (options_.rich) {
       if (!file.empty()) set_attr(tc, "file", file);
@@ -149,15 +153,12 @@ class SuiteWriter {
       add_property(props, "status", std::string(to_string(v.status)));
       if (v.measured) add_property(props, "measured", number_text(*v.measured));
       if (!v.figure.empty()) add_property(props, "figure", v.figure);  // what `measured` is
-      const std::string reference = v.kind == "lot"        ? "lot_median"
-                                    : v.kind == "baseline" ? "baseline"
-                                                           : "claimed";
-      if (v.claimed) add_property(props, reference, number_text(*v.claimed));
+      if (v.claimed) add_property(props, words.property, number_text(*v.claimed));
       add_property(props, "unit", v.unit);
       if (v.claimed) add_property(props, "tolerance_pct", number_text(v.tolerance_pct));
       if (v.diff_pct) add_property(props, "diff_pct", number_text(*v.diff_pct));
       std::set<const Deviation*> seen;
-      for (const auto& id : split_ids(v.workload))
+      for (const auto& id : v.workloads)
         for (const Deviation* d : deviations_of(run_, id))
           if (seen.insert(d).second) add_property(props, "deviation", d->kind + ": " + d->text);
     }
@@ -166,23 +167,21 @@ class SuiteWriter {
     std::string message = names_.label + " " + claim + ": " + v.message;
     if (v.claimed && v.status != VerdictStatus::MeasuredOnly && !v.measured) {
       // An error or skip before measuring: the claim's figures still belong in the message.
-      message += " (" + reference_name(v) + " " + format_verdict_value(*v.claimed, v.unit) + ", " +
-                 tolerance_name(v) + " " + percent_text(v.tolerance_pct) + ")";
+      message += " (" + std::string(words.reference) + " " +
+                 format_verdict_value(*v.claimed, v.unit) + ", " + words.tolerance + " " +
+                 percent_text(v.tolerance_pct) + ")";
     }
     // GitLab shows the element text and not the message attribute: the body opens with it.
     std::string body = message + "\n";
     body += "device: " + device_line() + "\n";
-    body += (v.kind == "lot"        ? "lot check: "
-             : v.kind == "baseline" ? "baseline check: "
-                                    : "claim: ") +
-            claim + "\n";
+    body += words.check + claim + "\n";
     body += "status: " + std::string(to_string(v.status)) + "\n";
     body += "measured: " + (v.measured ? format_verdict_value(*v.measured, v.unit) : "-") + "\n";
     if (v.measured && !v.figure.empty()) body += "figure: " + v.figure + "\n";  // what it is
     if (v.claimed) {
-      body += reference_name(v) + ": " + format_verdict_value(*v.claimed, v.unit) + "\n";
+      body += words.reference + (": " + format_verdict_value(*v.claimed, v.unit)) + "\n";
       body += "difference: " + (v.diff_pct ? format_percent_signed(*v.diff_pct) : "-") + "\n";
-      body += tolerance_name(v) + ": " + percent_text(v.tolerance_pct) + "\n";
+      body += words.tolerance + (": " + percent_text(v.tolerance_pct)) + "\n";
     }
     if (!file.empty())
       body += "spec sheet: " + file + (v.line > 0 ? ":" + std::to_string(v.line) : "") +
@@ -192,11 +191,7 @@ class SuiteWriter {
         ++counts_.failures;
         auto f = tc.append_child("failure");
         set_attr(f, "message", message);
-        set_attr(f, "type",
-                 v.kind == "baseline" ? "baseline-regression"
-                 : v.kind == "lot"    ? "lot-outlier"
-                 : v.kind == "health" ? "device-health"
-                                      : "claim-not-met");
+        set_attr(f, "type", words.failure);
         set_text(f, body);
         break;
       }
@@ -204,9 +199,7 @@ class SuiteWriter {
         ++counts_.errors;
         auto e = tc.append_child("error");
         set_attr(e, "message", message);
-        set_attr(
-            e, "type",
-            v.message.find("interrupted") != std::string::npos ? "interrupted" : "workload-error");
+        set_attr(e, "type", std::string(to_string(v.error_cause)));
         set_text(e, body);
         break;
       }
@@ -230,11 +223,11 @@ class SuiteWriter {
         break;
     }
     std::string out = body;
-    for (const auto& id : split_ids(v.workload))
+    for (const auto& id : v.workloads)
       for (const Deviation* d : deviations_of(run_, id))
         if (out.find("deviation: " + d->text + "\n") == std::string::npos)
           out += "deviation: " + d->text + "\n";
-    for (const auto& id : split_ids(v.workload))
+    for (const auto& id : v.workloads)
       if (const WorkloadResult* w = find_workload(id)) out += workload_lines(*w);
     set_text(tc.append_child("system-out"), out);
   }
@@ -262,7 +255,9 @@ class SuiteWriter {
       ++counts_.errors;
       auto e = tc.append_child("error");
       set_attr(e, "message", message);
-      set_attr(e, "type", w.interrupted ? "interrupted" : "workload-error");
+      set_attr(e, "type",
+               std::string(
+                   to_string(w.interrupted ? ErrorCause::Interrupted : ErrorCause::WorkloadError)));
       set_text(e, message + "\ndevice: " + device_line() + "\n" + workload_lines(w));
     } else {
       message += "no claim";
@@ -479,7 +474,7 @@ std::string render_junit(const std::vector<RunResult>& runs, const JunitOptions&
     std::set<std::string> judged;
     for (const auto& v : run.verdicts) {
       writer.add_verdict(v);
-      for (const auto& wid : split_ids(v.workload)) judged.insert(wid);
+      for (const auto& wid : v.workloads) judged.insert(wid);
     }
     for (const auto& w : run.workloads)
       if (!judged.count(w.id)) writer.add_unjudged_workload(w);

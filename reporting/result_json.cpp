@@ -505,7 +505,7 @@ Json workload_json(const WorkloadResult& w) {
 
 Json verdict_json(const ClaimVerdict& v) {
   Json j;
-  put(j, "workload", v.workload);
+  put(j, "workload", workload_text(v));
   put(j, "metric", v.metric);
   j["status"] = std::string(to_string(v.status));
   put(j, "measured", v.measured);
@@ -517,8 +517,9 @@ Json verdict_json(const ClaimVerdict& v) {
   put(j, "message", v.message);
   if (!v.figure.empty()) put(j, "figure", v.figure);
   put(j, "time_s", v.time_s);
-  // Only baseline and lot verdicts carry a kind, so plain results keep their old shape.
-  if (!v.kind.empty() && v.kind != "claim") put(j, "kind", v.kind);
+  // Claims carry no kind (baseline, lot and health verdicts do), so plain results keep their old
+  // shape.
+  if (v.kind != VerdictKind::Claim) put(j, "kind", std::string(to_string(v.kind)));
   if (!v.file.empty()) put(j, "file", v.file);
   if (v.line > 0) put(j, "line", v.line);
   put(j, "higher_is_better", v.higher_is_better);
@@ -719,7 +720,9 @@ WorkloadResult read_workload(const Node& n) {
 ClaimVerdict read_verdict(const Node& n) {
   n.object();
   ClaimVerdict v;
-  n.get({"workload", kRequired}, v.workload);
+  std::string workloads;
+  n.get({"workload", kRequired}, workloads);
+  v.workloads = split_ids(workloads);
   n.get({"metric", kRequired}, v.metric);
   const Node status = n.at("status");
   const auto parsed = verdict_status_from_string(status.string());
@@ -737,7 +740,16 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("message", v.message);
   n.get("figure", v.figure);
   n.get("time_s", v.time_s);
-  n.get("kind", v.kind);
+  if (n.has("kind")) {
+    const Node kind = n.at("kind");
+    const auto k = verdict_kind_from_string(kind.string());
+    if (!k) throw ResultJsonError(kind.path() + ": expected one of claim, baseline, lot, health");
+    v.kind = *k;
+  }
+  // The file does not say why an error is one; its message does ("workload 'x' was
+  // interrupted", "interrupted" among a workload's errors), as JUnit has always read it.
+  if (v.status == VerdictStatus::Error && v.message.find("interrupted") != std::string::npos)
+    v.error_cause = ErrorCause::Interrupted;
   n.get("file", v.file);
   n.get("line", v.line);
   n.get("higher_is_better", v.higher_is_better);

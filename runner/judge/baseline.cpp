@@ -75,8 +75,8 @@ std::vector<ClaimVerdict> compare_with_baseline(const reporting::RunResult& base
       baseline.environment.start_utc.empty() ? "" : " of " + baseline.environment.start_utc;
   for (const auto& w : current.workloads) {
     ClaimVerdict v;
-    v.kind = "baseline";
-    v.workload = w.id;
+    v.kind = reporting::VerdictKind::Baseline;
+    v.workloads = {w.id};
     v.metric = "iops";
     v.unit = "IOPS";
     v.tolerance_pct = regression_pct;

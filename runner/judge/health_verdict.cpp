@@ -11,8 +11,8 @@ std::optional<reporting::ClaimVerdict> health_verdict(
     const std::optional<devices::HealthSnapshot>& after) {
   if (!before) return std::nullopt;
   reporting::ClaimVerdict v;
-  v.kind = "health";
-  v.workload = "device";
+  v.kind = reporting::VerdictKind::Health;
+  v.workloads = {"device"};
   v.metric = "smart";
   v.unit = "findings";
   std::vector<devices::HealthSnapshot> readings = during;

@@ -11,7 +11,7 @@ void append_pts_figure_verdicts(const reporting::WorkloadResult& r,
                                 std::vector<reporting::ClaimVerdict>& out) {
   for (const auto& f : r.pts->figures) {
     reporting::ClaimVerdict v;
-    v.workload = r.id;
+    v.workloads = {r.id};
     v.metric = f.name;
     v.status = reporting::VerdictStatus::MeasuredOnly;
     v.measured = f.value;

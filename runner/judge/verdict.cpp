@@ -22,6 +22,7 @@ namespace {
 
 using reporting::ClaimVerdict;
 using reporting::DirectionResult;
+using reporting::ErrorCause;
 using reporting::LatencySummary;
 using reporting::VerdictStatus;
 using reporting::WorkloadResult;
@@ -119,6 +120,11 @@ std::string unusable(const WorkloadResult* r, const std::string& id, bool interr
   if (!r->errors.empty())
     return "workload '" + id + "' failed: " + reporting::join_text(r->errors, "; ");
   return "";
+}
+
+// Why a verdict on `r` is an error: its workload was interrupted, or anything else.
+ErrorCause error_cause_of(const WorkloadResult* r) {
+  return r && r->interrupted ? ErrorCause::Interrupted : ErrorCause::WorkloadError;
 }
 
 double percentile_of(const LatencySummary& s, double pct, bool& found) {
@@ -301,6 +307,7 @@ struct ClaimFigures {
   std::vector<double> values;
   std::string problem;
   VerdictStatus problem_status = VerdictStatus::Pass;
+  ErrorCause problem_cause = ErrorCause::WorkloadError;
   bool not_steady = false, steady_unknown = false;
   std::string inconclusive, host_limited, host_busy;
   std::string too_few;    // a percentile's samples (runner/measure/tail_samples.hpp)
@@ -360,6 +367,7 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
         (st == VerdictStatus::Error && f.problem_status != VerdictStatus::Error)) {
       f.problem = why;
       f.problem_status = st;
+      f.problem_cause = error_cause_of(r);
     }
   }
   return f;
@@ -465,7 +473,7 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
                          const JudgeContext& context) {
   Claim c = as_written;  // a per-TB claim becomes the threshold for this device's capacity
   ClaimVerdict v;
-  v.workload = c.workload_label();
+  v.workloads = c.workloads;
   v.metric = c.metric.name;
   v.unit = c.metric.unit();
   v.higher_is_better = c.metric.higher_is_better();
@@ -516,6 +524,7 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
   }
   if (!f.problem.empty()) {
     v.status = f.problem_status;
+    v.error_cause = f.problem_cause;
     v.message = f.problem;
     return v;
   }
@@ -566,7 +575,8 @@ std::vector<ClaimVerdict> judge(const SpecSheet& sheet, const Suite& suite,
   std::vector<ClaimVerdict> rest = judge_measured_only(suite, results);
   for (auto& v : rest) {
     bool named = std::any_of(sheet.claims.begin(), sheet.claims.end(), [&](const Claim& c) {
-      return std::find(c.workloads.begin(), c.workloads.end(), v.workload) != c.workloads.end();
+      return std::find(c.workloads.begin(), c.workloads.end(), v.workloads.front()) !=
+             c.workloads.end();
     });
     if (!named) out.push_back(std::move(v));
   }
@@ -579,7 +589,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
   const bool interrupted_run = run_was_interrupted(results);
   for (const SuiteWorkload& w : suite.workloads) {
     ClaimVerdict v;
-    v.workload = w.id();
+    v.workloads = {w.id()};
     v.metric = "iops";
     v.unit = "IOPS";
     const WorkloadResult* r = find_result(results, w.id());
@@ -587,6 +597,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     std::string why = unusable(r, w.id(), interrupted_run, st);
     if (!why.empty()) {
       v.status = st;
+      v.error_cause = error_cause_of(r);
       v.message = why;
       if (r) v.time_s = r->elapsed_s;
       out.push_back(std::move(v));
@@ -650,7 +661,7 @@ int exit_code_for(const std::vector<ClaimVerdict>& verdicts) {
       return kExitRuntime;
     // A claim of the sheet that was not measured leaves the qualification incomplete, never a
     // pass. (A baseline comparison its reference cannot make stays skipped.)
-    if (v.status == VerdictStatus::Skipped && v.claimed && (v.kind.empty() || v.kind == "claim"))
+    if (v.status == VerdictStatus::Skipped && v.claimed && v.kind == reporting::VerdictKind::Claim)
       return kExitRuntime;
     if (v.status == VerdictStatus::Fail) failed = true;
   }

@@ -334,7 +334,7 @@ std::string integrity_summary(const reporting::IntegrityReport& r) {
 
 reporting::ClaimVerdict integrity_verdict(const reporting::WorkloadResult& result) {
   reporting::ClaimVerdict v;
-  v.workload = result.id;
+  v.workloads = {result.id};
   v.metric = "integrity";
   v.unit = "blocks";
   v.higher_is_better = false;  // bad blocks
@@ -343,6 +343,7 @@ reporting::ClaimVerdict integrity_verdict(const reporting::WorkloadResult& resul
   v.time_s = result.elapsed_s;
   if (!result.integrity) {
     v.status = reporting::VerdictStatus::Error;
+    if (result.interrupted) v.error_cause = reporting::ErrorCause::Interrupted;
     v.message = "integrity: the workload was not verified" +
                 (result.errors.empty() ? std::string() : ": " + result.errors.front());
     return v;

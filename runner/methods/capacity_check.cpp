@@ -216,7 +216,7 @@ std::string capacity_summary(const reporting::CapacityReport& r) {
 reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result,
                                          double claimed_bytes, double tolerance_pct) {
   reporting::ClaimVerdict v;
-  v.workload = result.id;
+  v.workloads = {result.id};
   v.metric = "capacity";
   v.unit = "B";
   v.higher_is_better = reporting::higher_is_better(reporting::MetricKind::Capacity);

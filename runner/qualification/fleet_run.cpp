@@ -32,7 +32,8 @@ namespace {
 struct TargetRun {
   std::string target, label;
   std::optional<QualificationOutcome> outcome;
-  std::string error;  // why it did not run
+  std::string error;         // why it did not run
+  bool interrupted = false;  // by a signal, before or while it ran
   int exit_code = 0;
 };
 
@@ -52,6 +53,7 @@ void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
     const ErrorReport e = describe_error(std::current_exception());
     t.error = e.message;
     t.exit_code = e.exit_code;
+    t.interrupted = interrupted_exit_code() != 0;
   }
   if (!t.error.empty())
     std::fprintf(o.console, "storqual run: %s: %s\n", t.target.c_str(), t.error.c_str());
@@ -77,9 +79,10 @@ reporting::RunResult not_run_result(const TargetRun& t) {
   r.device.name = t.target;
   r.device.path = t.target;
   reporting::ClaimVerdict v;
-  v.workload = "storqual run";
+  v.workloads = {"storqual run"};
   v.metric = "result";
   v.status = reporting::VerdictStatus::Error;
+  if (t.interrupted) v.error_cause = reporting::ErrorCause::Interrupted;
   v.message = "not run (exit " + std::to_string(t.exit_code) + "): " + t.error;
   r.verdicts.push_back(std::move(v));
   r.exit_code = t.exit_code;
@@ -175,6 +178,7 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (interrupted_exit_code()) {
         runs[i].error = "not started: the run was interrupted";
+        runs[i].interrupted = true;
         runs[i].exit_code = interrupted_exit_code();
         continue;
       }

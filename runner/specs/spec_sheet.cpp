@@ -14,6 +14,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "model/quantity_format.hpp"
+#include "reporting/verdict_status.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -206,19 +208,6 @@ bool parse_flag(std::string_view v, bool& out) {
   return false;
 }
 
-std::vector<std::string> split_ids(std::string_view list) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < list.size()) {
-    while (i < list.size() && std::isspace(static_cast<unsigned char>(list[i]))) ++i;
-    std::size_t j = i;
-    while (j < list.size() && !std::isspace(static_cast<unsigned char>(list[j]))) ++j;
-    if (j > i) out.emplace_back(list.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 double parse_tolerance(const XmlFile& file, pugi::xml_attribute a) {
   double t = 0;
   try {
@@ -257,7 +246,7 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
     c.workloads.emplace_back(one.value());
     if (agg) throw file.error(agg, "aggregate needs workloads=\"ID ID...\" (several workloads)");
   } else {
-    c.workloads = split_ids(many.value());
+    c.workloads = reporting::split_ids(many.value());
     if (c.workloads.empty()) throw file.error_value(many, "empty workloads list");
     for (std::size_t i = 0; i < c.workloads.size(); ++i) {
       check_id(file, many, c.workloads[i]);
@@ -481,12 +470,7 @@ double claim_threshold(const Claim& claim, double capacity_bytes) {
 }
 
 std::string Claim::workload_label() const {
-  std::string out;
-  for (const auto& w : workloads) {
-    if (!out.empty()) out += ' ';
-    out += w;
-  }
-  return out;
+  return reporting::join_text(workloads, " ");
 }
 
 std::vector<std::filesystem::path> spec_sheet_files(const std::filesystem::path& dir) {

@@ -103,7 +103,7 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
   EXPECT_EQ(count(dom.out, "<tr class=\"claim "), result.verdicts.size());
   for (const auto& v : result.verdicts) {
     // The workload, marked "*" when a deviation touches it (every one here), then the metric.
-    const std::string row = "<td>" + v.workload + "<span class=\"dev\"";
+    const std::string row = "<td>" + reporting::workload_text(v) + "<span class=\"dev\"";
     const auto at = dom.out.find(row);
     EXPECT_NE(at, std::string::npos) << row;
     if (at != std::string::npos) {
@@ -158,7 +158,7 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   EXPECT_NE(dom.out.find("<div class=\"big\">FAIL</div>"), std::string::npos);
   EXPECT_EQ(count(dom.out, "<tr class=\"claim "), run.verdicts.size());
   for (const auto& v : run.verdicts) {
-    const std::string row = "<td>" + v.workload + "</td><td>" + v.metric + "</td>";
+    const std::string row = "<td>" + reporting::workload_text(v) + "</td><td>" + v.metric + "</td>";
     EXPECT_NE(dom.out.find(row), std::string::npos) << row;
   }
   // Charts: per workload IOPS, bandwidth and percentiles, plus the ratio chart.
@@ -427,12 +427,13 @@ void check_layout(const std::string& binary, const std::filesystem::path& dir,
       std::printf(
           "[layout] %d px: claim row %zu (%s %s) %.0f px high (%.1f line-heights), %d "
           "text lines; table right edge %.0f of %.0f\n",
-          width, i, result.verdicts[i].workload.c_str(), result.verdicts[i].metric.c_str(),
-          r.height, (r.height - r.padding) / r.line, r.text_lines, l.table_right, l.viewport);
+          width, i, reporting::workload_text(result.verdicts[i]).c_str(),
+          result.verdicts[i].metric.c_str(), r.height, (r.height - r.padding) / r.line,
+          r.text_lines, l.table_right, l.viewport);
       EXPECT_LE(r.text_lines, 4) << "claim row " << i << " has a cell of " << r.text_lines
                                  << " lines";
       EXPECT_LE(r.height - r.padding, 4 * r.line + 0.5)
-          << "claim row " << i << " (" << result.verdicts[i].workload << " "
+          << "claim row " << i << " (" << reporting::workload_text(result.verdicts[i]) << " "
           << result.verdicts[i].metric << ") is " << r.height << " px high, more than 4 lines of "
           << r.line << " px";
     }
@@ -464,8 +465,8 @@ void check_layout(const std::string& binary, const std::filesystem::path& dir,
     EXPECT_LE(pages.size(), max_pages);
     EXPECT_NE(pages[0].find(overall), std::string::npos) << "the verdict is not on page 1";
     for (const auto& v : result.verdicts)
-      EXPECT_NE(pages[0].find(v.workload), std::string::npos)
-          << "claim " << v.workload << " " << v.metric << " is not on page 1";
+      EXPECT_NE(pages[0].find(reporting::workload_text(v)), std::string::npos)
+          << "claim " << reporting::workload_text(v) << " " << v.metric << " is not on page 1";
     for (std::size_t i = 0; i + 1 < pages.size(); ++i) {
       std::istringstream in(pages[i]);
       std::string last;

@@ -32,7 +32,7 @@ TEST(Baseline, UnchangedRunPassesEveryWorkload) {
   const auto v = compare_with_baseline(old, scaled(0.97, 1.03), 5);
   ASSERT_EQ(v.size(), old.workloads.size());
   for (const auto& x : v) {
-    EXPECT_EQ(x.kind, "baseline");
+    EXPECT_EQ(x.kind, reporting::VerdictKind::Baseline);
     EXPECT_EQ(x.metric, "iops");
     EXPECT_EQ(x.status, VerdictStatus::Pass) << x.message;
     EXPECT_NE(x.message.find("no regression"), std::string::npos);

@@ -94,7 +94,7 @@ TEST(EarlyStopVerdict, ClaimInsideTheIntervalIsInconclusive) {
 TEST(EarlyStopVerdict, JUnitShowsInconclusiveAsAnError) {
   reporting::RunResult run;
   ClaimVerdict v;
-  v.workload = "rr";
+  v.workloads = {"rr"};
   v.metric = "iops";
   v.status = VerdictStatus::Inconclusive;
   v.message = "inconclusive: the 95% interval straddles the bound";  // as judge_claim words it

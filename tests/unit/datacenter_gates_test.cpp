@@ -10,6 +10,7 @@
 #include "devices/health.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/verdict_status.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
@@ -286,7 +287,7 @@ TEST(Throttling, ACapturedThermalTransitionMarksTheIntervalAndExplainsTheDrop) {
   auto m = judge_measured_only(dc_suite(), {r});
   bool said = false;
   for (const auto& x : m)
-    if (x.workload == "fill")
+    if (reporting::workload_text(x) == "fill")
       said = x.message.find("by thermal throttling (not the write cache)") != std::string::npos;
   EXPECT_TRUE(said);
 

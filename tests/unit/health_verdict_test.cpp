@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 using namespace storqual;
 using devices::CapturedNvmeAdmin;
 using devices::HealthSnapshot;
+using reporting::VerdictKind;
 using reporting::VerdictStatus;
 
 namespace {
@@ -40,7 +41,7 @@ TEST(HealthVerdict, NewWarningAndMediaErrorsAfterTheRunFail) {
   auto v = runner::health_verdict(r[0], {}, {}, r[1]);
   ASSERT_TRUE(v);
   EXPECT_EQ(v->status, VerdictStatus::Fail);
-  EXPECT_EQ(v->kind, "health");
+  EXPECT_EQ(v->kind, VerdictKind::Health);
   EXPECT_TRUE(has(v->message, "new critical warning 0x04: reliability degraded (after the run)"))
       << v->message;
   EXPECT_TRUE(has(v->message, "media errors 0 -> 3 (+3)")) << v->message;

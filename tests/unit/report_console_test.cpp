@@ -138,7 +138,7 @@ TEST(ReportConsole, VerdictTableCarriesEveryClaimAndTheOutcome) {
   none.verdicts.clear();
   EXPECT_NE(format_verdict_table(none).find("RESULT: MEASURED"), std::string::npos);
   RunResult hostile = sample::run(false);
-  hostile.verdicts[0].workload = "evil\r\x1b[2Jname\n";
+  hostile.verdicts[0].workloads = {"evil\r\x1b[2Jname\n"};
   const std::string t = format_verdict_table(hostile);
   EXPECT_EQ(t.find('\x1b'), std::string::npos);
   EXPECT_EQ(t.find('\r'), std::string::npos);

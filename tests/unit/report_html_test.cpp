@@ -89,11 +89,11 @@ TEST(ReportHtml, HostileStringsAreTextAndAddNoElement) {
   hostile.device.identity[0].value = evil;
   hostile.spec.name = evil;
   hostile.workloads[0].id = evil;
-  hostile.verdicts[0].workload = evil;
+  hostile.verdicts[0].workloads = {evil};
   hostile.environment.command_line = evil;
   hostile.workloads[2].fio_command = evil;
   plain.workloads[0].id = "x";
-  plain.verdicts[0].workload = "x";
+  plain.verdicts[0].workloads = {"x"};
   const std::string html = render_html(hostile);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
@@ -396,7 +396,7 @@ TEST(ReportHtml, CapacityBoxShowsClaimedAndRealCapacityAliasingAndSampleDensity)
   w.capacity = c;
   r.workloads.push_back(w);
   ClaimVerdict v;
-  v.workload = "capacity";
+  v.workloads = {"capacity"};
   v.metric = "capacity";
   v.unit = "B";
   v.claimed = 64.0 * (1ull << 30);

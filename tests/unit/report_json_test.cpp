@@ -247,7 +247,7 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
   for (std::size_t i = 0; i < a.verdicts.size(); ++i) {
     const auto& va = a.verdicts[i];
     const auto& vb = b.verdicts[i];
-    EXPECT_EQ(va.workload, vb.workload);
+    EXPECT_EQ(va.workloads, vb.workloads);
     EXPECT_EQ(va.metric, vb.metric);
     EXPECT_EQ(va.status, vb.status);
     EXPECT_EQ(va.measured, vb.measured);
@@ -363,8 +363,8 @@ RunResult full_result() {
   cr.findings = {{"misplaced", 1ull << 36, 0, 0, 0}};
   w.capacity = cr;
   r.workloads[3].skipped = "";  // present but empty is not the same as absent
-  r.verdicts[1].kind = "baseline";
-  r.verdicts[2].kind = "lot";
+  r.verdicts[1].kind = reporting::VerdictKind::Baseline;
+  r.verdicts[2].kind = reporting::VerdictKind::Lot;
   r.deviations = {{"runtime", "runtimes scaled by 0.05 (--runtime-scale 0.05)", {}},
                   {"busy-host", "host busy during randread-4k-qd32", {"randread-4k-qd32"}}};
   r.strict = true;

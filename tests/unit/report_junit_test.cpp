@@ -199,11 +199,11 @@ TEST(ReportJunit, RunsOfOneDeviceAreToldApartByStartTimeThenHost) {
 TEST(ReportJunit, LotAndBaselineCasesNameTheirReferenceAndMeasuredOnlyIsMarked) {
   RunResult r = sample::run(false);
   ClaimVerdict lot = sample::verdict("randread-4k-qd32", "iops", "IOPS", 119000, 104000, 10, 5);
-  lot.kind = "lot";
+  lot.kind = reporting::VerdictKind::Lot;
   lot.message = "measured 104k IOPS, 12.6% below the median 119k IOPS of 4 units";
   r.verdicts.push_back(lot);
   ClaimVerdict only;
-  only.workload = "randread-4k-qd1";
+  only.workloads = {"randread-4k-qd1"};
   only.metric = "iops";
   only.unit = "IOPS";
   only.status = VerdictStatus::MeasuredOnly;
@@ -233,6 +233,7 @@ TEST(ReportJunit, WorkloadErrorsAndErrorVerdictsAreErrors) {
   RunResult r = sample::run(false);
   r.verdicts[1].status = VerdictStatus::Error;
   r.verdicts[1].message = "workload 'randwrite-4k-qd32' was interrupted";
+  r.verdicts[1].error_cause = ErrorCause::Interrupted;  // the judge's, not read from the message
   r.workloads[4].errors = {"pread: Input/output error"};
   const auto doc = parse(render_junit({r}));
   const auto suite = doc.child("testsuites").child("testsuite");
@@ -255,7 +256,7 @@ TEST(ReportJunit, CharactersXmlForbidsAreStripped) {
   r.device.identity[0].value = std::string("Bad\x01Model\x1b[31m\xef\xbf\xbe\xff<&>\"") + "\x7f";
   r.spec.name = std::string("spec\x00name", 9);
   r.verdicts[0].message = "tab\tnewline\ncr\rend\x0c";
-  r.verdicts[0].workload = "w\xed\xa0\x80x";  // an encoded lone surrogate
+  r.verdicts[0].workloads = {"w\xed\xa0\x80x"};  // an encoded lone surrogate
   const std::string xml = render_junit({r});
   const auto doc = parse(xml);
   const auto suite = doc.child("testsuites").child("testsuite");

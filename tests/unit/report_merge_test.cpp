@@ -12,6 +12,7 @@
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/verdict_status.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
@@ -35,7 +36,7 @@ RunResult unit(const std::string& host, const std::string& serial, double iops) 
 const ClaimVerdict* find_verdict(const RunResult& r, const std::string& kind,
                                  const std::string& workload, const std::string& metric) {
   for (const auto& v : r.verdicts)
-    if (v.kind == kind && v.workload == workload && v.metric == metric) return &v;
+    if (to_string(v.kind) == kind && workload_text(v) == workload && v.metric == metric) return &v;
   return nullptr;
 }
 
@@ -142,7 +143,7 @@ TEST(LotAcceptance, TwoUnitsAreNeverFlaggedTheirSpreadIsShown) {
   EXPECT_NE(slow->message.find("not judged"), std::string::npos) << slow->message;
   for (const auto& r : fleet.runs)
     for (const auto& v : r.verdicts)
-      if (v.kind == "lot") {
+      if (v.kind == reporting::VerdictKind::Lot) {
         EXPECT_NE(v.status, VerdictStatus::Fail) << v.message;
       }
   const auto json = fleet_to_json(fleet);
@@ -303,7 +304,7 @@ TEST(FleetHtml, FleetTableChartsAndDeviceSectionsWithUniqueAnchors) {
 TEST(SingleRunHtml, BaselineAndLotVerdictsAreMarkedButDrawNoClaimLine) {
   RunResult r = sample::run(false, 5);
   ClaimVerdict b = sample::verdict("randread-4k-qd32", "iops", "IOPS", 150000, 98400, 5, 5);
-  b.kind = "baseline";
+  b.kind = reporting::VerdictKind::Baseline;
   r.verdicts.push_back(b);
   const std::string html = render_html(r);
   EXPECT_NE(html.find("<span class=\"kind\">baseline:</span> randread-4k-qd32"), std::string::npos);

@@ -81,7 +81,7 @@ inline ClaimVerdict verdict(const std::string& workload, const std::string& metr
                             const std::string& unit, double claimed, double measured, double tol,
                             double time_s) {
   ClaimVerdict v;
-  v.workload = workload;
+  v.workloads = {workload};
   v.metric = metric;
   v.unit = unit;
   v.claimed = claimed;
@@ -157,7 +157,7 @@ inline RunResult run(bool failing, std::size_t seconds = 60) {
     r.workloads[1].steady = false;            // the write cache ran out: not steady
     r.workloads[4].cpu = {38.0, 61.5, 97.0};  // the host, not the disk, set the pace
     ClaimVerdict skipped;
-    skipped.workload = "randread-4k-qd1";
+    skipped.workloads = {"randread-4k-qd1"};
     skipped.metric = "lat.p99";
     skipped.status = VerdictStatus::Skipped;
     skipped.claimed = 250e3;

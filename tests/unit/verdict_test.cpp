@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reporting/verdict_status.hpp"
 #include "runner/cli/cli.hpp"
 
 namespace storqual::runner {
@@ -75,7 +76,7 @@ SpecSheet sheet(const std::string& claims) {
 const ClaimVerdict& find(const std::vector<ClaimVerdict>& vs, const std::string& workload,
                          const std::string& metric) {
   for (const auto& v : vs)
-    if (v.workload == workload && v.metric == metric) return v;
+    if (reporting::workload_text(v) == workload && v.metric == metric) return v;
   static ClaimVerdict none;
   ADD_FAILURE() << "no verdict for " << workload << " " << metric;
   return none;
@@ -100,7 +101,7 @@ TEST(Verdict, ASkippedClaimIsIncompleteAndOutranksAFailure) {
   EXPECT_EQ(exit_code_for({fail, skipped_claim}), kExitRuntime);
   EXPECT_EQ(exit_code_for({fail, skipped_unclaimed}), kExitClaimFailed);
   ClaimVerdict skipped_baseline = skipped_claim;  // the baseline has no clean figure to compare
-  skipped_baseline.kind = "baseline";
+  skipped_baseline.kind = reporting::VerdictKind::Baseline;
   EXPECT_EQ(exit_code_for({pass, skipped_baseline}), kExitPass);
 }
 
@@ -134,7 +135,7 @@ TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
   EXPECT_EQ(v[4].message, "measured p99 310 us, 24.0% above the claimed 250 us (tolerance 10%)");
 
   // Numbers travel with the verdict for JUnit properties and JSON.
-  EXPECT_EQ(v[3].workload, "seqwrite-1m-qd32");
+  EXPECT_EQ(reporting::workload_text(v[3]), "seqwrite-1m-qd32");
   EXPECT_EQ(v[3].metric, "bw");
   EXPECT_EQ(v[3].unit, "B/s");
   EXPECT_DOUBLE_EQ(*v[3].measured, 407e6);
@@ -144,7 +145,7 @@ TEST(Verdict, DatasheetCornersClaimsAgainstFioMeasurements) {
   EXPECT_DOUBLE_EQ(v[3].time_s, 60);
   EXPECT_EQ(v[4].unit, "ns");
 
-  EXPECT_EQ(v[5].workload, "unclaimed");
+  EXPECT_EQ(reporting::workload_text(v[5]), "unclaimed");
   EXPECT_EQ(v[5].status, VerdictStatus::MeasuredOnly);
   EXPECT_EQ(v[5].message, "measured 1k IOPS, 4 MB/s, mean lat 2.5 ms; no claim");
   EXPECT_DOUBLE_EQ(*v[5].measured, 1000);
@@ -233,7 +234,9 @@ TEST(Verdict, AggregateClaimsJudgeTheMeanOverTheirWorkloads) {
                                          mixed("randrw70-16k", 27900, 12000)};
   auto v = judge(s, cloud_suite(), results);
   ASSERT_EQ(v.size(), 2u);  // every workload is named: no measured-only verdicts
-  EXPECT_EQ(v[0].workload, "randrw70-4k randrw70-8k randrw70-16k");
+  EXPECT_EQ(v[0].workloads,
+            (std::vector<std::string>{"randrw70-4k", "randrw70-8k", "randrw70-16k"}));
+  EXPECT_EQ(reporting::workload_text(v[0]), "randrw70-4k randrw70-8k randrw70-16k");
   EXPECT_EQ(v[0].status, VerdictStatus::Pass);
   EXPECT_DOUBLE_EQ(*v[0].measured, 40000);
   EXPECT_EQ(v[0].message,
@@ -301,7 +304,8 @@ TEST(Verdict, EveryClaimVerdictCarriesTheFileAndLineOfItsClaim) {
   EXPECT_EQ(v[1].file, "sheet.xml") << "a skipped claim points at its line too";
   EXPECT_EQ(v[1].line, 3u);
   for (std::size_t i = 2; i < v.size(); ++i)
-    EXPECT_EQ(v[i].line, 0u) << v[i].workload << ": measured-only verdicts have no claim line";
+    EXPECT_EQ(v[i].line, 0u) << reporting::workload_text(v[i])
+                             << ": measured-only verdicts have no claim line";
 }
 
 TEST(Verdict, ErrorWhenAWorkloadFailedOrDidNotRun) {
@@ -322,6 +326,7 @@ TEST(Verdict, ErrorWhenAWorkloadFailedOrDidNotRun) {
             "workload 'seqread-1m-qd32' does not write (rw=randread), so it has no write.bw");
   EXPECT_EQ(v[3].status, VerdictStatus::Error);  // one of the aggregate's workloads is missing
   EXPECT_EQ(v[3].message, "workload 'seqwrite-1m-qd32' did not run");
+  EXPECT_EQ(v[3].error_cause, reporting::ErrorCause::WorkloadError);
   // The unclaimed workloads that did not run are errors too.
   EXPECT_EQ(find(v, "unclaimed", "iops").status, VerdictStatus::Error);
   EXPECT_EQ(exit_code_for(v), kExitRuntime);
@@ -339,6 +344,7 @@ TEST(Verdict, AnInterruptedRunMarksTheCurrentWorkloadErrorAndTheRestSkipped) {
   EXPECT_EQ(v[0].status, VerdictStatus::Pass);  // finished workloads keep their verdicts
   EXPECT_EQ(v[1].status, VerdictStatus::Error);
   EXPECT_EQ(v[1].message, "workload 'randwrite-4k-qd32' was interrupted");
+  EXPECT_EQ(v[1].error_cause, reporting::ErrorCause::Interrupted);  // JUnit type "interrupted"
   EXPECT_DOUBLE_EQ(v[1].time_s, 12);
   EXPECT_EQ(v[2].status, VerdictStatus::Skipped);
   EXPECT_EQ(v[2].message, "workload 'seqread-1m-qd32' did not run (the run was interrupted)");
@@ -354,10 +360,10 @@ TEST(Verdict, EveryUnclaimedWorkloadIsReportedMeasuredOnlyOnce) {
   auto v = judge(s, sata_suite(), results);
   ASSERT_EQ(v.size(), 2u + 5u);
   for (std::size_t i = 2; i < v.size(); ++i) {
-    EXPECT_EQ(v[i].status, VerdictStatus::MeasuredOnly) << v[i].workload;
-    EXPECT_NE(v[i].workload, "randread-4k-qd32");
+    EXPECT_EQ(v[i].status, VerdictStatus::MeasuredOnly) << reporting::workload_text(v[i]);
+    EXPECT_NE(reporting::workload_text(v[i]), "randread-4k-qd32");
   }
-  EXPECT_EQ(v[2].workload, "randwrite-4k-qd32");  // suite order
+  EXPECT_EQ(reporting::workload_text(v[2]), "randwrite-4k-qd32");  // suite order
   EXPECT_EQ(exit_code_for(v), kExitPass);
 
   auto only = judge_measured_only(sata_suite(), results);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reporting/result_json.hpp"
+#include "reporting/verdict_status.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/workload.hpp"
 
@@ -213,7 +214,7 @@ TEST(Verdict, FailPassAndError) {
   reporting::WorkloadResult plain;
   auto all = integrity_verdicts({plain, w});
   ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all[0].workload, "randwrite-verify");
+  EXPECT_EQ(reporting::workload_text(all[0]), "randwrite-verify");
 }
 
 TEST(WorkloadOptions, VerifyIsInTheTableAndValidated) {
