@@ -6,11 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -29,7 +27,6 @@ namespace storqual::reporting {
 namespace {
 
 using Json = nlohmann::ordered_json;
-constexpr int kMaxDepth = 64;
 
 bool is_claim(const ClaimVerdict& v) {
   return v.kind.empty() || v.kind == "claim";
@@ -285,45 +282,6 @@ Json fleet_to_json(const FleetReport& fleet) {
 
 std::string fleet_to_json_text(const FleetReport& fleet) {
   return fleet_to_json(fleet).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
-std::vector<RunResult> load_run_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultJsonError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string content = text.str();
-  Json json;
-  try {
-    json = Json::parse(content.begin(), content.end(), [](int depth, Json::parse_event_t, Json&) {
-      if (depth > kMaxDepth)
-        throw ResultJsonError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-      return true;
-    });
-  } catch (const Json::exception& e) {
-    throw ResultJsonError(path + ": not valid JSON: " + e.what());
-  } catch (const ResultJsonError& e) {
-    throw ResultJsonError(path + ": " + e.what());
-  }
-  std::vector<RunResult> out;
-  if (json.is_object() && json.contains("fleet")) {
-    const Json& list = json["fleet"];
-    if (!list.is_array()) throw ResultJsonError(path + ": fleet: expected an array");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      try {
-        out.push_back(run_result_from_json_value(list[i]));
-      } catch (const ResultJsonError& e) {
-        throw ResultJsonError(path + ": fleet[" + std::to_string(i) + "]." + e.what());
-      }
-    }
-    return out;
-  }
-  try {
-    out.push_back(run_result_from_json_value(json));
-  } catch (const ResultJsonError& e) {
-    throw ResultJsonError(path + ": " + e.what());
-  }
-  return out;
 }
 
 namespace {

@@ -26,13 +26,11 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
-#include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
-#include "reporting/html_report.hpp"
-#include "reporting/junit_report.hpp"
 #include "reporting/quantity_format.hpp"
-#include "reporting/result_json.hpp"
+#include "reporting/report_names.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -97,12 +95,6 @@ std::string suite_for_class(const devices::DeviceIdentity& id) {
     default:
       return "sata-ssd";
   }
-}
-
-std::string default_name(const std::optional<std::string>& given, const std::string& dir,
-                         const char* file) {
-  if (given) return *given;
-  return (fs::path(dir) / file).string();
 }
 
 struct SpecChoice {
@@ -732,17 +724,18 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   run.environment.end_utc = utc_now();
 }
 
-// Step 6: the JSON, JUnit and HTML files and the console table.
+// Step 6: the result with its JSON, JUnit and HTML reports, saved through the run's results
+// store (the files by default, reporting/results_store.hpp), and the console table.
 void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
   const reporting::RunResult& run = out.result;
-  out.json_path = default_name(o.json_path, o.out_dir, "storqual-result.json");
-  out.junit_path = default_name(o.junit_path, o.out_dir, "storqual-junit.xml");
-  out.html_path = default_name(o.html_path, o.out_dir, "storqual-report.html");
+  const reporting::ReportSet reports =
+      reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich);
+  out.json_path = reports.json;
+  out.junit_path = reports.junit;
+  out.html_path = reports.html;
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
-  reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
-  reporting::write_junit(out.junit_path, {run}, {.rich = o.junit_rich});
-  reporting::write_html(out.html_path, run);
+  (o.store ? *o.store : reporting::default_results_store()).save(run, reports);
   std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
   std::fprintf(o.console, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
                out.html_path.c_str());
