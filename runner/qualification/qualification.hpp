@@ -32,7 +32,9 @@ struct QualificationOptions {
   std::string out_dir = ".";  // default home of the three reports (reporting/report_names.hpp)
   std::optional<std::string> junit_path, html_path, json_path;
   // Where the result and its reports are saved (reporting/results_store.hpp); null: the files
-  // (reporting::default_results_store()).
+  // (reporting::default_results_store()). A fleet (fleet_run.hpp) saves each target's run and
+  // then the merged fleet through the same store, with --parallel from each target's thread at
+  // once: a store given here must allow that.
   reporting::ResultsStore* store = nullptr;
   bool junit_rich = false;                // --junit-rich (reporting/junit_report.hpp)
   std::optional<std::string> ioengine;    // overrides every workload's
