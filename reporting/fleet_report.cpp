@@ -6,11 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -29,7 +27,6 @@ namespace storqual::reporting {
 namespace {
 
 using Json = nlohmann::ordered_json;
-constexpr int kMaxDepth = 64;
 
 bool is_claim(const ClaimVerdict& v) {
   return v.kind == VerdictKind::Claim;
@@ -289,46 +286,28 @@ std::string fleet_to_json_text(const FleetReport& fleet) {
   return fleet_to_json(fleet).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::vector<RunResult> load_run_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultJsonError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string content = text.str();
-  Json json;
-  try {
-    json = Json::parse(content.begin(), content.end(), [](int depth, Json::parse_event_t, Json&) {
-      if (depth > kMaxDepth)
-        throw ResultJsonError("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-      return true;
-    });
-  } catch (const Json::exception& e) {
-    throw ResultJsonError(path + ": not valid JSON: " + e.what());
-  } catch (const ResultJsonError& e) {
-    throw ResultJsonError(path + ": " + e.what());
-  }
-  std::vector<RunResult> out;
-  if (json.is_object() && json.contains("fleet")) {
-    const Json& list = json["fleet"];
-    if (!list.is_array()) throw ResultJsonError(path + ": fleet: expected an array");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      try {
-        out.push_back(run_result_from_json_value(list[i]));
-      } catch (const ResultJsonError& e) {
-        throw ResultJsonError(path + ": fleet[" + std::to_string(i) + "]." + e.what());
+namespace {
+
+// Which (run, workload, metric) the lot flagged, and how many flags each run has, for the table and
+// the charts.
+struct LotFlags {
+  std::set<std::tuple<std::size_t, std::string, std::string>> flagged;
+  std::map<std::size_t, int> per_run;
+};
+
+LotFlags lot_flags(const FleetReport& fleet) {
+  LotFlags flags;
+  for (const auto& c : fleet.lot)
+    for (const auto& u : c.units)
+      if (u.flagged) {
+        flags.flagged.insert({u.run, c.workload, c.metric});
+        ++flags.per_run[u.run];
       }
-    }
-    return out;
-  }
-  try {
-    out.push_back(run_result_from_json_value(json));
-  } catch (const ResultJsonError& e) {
-    throw ResultJsonError(path + ": " + e.what());
-  }
-  return out;
+  return flags;
 }
 
-std::string render_fleet_html(const FleetReport& fleet) {
+// The page's start and its verdict banner: the fleet's outcome, its size and the units' outcomes.
+std::string fleet_page_start(const FleetReport& fleet) {
   const auto& runs = fleet.runs;
   const std::string overall = fleet_overall(runs);
   std::set<std::string> hosts, models;
@@ -342,16 +321,6 @@ std::string render_fleet_html(const FleetReport& fleet) {
     error += o == "ERROR" || o == "INCONCLUSIVE" || o == "INCOMPLETE";
     measured += o == "MEASURED";
   }
-  // Which (run, workload, metric) the lot flagged, for the table and the charts.
-  std::set<std::tuple<std::size_t, std::string, std::string>> flagged;
-  std::map<std::size_t, int> flags_per_run;
-  for (const auto& c : fleet.lot)
-    for (const auto& u : c.units)
-      if (u.flagged) {
-        flagged.insert({u.run, c.workload, c.metric});
-        ++flags_per_run[u.run];
-      }
-
   const std::string devices = count_of(runs.size(), "device"),
                     on_hosts = count_of(hosts.size(), "host");
   std::string o = html_page_start("storqual fleet " + overall + ": " + devices + " on " + on_hosts,
@@ -366,14 +335,21 @@ std::string render_fleet_html(const FleetReport& fleet) {
                 fleet.lot_tolerance_pct);
   o += buf;
   o += "</div></div>\n";
+  return o;
+}
 
-  o += "<h2>Fleet</h2><table class=\"fleet\" id=\"fleet-table\"><thead><tr><th>#</th>"
-       "<th>host</th><th>device</th><th>model</th><th>serial</th><th>firmware</th><th>spec "
-       "sheet</th><th>verdict</th><th>key figures</th><th>lot</th></tr></thead><tbody>";
+// The fleet table: one row per unit with its identity, verdict, key figures and lot flags.
+std::string fleet_table(const FleetReport& fleet, const LotFlags& lot) {
+  const auto& runs = fleet.runs;
+  std::string o =
+      "<h2>Fleet</h2><table class=\"fleet\" id=\"fleet-table\"><thead><tr><th>#</th>"
+      "<th>host</th><th>device</th><th>model</th><th>serial</th><th>firmware</th><th>spec "
+      "sheet</th><th>verdict</th><th>key figures</th><th>lot</th></tr></thead><tbody>";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const std::string anchor = "d" + std::to_string(i + 1);
-    const int flags = flags_per_run.count(i) ? flags_per_run[i] : 0;
+    const auto counted = lot.per_run.find(i);
+    const int flags = counted == lot.per_run.end() ? 0 : counted->second;
     o += std::string("<tr class=\"device") + (flags ? " flagged" : "") + "\"><td class=\"num\">" +
          std::to_string(i + 1) + "</td><td>" + esc(r.environment.host) + "</td><td><a href=\"#" +
          anchor + "\">" + esc(r.device.name.empty() ? r.device.path : r.device.name) +
@@ -395,7 +371,13 @@ std::string render_fleet_html(const FleetReport& fleet) {
          "</td></tr>";
   }
   o += "</tbody></table>";
+  return o;
+}
 
+// Lot acceptance: what it means, the comparisons shown and not judged, and the outliers.
+std::string lot_section(const FleetReport& fleet) {
+  const auto& runs = fleet.runs;
+  std::string o;
   o += "<h2>Lot acceptance</h2><p>Units of one model are compared with each other: a unit more "
        "than " +
        pct_text(fleet.lot_tolerance_pct) +
@@ -451,9 +433,14 @@ std::string render_fleet_html(const FleetReport& fleet) {
       }
     o += "</tbody></table>";
   }
+  return o;
+}
 
-  // One chart per claim (workload, metric) across the fleet, in first-seen order.
-  o += "<h2>Claims across the fleet</h2>";
+// One chart per claim (workload, metric) across the fleet, in first-seen order.
+std::string claim_charts(const FleetReport& fleet, const LotFlags& lot) {
+  const auto& runs = fleet.runs;
+  const auto& flagged = lot.flagged;
+  std::string o = "<h2>Claims across the fleet</h2>";
   std::vector<std::pair<std::string, std::string>> keys;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& r : runs)
@@ -491,7 +478,13 @@ std::string render_fleet_html(const FleetReport& fleet) {
                            bars, [](double v) { return fio_num2str(v); }) +
          "</figure>";
   }
+  return o;
+}
 
+// One section per device: the single-run report nested, its anchors prefixed "d<N>-".
+std::string device_sections(const FleetReport& fleet) {
+  const auto& runs = fleet.runs;
+  std::string o;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string anchor = "d" + std::to_string(i + 1);
     o += "<section class=\"device\" id=\"" + anchor + "\"><h2>" + std::to_string(i + 1) + ". " +
@@ -499,6 +492,18 @@ std::string render_fleet_html(const FleetReport& fleet) {
     o += render_run_sections(runs[i], {anchor + "-", true});
     o += "<p class=\"small\"><a href=\"#fleet-table\">back to the fleet table</a></p></section>\n";
   }
+  return o;
+}
+
+}  // namespace
+
+std::string render_fleet_html(const FleetReport& fleet) {
+  const LotFlags lot = lot_flags(fleet);
+  std::string o = fleet_page_start(fleet);
+  o += fleet_table(fleet, lot);
+  o += lot_section(fleet);
+  o += claim_charts(fleet, lot);
+  o += device_sections(fleet);
   o += "</body></html>\n";
   return o;
 }

@@ -86,10 +86,6 @@ struct FleetReport {
 // per device (id "d<N>", the single-run report nested, its anchors prefixed "d<N>-").
 [[nodiscard]] std::string render_fleet_html(const FleetReport& fleet);
 
-// Reads a result file, or a fleet file (its "fleet" array), as a list of runs. Throws
-// ResultJsonError naming the file (and "fleet[i]" for an element of a fleet file).
-[[nodiscard]] std::vector<RunResult> load_run_results(const std::string& path);
-
 // The model a unit is grouped (and baselines are matched) by: the identity "model", or
 // "<transport> (no model)" when the device reports none, or "" when neither is known.
 [[nodiscard]] std::string unit_model(const RunResult& run);

@@ -62,17 +62,51 @@ std::vector<double> nice_ticks(double low, double high, int count) {
   return ticks;
 }
 
-std::string render_line_chart(const LineChart& c) {
-  Frame f;
-  f.width = c.width;
-  f.height = c.height;
-  const auto fy = c.format_y ? c.format_y : default_format;
-  const auto fx = c.format_x ? c.format_x : default_format;
+namespace {
 
-  // Data ranges.
+// The axes of a line chart: the data range in x, the y range (in log10 units on a log axis) with
+// its ticks, and the mapping of both into the frame's pixels.
+struct LineScale {
+  Frame f;
+  double xmin = 0, xmax = 1, ylow = 0, yhigh = 1;
+  bool log_y = false;
+  bool empty = true;  // no drawable point: a frame with "no data"
+  std::vector<double> yticks;
+  double px(double x) const { return f.x0() + (x - xmin) / (xmax - xmin) * (f.x1() - f.x0()); }
+  double py(double y) const {
+    const double v = log_y ? std::log10(y) : y;
+    return f.y0() - (v - ylow) / (yhigh - ylow) * (f.y0() - f.y1());
+  }
+  double mid() const { return (f.x0() + f.x1()) / 2; }
+};
+
+// The y axis from the data range: decades on a log axis, nice ticks from 0 otherwise.
+void scale_y(LineScale& s, double ymin, double ymax) {
+  if (s.log_y) {
+    if (!(ymin > 0)) ymin = 1;
+    if (!(ymax > 0)) ymax = 10;
+    s.ylow = std::floor(std::log10(ymin));
+    s.yhigh = std::ceil(std::log10(ymax));
+    if (s.yhigh <= s.ylow) s.yhigh = s.ylow + 1;
+    for (double e = s.ylow; e <= s.yhigh + 1e-9; e += 1) s.yticks.push_back(std::pow(10.0, e));
+  } else {
+    s.ylow = 0;
+    s.yhigh = ymax > 0 ? ymax * 1.08 : 1;
+    s.yticks = nice_ticks(0, s.yhigh, 5);
+    if (!s.yticks.empty()) s.yhigh = std::max(s.yhigh, s.yticks.back());
+  }
+}
+
+// The data ranges (points and explicit x ticks; bands, markers and the claim widen an axis that
+// has data) and the axes made from them.
+LineScale scale_line_chart(const LineChart& c) {
+  LineScale s;
+  s.f.width = c.width;
+  s.f.height = c.height;
+  s.log_y = c.log_y;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-  for (const auto& s : c.series)
-    for (const auto& [x, y] : s.points) {
+  for (const auto& series : c.series)
+    for (const auto& [x, y] : series.points) {
       if (!std::isfinite(x) || !std::isfinite(y) || (c.log_y && y <= 0)) continue;
       xmin = std::min(xmin, x);
       xmax = std::max(xmax, x);
@@ -102,129 +136,123 @@ std::string render_line_chart(const LineChart& c) {
     ymax = std::max(ymax, std::max(c.claim->value, c.claim->band_high));
     ymin = std::min(ymin, std::min(c.claim->value, c.claim->band_low));
   }
-  const bool empty = !has_data;
-  if (empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
+  s.empty = !has_data;
+  if (s.empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
   if (xmax <= xmin) xmax = xmin + 1;
+  s.xmin = xmin;
+  s.xmax = xmax;
+  scale_y(s, ymin, ymax);
+  return s;
+}
 
-  double ylow = 0, yhigh = 1;
-  std::vector<double> yticks;
-  if (c.log_y) {
-    if (!(ymin > 0)) ymin = 1;
-    if (!(ymax > 0)) ymax = 10;
-    ylow = std::floor(std::log10(ymin));
-    yhigh = std::ceil(std::log10(ymax));
-    if (yhigh <= ylow) yhigh = ylow + 1;
-    for (double e = ylow; e <= yhigh + 1e-9; e += 1) yticks.push_back(std::pow(10.0, e));
-  } else {
-    ylow = 0;
-    yhigh = ymax > 0 ? ymax * 1.08 : 1;
-    yticks = nice_ticks(0, yhigh, 5);
-    if (!yticks.empty()) yhigh = std::max(yhigh, yticks.back());
+// X bands under everything else, their labels along the top of the plot.
+void draw_x_bands(std::string& o, const LineChart& c, const LineScale& s) {
+  if (s.empty) return;
+  const Frame& f = s.f;
+  for (const auto& b : c.x_bands) {
+    if (!std::isfinite(b.from) || !std::isfinite(b.to)) continue;
+    const double a = s.px(std::min(b.from, b.to)), z = s.px(std::max(b.from, b.to));
+    o += "<rect class=\"xband\" x=\"" + fmt1(a) + "\" y=\"" + fmt1(f.y1()) + "\" width=\"" +
+         fmt1(std::max(z - a, 1.0)) + "\" height=\"" + fmt1(f.y0() - f.y1()) + "\" fill=\"" +
+         escape_html(b.color) + "\" fill-opacity=\"0.14\"/>";
+    const bool right = a > s.mid();
+    o += "<text x=\"" + fmt1(right ? z - 3 : a + 3) + "\" y=\"" + fmt1(f.y1() + 12) +
+         "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"bl\">" +
+         escape_html(b.label) + "</text>";
   }
-  auto px = [&](double x) { return f.x0() + (x - xmin) / (xmax - xmin) * (f.x1() - f.x0()); };
-  auto py = [&](double y) {
-    const double v = c.log_y ? std::log10(y) : y;
-    return f.y0() - (v - ylow) / (yhigh - ylow) * (f.y0() - f.y1());
-  };
+}
 
-  std::string o;
-  o.reserve(4096);
-  o += svg_open(c.width, c.height, c.title);
-  o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(c.title) + "</text>";
+// Claim band and line under the data.
+void draw_claim(std::string& o, const LineChart& c, const LineScale& s) {
+  if (!c.claim) return;
+  const Frame& f = s.f;
+  const double top = s.py(c.claim->band_high), bottom = s.py(c.claim->band_low);
+  o += "<rect x=\"" + fmt1(f.x0()) + "\" y=\"" + fmt1(std::min(top, bottom)) + "\" width=\"" +
+       fmt1(f.x1() - f.x0()) + "\" height=\"" + fmt1(std::abs(bottom - top)) +
+       "\" fill=\"#2ca02c\" fill-opacity=\"0.12\"/>";
+  const double y = s.py(c.claim->value);
+  o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
+       "\" y2=\"" + fmt1(y) +
+       "\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>";
+}
 
-  // X bands under everything else, their labels along the top of the plot.
-  const double mid = (f.x0() + f.x1()) / 2;
-  if (!empty)
-    for (const auto& b : c.x_bands) {
-      if (!std::isfinite(b.from) || !std::isfinite(b.to)) continue;
-      const double a = px(std::min(b.from, b.to)), z = px(std::max(b.from, b.to));
-      o += "<rect class=\"xband\" x=\"" + fmt1(a) + "\" y=\"" + fmt1(f.y1()) + "\" width=\"" +
-           fmt1(std::max(z - a, 1.0)) + "\" height=\"" + fmt1(f.y0() - f.y1()) + "\" fill=\"" +
-           escape_html(b.color) + "\" fill-opacity=\"0.14\"/>";
-      const bool right = a > mid;
-      o += "<text x=\"" + fmt1(right ? z - 3 : a + 3) + "\" y=\"" + fmt1(f.y1() + 12) +
-           "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"bl\">" +
-           escape_html(b.label) + "</text>";
-    }
-
-  // Claim band and line under the data.
-  if (c.claim) {
-    const double top = py(c.claim->band_high), bottom = py(c.claim->band_low);
-    o += "<rect x=\"" + fmt1(f.x0()) + "\" y=\"" + fmt1(std::min(top, bottom)) + "\" width=\"" +
-         fmt1(f.x1() - f.x0()) + "\" height=\"" + fmt1(std::abs(bottom - top)) +
-         "\" fill=\"#2ca02c\" fill-opacity=\"0.12\"/>";
-    const double y = py(c.claim->value);
-    o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
-         "\" y2=\"" + fmt1(y) +
-         "\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>";
-  }
-
-  // Grid and y ticks.
-  for (double t : yticks) {
-    const double y = py(t);
+// Grid and y ticks, x ticks, the axes and their labels.
+void draw_axes(std::string& o, const LineChart& c, const LineScale& s) {
+  const Frame& f = s.f;
+  const auto fy = c.format_y ? c.format_y : default_format;
+  const auto fx = c.format_x ? c.format_x : default_format;
+  for (double t : s.yticks) {
+    const double y = s.py(t);
     o += "<line x1=\"" + fmt1(f.x0()) + "\" y1=\"" + fmt1(y) + "\" x2=\"" + fmt1(f.x1()) +
          "\" y2=\"" + fmt1(y) + "\" stroke=\"#ddd\"/>";
     o += "<text x=\"" + fmt1(f.x0() - 6) + "\" y=\"" + fmt1(y + 4) +
          "\" text-anchor=\"end\" class=\"tk\">" + escape_html(fy(t)) + "</text>";
   }
-  // X ticks.
   std::vector<std::pair<double, std::string>> xt = c.x_ticks;
   if (xt.empty())
-    for (double t : nice_ticks(xmin, xmax, 6))
-      if (t >= xmin - 1e-9 && t <= xmax + 1e-9) xt.emplace_back(t, fx(t));
+    for (double t : nice_ticks(s.xmin, s.xmax, 6))
+      if (t >= s.xmin - 1e-9 && t <= s.xmax + 1e-9) xt.emplace_back(t, fx(t));
   for (const auto& [t, label] : xt) {
-    const double x = px(t);
+    const double x = s.px(t);
     o += "<line x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(f.y0()) + "\" x2=\"" + fmt1(x) + "\" y2=\"" +
          fmt1(f.y0() + 4) + "\" stroke=\"#555\"/>";
     o += "<text x=\"" + fmt1(x) + "\" y=\"" + fmt1(f.y0() + 16) +
          "\" text-anchor=\"middle\" class=\"tk\">" + escape_html(label) + "</text>";
   }
-  // Axes and labels.
   o += "<path d=\"M" + fmt1(f.x0()) + " " + fmt1(f.y1()) + "V" + fmt1(f.y0()) + "H" + fmt1(f.x1()) +
        "\" fill=\"none\" stroke=\"#555\"/>";
   o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1(c.height - 6) +
        "\" text-anchor=\"middle\" class=\"al\">" + escape_html(c.x_label) + "</text>";
   o += "<text transform=\"translate(14 " + fmt1((f.y0() + f.y1()) / 2) +
        ") rotate(-90)\" text-anchor=\"middle\" class=\"al\">" + escape_html(c.y_label) + "</text>";
+}
 
-  // Data.
-  for (const auto& s : c.series) {
+// Each series as a polyline (one point: a dot), clamped to the y axis.
+void draw_series(std::string& o, const LineChart& c, const LineScale& s) {
+  for (const auto& series : c.series) {
     std::string pts;
-    pts.reserve(s.points.size() * 12);
+    pts.reserve(series.points.size() * 12);
     std::size_t n = 0;
-    for (const auto& [x, y] : s.points) {
+    for (const auto& [x, y] : series.points) {
       if (!std::isfinite(x) || !std::isfinite(y) || (c.log_y && y <= 0)) continue;
       if (n++) pts += ' ';
-      pts += fmt1(px(x));
+      pts += fmt1(s.px(x));
       pts += ',';
-      pts += fmt1(py(std::clamp(y, c.log_y ? std::pow(10.0, ylow) : ylow,
-                                c.log_y ? std::pow(10.0, yhigh) : yhigh)));
+      pts += fmt1(s.py(std::clamp(y, c.log_y ? std::pow(10.0, s.ylow) : s.ylow,
+                                  c.log_y ? std::pow(10.0, s.yhigh) : s.yhigh)));
     }
     if (n == 0) continue;
     if (n == 1) {
       const auto comma = pts.find(',');
       o += "<circle cx=\"" + pts.substr(0, comma) + "\" cy=\"" + pts.substr(comma + 1) +
-           "\" r=\"3\" fill=\"" + escape_html(s.color) + "\"/>";
+           "\" r=\"3\" fill=\"" + escape_html(series.color) + "\"/>";
     } else {
-      o += "<polyline fill=\"none\" stroke=\"" + escape_html(s.color) +
+      o += "<polyline fill=\"none\" stroke=\"" + escape_html(series.color) +
            "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"" + pts + "\"/>";
     }
   }
-  // Vertical markers over the data.
-  if (!empty)
-    for (const auto& m : c.x_markers) {
-      if (!std::isfinite(m.x)) continue;
-      const double x = px(m.x);
-      o += "<line class=\"xmark\" x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(f.y1()) + "\" x2=\"" +
-           fmt1(x) + "\" y2=\"" + fmt1(f.y0()) + "\" stroke=\"" + escape_html(m.color) +
-           "\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>";
-      const bool right = x > mid;
-      o += "<text x=\"" + fmt1(right ? x - 4 : x + 4) + "\" y=\"" + fmt1(f.y1() + 26) +
-           "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"ml\">" +
-           escape_html(m.label) + "</text>";
-    }
-  // Legend under the title, left to right; the claim last. Flags at the right of the title.
-  double lx = f.x0();
+}
+
+// Vertical markers over the data.
+void draw_x_markers(std::string& o, const LineChart& c, const LineScale& s) {
+  if (s.empty) return;
+  const Frame& f = s.f;
+  for (const auto& m : c.x_markers) {
+    if (!std::isfinite(m.x)) continue;
+    const double x = s.px(m.x);
+    o += "<line class=\"xmark\" x1=\"" + fmt1(x) + "\" y1=\"" + fmt1(f.y1()) + "\" x2=\"" +
+         fmt1(x) + "\" y2=\"" + fmt1(f.y0()) + "\" stroke=\"" + escape_html(m.color) +
+         "\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>";
+    const bool right = x > s.mid();
+    o += "<text x=\"" + fmt1(right ? x - 4 : x + 4) + "\" y=\"" + fmt1(f.y1() + 26) +
+         "\" text-anchor=\"" + (right ? "end" : "start") + "\" class=\"ml\">" +
+         escape_html(m.label) + "</text>";
+  }
+}
+
+// Legend under the title, left to right; the claim last.
+void draw_legend(std::string& o, const LineChart& c, const LineScale& s) {
+  double lx = s.f.x0();
   for (const auto& series : c.series) {
     o += "<rect x=\"" + fmt1(lx) + "\" y=\"31\" width=\"14\" height=\"3\" fill=\"" +
          escape_html(series.color) + "\"/>";
@@ -241,7 +269,11 @@ std::string render_line_chart(const LineChart& c) {
     o += "<text x=\"" + fmt1(lx + 32) + "\" y=\"36\" class=\"cl\">" + escape_html(c.claim->label) +
          "</text>";
   }
-  double fxpos = f.x1();
+}
+
+// Flags as badges at the right of the title, right to left.
+void draw_flags(std::string& o, const LineChart& c, const LineScale& s) {
+  double fxpos = s.f.x1();
   for (auto it = c.flags.rbegin(); it != c.flags.rend(); ++it) {
     const double w = 14 + 7.0 * static_cast<double>(it->size());
     fxpos -= w;
@@ -251,7 +283,25 @@ std::string render_line_chart(const LineChart& c) {
         "<text x=\"" + fmt1(fxpos + 7) + "\" y=\"17\" class=\"fl\">" + escape_html(*it) + "</text>";
     fxpos -= 6;
   }
-  if (empty)
+}
+
+}  // namespace
+
+std::string render_line_chart(const LineChart& c) {
+  const LineScale s = scale_line_chart(c);
+  const Frame& f = s.f;
+  std::string o;
+  o.reserve(4096);
+  o += svg_open(c.width, c.height, c.title);
+  o += "<text x=\"" + fmt1(f.x0()) + "\" y=\"17\" class=\"ct\">" + escape_html(c.title) + "</text>";
+  draw_x_bands(o, c, s);
+  draw_claim(o, c, s);
+  draw_axes(o, c, s);
+  draw_series(o, c, s);
+  draw_x_markers(o, c, s);
+  draw_legend(o, c, s);
+  draw_flags(o, c, s);
+  if (s.empty)
     o += "<text x=\"" + fmt1((f.x0() + f.x1()) / 2) + "\" y=\"" + fmt1((f.y0() + f.y1()) / 2) +
          "\" text-anchor=\"middle\" class=\"tk\">no data</text>";
   o += "</svg>";

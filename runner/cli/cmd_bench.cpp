@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <optional>
 
-#include "reporting/atomic_file.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
@@ -181,7 +181,9 @@ int cmd_bench(const Args& args) {
     result.exit_code = r.interrupted      ? kExitInterrupted
                        : r.errors.empty() ? kExitPass
                                           : kExitRuntime;
-    reporting::write_file_atomically(vm["json"].as<std::string>(), reporting::to_json_text(result));
+    reporting::ReportSet reports;  // the result alone
+    reports.json = vm["json"].as<std::string>();
+    reporting::default_results_store().save(result, reports);
   }
   for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
   if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;

@@ -23,6 +23,7 @@
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
+#include "runner/qualification/device_identification.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
@@ -72,38 +73,26 @@ struct FullIdentity {
   std::vector<std::string> notes;
 };
 
-FullIdentity read_full_identity(const IdentifyOptions& opt, const devices::Sysfs& sysfs,
-                                const std::string& device) {
-  FullIdentity full{devices::read_identity(sysfs, device), {}, {}};
-  auto& id = full.identity;
-  if (id.transport != devices::Transport::Nvme || id.devnode.empty()) return full;
-  if (!opt.nvme_pages && !sysfs.is_live()) return full;
+// The identity through the one identification path of `run` and `identify`
+// (runner/qualification/device_identification.hpp), then the health log when NVMe identify worked.
+FullIdentity identify(const IdentifyOptions& opt, const devices::Sysfs& sysfs,
+                      const std::string& device) {
+  NvmeAccess access;  // a look: what the device reports now
+  if (opt.nvme_pages) access.captured = *opt.nvme_pages;
+  DeviceIdentification d = read_full_identity(sysfs, device, access);
+  FullIdentity full{std::move(d.identity), {}, {}};
+  const std::string failed = !d.admin_error.empty() ? d.admin_error : d.identify_error;
+  if (!failed.empty()) {
+    full.notes.push_back("NVMe admin commands unavailable: " + failed);
+    return full;
+  }
+  if (!d.admin) return full;
   try {
-    std::unique_ptr<devices::NvmeAdmin> admin;
-    if (opt.nvme_pages) {
-      auto captured = std::make_unique<devices::CapturedNvmeAdmin>(*opt.nvme_pages);
-      const std::filesystem::path c0 = std::filesystem::path(*opt.nvme_pages) / "ocp-smart-log.bin";
-      if (std::filesystem::exists(c0))
-        captured->set_ocp_pages(*opt.nvme_pages, {"ocp-smart-log.bin"});
-      admin = std::move(captured);
-    } else
-      admin = std::make_unique<devices::LibnvmeAdmin>(id.devnode);
-    auto ctrl = devices::parse_identify_controller(admin->identify_controller());
-    auto ns = devices::parse_identify_namespace(admin->identify_namespace());
-    devices::apply_nvme_identity(id, ctrl, &ns);
-    full.health = devices::health_rows(devices::take_health_snapshot(*admin));
+    full.health = devices::health_rows(devices::take_health_snapshot(*d.admin));
   } catch (const devices::NvmeError& e) {
     full.notes.push_back(std::string("NVMe admin commands unavailable: ") + e.what());
   }
   return full;
-}
-
-std::map<std::string, std::string> match_fields(const std::vector<IdentityRow>& rows,
-                                                devices::TargetKind kind) {
-  std::map<std::string, std::string> fields;
-  for (std::string_view f : kMatchFields) fields[std::string(f)] = value_of(rows, std::string(f));
-  fields["target"] = std::string(match_target(kind));
-  return fields;
 }
 
 struct SpecMatches {
@@ -111,10 +100,10 @@ struct SpecMatches {
   std::vector<std::string> problems;                          // sheets that failed to load
 };
 
-SpecMatches find_matching_specs(const std::string& dir, const std::vector<IdentityRow>& rows,
+SpecMatches find_matching_specs(const std::string& dir, const devices::DeviceIdentity& identity,
                                 devices::TargetKind kind) {
   SpecMatches out;
-  auto fields = match_fields(rows, kind);
+  auto fields = match_fields(identity, kind);
   for (const auto& f : spec_sheet_files(dir)) {
     try {
       SpecSheet sheet = SpecSheet::load(f);
@@ -152,7 +141,7 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   };
   std::vector<Line> lines;
   for (const auto& disk : sysfs.disks()) {
-    FullIdentity full = read_full_identity(opt, sysfs, disk);
+    FullIdentity full = identify(opt, sysfs, disk);
     // Hidden NVMe path devices (nvme0c1n1: no device node) are paths of a multipath head, which
     // names them in its nvme_paths row; they are not devices of their own.
     if (full.identity.devnode.empty() && full.identity.transport == devices::Transport::Nvme)
@@ -175,7 +164,8 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
     for (const auto& u : l.users) l.in_use += (l.in_use.empty() ? "" : "; ") + u;
     if (l.in_use.empty()) l.in_use = sysfs.is_live() ? "no" : "unknown (captured tree)";
     if (opt.specs_dir)
-      l.specs = find_matching_specs(*opt.specs_dir, l.rows, devices::TargetKind::BlockDevice);
+      l.specs =
+          find_matching_specs(*opt.specs_dir, full.identity, devices::TargetKind::BlockDevice);
     lines.push_back(std::move(l));
   }
   if (opt.json) {
@@ -231,11 +221,11 @@ int list_devices(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
 int identify_target(const IdentifyOptions& opt, const devices::Sysfs& sysfs) {
   devices::ResolvedTarget resolved;
   resolved = sysfs.resolve(*opt.target);
-  FullIdentity full = read_full_identity(opt, sysfs, resolved.device);
+  FullIdentity full = identify(opt, sysfs, resolved.device);
   auto rows = devices::identity_rows(full.identity);
   auto users = users_of(sysfs, resolved.device);
   std::optional<SpecMatches> specs;
-  if (opt.specs_dir) specs = find_matching_specs(*opt.specs_dir, rows, resolved.kind);
+  if (opt.specs_dir) specs = find_matching_specs(*opt.specs_dir, full.identity, resolved.kind);
   const std::string target = devices::sanitize_device_string(*opt.target);
 
   if (opt.json) {

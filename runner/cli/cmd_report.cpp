@@ -5,12 +5,9 @@
 #include <cstdio>
 #include <system_error>
 
-#include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fleet_report.hpp"
-#include "reporting/html_report.hpp"
-#include "reporting/junit_report.hpp"
-#include "reporting/result_json.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
@@ -59,10 +56,11 @@ int cmd_report(const Args& args) {
   if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
     throw UsageError("--lot-tolerance must be at least 0% and below 100%, got " + lot_tolerance);
 
+  reporting::ResultsStore& store = reporting::default_results_store();
   std::vector<reporting::RunResult> results;
   std::vector<std::string> origins;  // the input file of each result, for the console
   for (const auto& path : inputs) {
-    for (auto& r : reporting::load_run_results(path)) {
+    for (auto& r : store.load(path)) {
       results.push_back(std::move(r));
       origins.push_back(path);
     }
@@ -75,13 +73,8 @@ int cmd_report(const Args& args) {
     results = fleet.runs;
   }
   try {
-    if (!junit.empty()) reporting::write_junit(junit, results, {.rich = junit_rich});
-    if (!html.empty())
-      merged ? reporting::write_file_atomically(html, reporting::render_fleet_html(fleet))
-             : reporting::write_html(html, results.front());
-    if (!json.empty())
-      reporting::write_file_atomically(json, merged ? reporting::fleet_to_json_text(fleet)
-                                                    : reporting::to_json_text(results.front()));
+    const reporting::ReportSet reports{json, junit, html, junit_rich};
+    merged ? store.save(fleet, reports) : store.save(results.front(), reports);
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
   }

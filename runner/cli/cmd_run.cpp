@@ -3,7 +3,10 @@
 // against its spec sheet, optionally compared with an earlier result (runner/judge/baseline.hpp).
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <string>
+#include <string_view>
 
+#include "reporting/report_names.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
@@ -16,8 +19,15 @@
 namespace po = boost::program_options;
 
 namespace storqual::runner {
+namespace {
 
-int cmd_run(const Args& args) {
+// "JUnit XML file [OUT/storqual-junit.xml]": a report option's help with its default name.
+std::string report_help(const char* what, std::string_view file) {
+  return std::string(what) + " [OUT/" + std::string(file) + "]";
+}
+
+// The visible options of `storqual run` (its --help).
+po::options_description run_options() {
   po::options_description visible(
       "storqual run --target PATH [--target PATH...] [--spec FILE | --specs DIR] [options]");
   visible.add_options()("help,h", "this help")(
@@ -46,12 +56,15 @@ int cmd_run(const Args& args) {
       "runtimes, --size, another engine or suite, a memory-backed target, a busy or host-limited "
       "host, ...: docs/reports.md) or judged no claim")(
       "out", po::value<std::string>()->default_value("."), "directory for the reports")(
-      "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
+      "junit", po::value<std::string>(),
+      report_help("JUnit XML file", reporting::kJunitFileName).c_str())(
       "junit-rich", po::bool_switch(),
       "JUnit with testcase properties and file/line attributes (GitLab, GitHub actions, Jenkins "
       "JUnit plugin; rejected by schema-checking readers: docs/reports.md)")(
-      "html", po::value<std::string>(), "HTML report [OUT/storqual-report.html]")(
-      "json", po::value<std::string>(), "JSON result [OUT/storqual-result.json]")(
+      "html", po::value<std::string>(),
+      report_help("HTML report", reporting::kHtmlFileName).c_str())(
+      "json", po::value<std::string>(),
+      report_help("JSON result", reporting::kResultFileName).c_str())(
       "ioengine", po::value<std::string>(), "override every workload's engine")(
       "runtime-scale", po::value<double>()->default_value(1.0),
       "multiply every runtime and ramp_time (e.g. 0.01 for a CI smoke run)")(
@@ -69,6 +82,13 @@ int cmd_run(const Args& args) {
       "thermal-interval", po::value<std::string>()->default_value("5s"),
       "NVMe: read the SMART log's temperature and thermal management counters this often during "
       "each workload, to mark throttled intervals (0 = off)");
+  return visible;
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  po::options_description visible = run_options();
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
       "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(

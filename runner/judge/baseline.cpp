@@ -8,6 +8,7 @@
 #include "model/quantity_format.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 
 namespace storqual::runner {
@@ -138,7 +139,7 @@ std::vector<ClaimVerdict> compare_with_baseline(const reporting::RunResult& base
 reporting::RunResult load_baseline(const std::string& path) {
   std::vector<reporting::RunResult> runs;
   try {
-    runs = reporting::load_run_results(path);
+    runs = reporting::default_results_store().load(path);
   } catch (const reporting::ResultJsonError& e) {
     throw UsageError(std::string("--baseline: ") + e.what());
   }

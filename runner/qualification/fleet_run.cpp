@@ -14,10 +14,10 @@
 #include "devices/safety_guard.hpp"
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
-#include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fleet_report.hpp"
-#include "reporting/junit_report.hpp"
+#include "reporting/report_names.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -37,9 +37,11 @@ struct TargetRun {
   int exit_code = 0;
 };
 
-std::string default_path(const std::optional<std::string>& given, const std::string& dir,
-                         const char* file) {
-  return given ? *given : (fs::path(dir) / file).string();
+// The reports a single run of `base` would write: the fleet's merged ones, and with a target's
+// label inserted, that target's own.
+reporting::ReportSet base_reports(const QualificationOptions& base) {
+  return reporting::default_reports(base.out_dir, base.json_path, base.junit_path, base.html_path,
+                                    base.junit_rich);
 }
 
 // One target, every exception turned into an exit code and a message (as cli_main would).
@@ -62,12 +64,10 @@ void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
 QualificationOptions options_for(const QualificationOptions& base, const TargetRun& t) {
   QualificationOptions o = base;
   o.target = t.target;
-  o.json_path =
-      path_with_label(default_path(base.json_path, base.out_dir, "storqual-result.json"), t.label);
-  o.junit_path =
-      path_with_label(default_path(base.junit_path, base.out_dir, "storqual-junit.xml"), t.label);
-  o.html_path =
-      path_with_label(default_path(base.html_path, base.out_dir, "storqual-report.html"), t.label);
+  const reporting::ReportSet own = reporting::with_label(base_reports(base), t.label);
+  o.json_path = own.json;
+  o.junit_path = own.junit;
+  o.html_path = own.html;
   return o;
 }
 
@@ -121,11 +121,6 @@ std::vector<std::string> target_labels(const std::vector<std::string>& targets) 
     out.push_back(n == 1 ? label : label + "-" + std::to_string(n));
   }
   return out;
-}
-
-std::string path_with_label(const std::string& path, const std::string& label) {
-  fs::path p(path);
-  return (p.parent_path() / (p.stem().string() + "-" + label + p.extension().string())).string();
 }
 
 std::string check_baseline_for_target(const QualificationOptions& o, bool any_model) {
@@ -224,15 +219,11 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
   }
   {
     // The merged reports take the paths a single run would have used.
-    const std::string json = default_path(base.json_path, base.out_dir, "storqual-result.json");
-    const std::string junit = default_path(base.junit_path, base.out_dir, "storqual-junit.xml");
-    const std::string html = default_path(base.html_path, base.out_dir, "storqual-report.html");
-    reporting::write_file_atomically(json, reporting::fleet_to_json_text(fleet));
-    reporting::write_junit(junit, fleet.runs, {.rich = base.junit_rich});
-    reporting::write_file_atomically(html, reporting::render_fleet_html(fleet));
+    const reporting::ReportSet merged = base_reports(base);
+    (base.store ? *base.store : reporting::default_results_store()).save(fleet, merged);
     std::fprintf(con, "merged reports (%zu devices, %zu lot outliers): %s %s %s\n",
-                 fleet.runs.size(), fleet.flagged_count(), junit.c_str(), json.c_str(),
-                 html.c_str());
+                 fleet.runs.size(), fleet.flagged_count(), merged.junit.c_str(),
+                 merged.json.c_str(), merged.html.c_str());
   }
   std::fprintf(con, "RESULT: %s, exit %d (%s, %zu lot outlier%s)\n",
                reporting::fleet_verdict(fleet).c_str(), worst,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Several targets in one `storqual run --target A --target B ... [--parallel]`: each device is
 // qualified on its own (its own identity, spec sheet, safety guard and reports, with the target's
-// label inserted into each report path), then one merged summary: a console table of the devices
-// and the fleet reports (JUnit, HTML, JSON) at the paths a single run would have used.
+// label inserted into each report path: reporting::with_label, reporting/report_names.hpp), then
+// one merged summary: a console table of the devices and the fleet reports (JUnit, HTML, JSON) at
+// the paths a single run would have used, saved through the run's results store.
 #pragma once
 
 #include <string>
@@ -16,9 +17,6 @@ namespace storqual::runner {
 // "/mnt/scratch/" -> "scratch"), characters outside [A-Za-z0-9._-] replaced by '_', and "-2",
 // "-3" appended to repeats.
 [[nodiscard]] std::vector<std::string> target_labels(const std::vector<std::string>& targets);
-
-// "out/storqual-result.json" + "loop3" -> "out/storqual-result-loop3.json".
-[[nodiscard]] std::string path_with_label(const std::string& path, const std::string& label);
 
 // Runs every target (sequentially, or each in its own thread with `parallel`, their console output
 // buffered and printed whole when each finishes), prints the device table and writes the merged

@@ -26,13 +26,11 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
-#include "model/quantity_format.hpp"
-#include "reporting/atomic_file.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
-#include "reporting/html_report.hpp"
-#include "reporting/junit_report.hpp"
-#include "reporting/result_json.hpp"
+#include "model/quantity_format.hpp"
+#include "reporting/report_names.hpp"
+#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -53,6 +51,7 @@
 #include "runner/methods/thermal_watch.hpp"
 #include "runner/methods/wear.hpp"
 #include "runner/qualification/deviations.hpp"
+#include "runner/qualification/device_identification.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"
@@ -71,16 +70,6 @@ std::vector<reporting::FieldRow> to_field_rows(const std::vector<devices::Identi
   return out;
 }
 
-std::map<std::string, std::string> match_fields(const devices::DeviceIdentity& id,
-                                                std::string_view target) {
-  return {{"model", id.model.value},
-          {"firmware", id.firmware.value},
-          {"vendor", id.vendor.value},
-          {"serial", id.serial.value},
-          {"transport", std::string(devices::to_string(id.transport))},
-          {"target", std::string(target)}};
-}
-
 // The suite for a device without a spec sheet: its class.
 std::string suite_for_class(const devices::DeviceIdentity& id) {
   using devices::Transport;
@@ -97,12 +86,6 @@ std::string suite_for_class(const devices::DeviceIdentity& id) {
     default:
       return "sata-ssd";
   }
-}
-
-std::string default_name(const std::optional<std::string>& given, const std::string& dir,
-                         const char* file) {
-  if (given) return *given;
-  return (fs::path(dir) / file).string();
 }
 
 struct SpecChoice {
@@ -144,9 +127,9 @@ std::string identity_summary(const std::map<std::string, std::string>& fields) {
 }
 
 SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdentity& id,
-                       std::string_view target) {
+                       devices::TargetKind kind) {
   SpecChoice c;
-  const auto fields = match_fields(id, target);
+  const auto fields = match_fields(id, kind);
   if (o.spec_file) {
     c.sheet = SpecSheet::load(*o.spec_file);
     c.why = "given with --spec";
@@ -179,35 +162,6 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   c.sheet = std::move(matching.front());
   c.why = "matched in " + *o.specs_dir;
   return c;
-}
-
-// Captured pages (tests): smart-before.bin and smart-after.bin, or the SMART pages listed in
-// smart-sequence.txt (one name a line: the snapshots and the thermal sampler take them in turn);
-// ocp-before.bin and ocp-after.bin when present.
-std::unique_ptr<devices::NvmeAdmin> captured_admin(const fs::path& dir) {
-  std::vector<std::string> smart{"smart-before.bin", "smart-after.bin"};
-  if (std::ifstream list(dir / "smart-sequence.txt"); list) {
-    smart.clear();
-    for (std::string line; std::getline(list, line);)
-      if (!line.empty()) smart.push_back(line);
-  }
-  auto admin = std::make_unique<devices::CapturedNvmeAdmin>(dir, smart);
-  if (fs::exists(dir / "ocp-before.bin") && fs::exists(dir / "ocp-after.bin"))
-    admin->set_ocp_pages(dir, {"ocp-before.bin", "ocp-after.bin"});
-  return admin;
-}
-
-std::unique_ptr<devices::NvmeAdmin> nvme_admin_for(const QualificationOptions& o,
-                                                   const devices::DeviceIdentity& id,
-                                                   std::vector<std::string>& notes) {
-  try {
-    if (o.nvme_capture) return captured_admin(*o.nvme_capture);
-    if (id.transport == devices::Transport::Nvme && !id.devnode.empty() && o.sysfs_root == "/sys")
-      return std::make_unique<devices::LibnvmeAdmin>(id.devnode);
-  } catch (const std::exception& e) {
-    notes.push_back(std::string("NVMe health not available: ") + e.what());
-  }
-  return nullptr;
 }
 
 std::optional<devices::HealthSnapshot> snapshot(devices::NvmeAdmin* admin,
@@ -439,17 +393,14 @@ IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunRe
   IdentifiedTarget t;
   devices::Sysfs sysfs{o.sysfs_root};
   t.resolved = sysfs.resolve(o.target);
-  t.identity = devices::read_identity(sysfs, t.resolved.device);
-  t.admin = nvme_admin_for(o, t.identity, notes);
-  if (t.admin) {
-    try {
-      auto ctrl = devices::parse_identify_controller(t.admin->identify_controller());
-      auto ns = devices::parse_identify_namespace(t.admin->identify_namespace());
-      devices::apply_nvme_identity(t.identity, ctrl, &ns);
-    } catch (const std::exception& e) {
-      notes.push_back(std::string("NVMe identify failed: ") + e.what());
-    }
-  }
+  NvmeAccess access;
+  access.use = NvmeAccess::Use::Run;
+  if (o.nvme_capture) access.captured = *o.nvme_capture;
+  DeviceIdentification d = read_full_identity(sysfs, t.resolved.device, access);
+  if (!d.admin_error.empty()) notes.push_back("NVMe health not available: " + d.admin_error);
+  if (!d.identify_error.empty()) notes.push_back("NVMe identify failed: " + d.identify_error);
+  t.identity = std::move(d.identity);
+  t.admin = std::move(d.admin);
   run.device.path = o.target;
   run.device.name = t.resolved.kind == devices::TargetKind::BlockDevice
                         ? t.resolved.device
@@ -469,7 +420,7 @@ struct ChosenSuite {
 ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& target,
                          reporting::RunResult& run) {
   const devices::DeviceIdentity& identity = target.identity;
-  SpecChoice choice = choose_spec(o, identity, match_target(target.resolved.kind));
+  SpecChoice choice = choose_spec(o, identity, target.resolved.kind);
   std::vector<fs::path> dirs;
   for (const auto& d : o.suite_dirs) dirs.emplace_back(d);
   if (dirs.empty()) dirs = default_suite_dirs();
@@ -732,17 +683,18 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   run.environment.end_utc = utc_now();
 }
 
-// Step 6: the JSON, JUnit and HTML files and the console table.
+// Step 6: the result with its JSON, JUnit and HTML reports, saved through the run's results
+// store (the files by default, reporting/results_store.hpp), and the console table.
 void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
   const reporting::RunResult& run = out.result;
-  out.json_path = default_name(o.json_path, o.out_dir, "storqual-result.json");
-  out.junit_path = default_name(o.junit_path, o.out_dir, "storqual-junit.xml");
-  out.html_path = default_name(o.html_path, o.out_dir, "storqual-report.html");
+  const reporting::ReportSet reports =
+      reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich);
+  out.json_path = reports.json;
+  out.junit_path = reports.junit;
+  out.html_path = reports.html;
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
-  reporting::write_file_atomically(out.json_path, reporting::to_json_text(run));
-  reporting::write_junit(out.junit_path, {run}, {.rich = o.junit_rich});
-  reporting::write_html(out.html_path, run);
+  (o.store ? *o.store : reporting::default_results_store()).save(run, reports);
   std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
   std::fprintf(o.console, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
                out.html_path.c_str());
@@ -760,8 +712,7 @@ RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chos
   if (chosen.choice.sheet) r.sheet_suite = chosen.choice.sheet->suite;
   r.sheet_does_not_match = chosen.choice.does_not_match;
   if (r.sheet_does_not_match)
-    r.identity_summary =
-        identity_summary(match_fields(target.identity, match_target(target.resolved.kind)));
+    r.identity_summary = identity_summary(match_fields(target.identity, target.resolved.kind));
   r.faults_injected = o.fault_plan.has_value();
   return r;
 }

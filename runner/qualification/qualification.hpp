@@ -13,6 +13,7 @@
 
 #include "engines/fault_engine.hpp"
 #include "model/result.hpp"
+#include "reporting/results_store.hpp"
 
 namespace storqual::runner {
 
@@ -28,8 +29,13 @@ struct QualificationOptions {
   // --strict: any deviation from the suite and sheet as written (RunResult::deviations), or a run
   // that judged no claim, makes the exit code 3 (incomplete) instead of 0.
   bool strict = false;
-  std::string out_dir = ".";  // default home of the three reports
+  std::string out_dir = ".";  // default home of the three reports (reporting/report_names.hpp)
   std::optional<std::string> junit_path, html_path, json_path;
+  // Where the result and its reports are saved (reporting/results_store.hpp); null: the files
+  // (reporting::default_results_store()). A fleet (fleet_run.hpp) saves each target's run and
+  // then the merged fleet through the same store, with --parallel from each target's thread at
+  // once: a store given here must allow that.
+  reporting::ResultsStore* store = nullptr;
   bool junit_rich = false;                // --junit-rich (reporting/junit_report.hpp)
   std::optional<std::string> ioengine;    // overrides every workload's
   double runtime_scale = 1.0;             // multiplies every runtime and ramp_time

@@ -12,6 +12,7 @@
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/results_store.hpp"
 #include "reporting/verdict_status.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
@@ -205,7 +206,7 @@ TEST(FleetJson, RoundTripsAndDoesNotDuplicateLotVerdicts) {
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
   }
-  const auto back = load_run_results(path);
+  const auto back = FileResultsStore().load(path);
   ASSERT_EQ(back.size(), 3u);
   EXPECT_EQ(back[1].environment.host, "b");
   const auto again = build_fleet(back, 10);

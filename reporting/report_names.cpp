@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The names and paths of a run's reports (see report_names.hpp).
+#include "reporting/report_names.hpp"
+
+#include <filesystem>
+
+namespace storqual::reporting {
+namespace fs = std::filesystem;
+namespace {
+
+std::string given_or_default(const std::optional<std::string>& given, const std::string& dir,
+                             std::string_view file) {
+  return given ? *given : (fs::path(dir) / file).string();
+}
+
+}  // namespace
+
+ReportSet default_reports(const std::string& dir, const std::optional<std::string>& json,
+                          const std::optional<std::string>& junit,
+                          const std::optional<std::string>& html, bool junit_rich) {
+  return {given_or_default(json, dir, kResultFileName),
+          given_or_default(junit, dir, kJunitFileName), given_or_default(html, dir, kHtmlFileName),
+          junit_rich};
+}
+
+std::string path_with_label(const std::string& path, const std::string& label) {
+  fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + "-" + label + p.extension().string())).string();
+}
+
+ReportSet with_label(ReportSet reports, const std::string& label) {
+  for (std::string* path : {&reports.json, &reports.junit, &reports.html})
+    if (!path->empty()) *path = path_with_label(*path, label);
+  return reports;
+}
+
+}  // namespace storqual::reporting

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one place for the names and paths of a run's reports: the default file names (`storqual run`
+// writes them into --out DIR unless --json, --junit or --html names a file), and the per-device
+// forms of a fleet ("storqual-result.json" -> "storqual-result-<label>.json").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace storqual::reporting {
+
+inline constexpr std::string_view kResultFileName = "storqual-result.json";
+inline constexpr std::string_view kJunitFileName = "storqual-junit.xml";
+inline constexpr std::string_view kHtmlFileName = "storqual-report.html";
+
+// The reports a result is kept with, by where each goes ("" = not asked for): the result's own
+// JSON, the JUnit XML and the HTML page (reporting/results_store.hpp keeps them).
+struct ReportSet {
+  std::string json, junit, html;
+  bool junit_rich = false;  // the JUnit's rich form (JunitOptions::rich)
+};
+
+// The reports of a run: each given path, else its default name in `dir`.
+[[nodiscard]] ReportSet default_reports(const std::string& dir,
+                                        const std::optional<std::string>& json,
+                                        const std::optional<std::string>& junit,
+                                        const std::optional<std::string>& html,
+                                        bool junit_rich = false);
+
+// "out/storqual-result.json" + "loop3" -> "out/storqual-result-loop3.json".
+[[nodiscard]] std::string path_with_label(const std::string& path, const std::string& label);
+// Every path of `reports` with the label inserted (the reports of one device of a fleet).
+[[nodiscard]] ReportSet with_label(ReportSet reports, const std::string& label);
+
+}  // namespace storqual::reporting
