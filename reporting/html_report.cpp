@@ -1022,18 +1022,14 @@ std::string html_page_start(const std::string& title, const std::string& extra_c
   return o;
 }
 
-std::string render_run_sections(const RunResult& run, const RunSectionsOptions& options) {
-  const auto counts = count_verdicts(run);
-  const std::string overall = counts.overall();
-  const std::string title = device_title(run);
-  const std::string& prefix = options.anchor_prefix;
-  std::string o;
-  o.reserve(64 * 1024);
+namespace {
 
-  // Banner: the outcome with its deviations ("PASS with 2 deviations"), listed under it.
-  o += "<div class=\"banner " + overall + "\" id=\"" + prefix + "verdict\"><div class=\"big\">" +
-       esc(counts.headline()) + "</div><div>" + esc(title) +
-       (run.spec.name.empty() ? "" : " against " + esc(run.spec.name)) +
+// The banner: the outcome with its deviations ("PASS with 2 deviations"), listed under it.
+void banner_section(std::string& o, const RunResult& run, const VerdictCounts& counts,
+                    const std::string& prefix) {
+  o += "<div class=\"banner " + std::string(counts.overall()) + "\" id=\"" + prefix +
+       "verdict\"><div class=\"big\">" + esc(counts.headline()) + "</div><div>" +
+       esc(device_title(run)) + (run.spec.name.empty() ? "" : " against " + esc(run.spec.name)) +
        "</div><div class=\"small\">";
   char buf[256];
   std::snprintf(buf, sizeof buf,
@@ -1059,13 +1055,10 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
     o += "</ul><span class=\"small muted\"><span class=\"dev\">*</span> marks a claim whose "
          "workload ran with a deviation.</span></div>\n";
   }
+}
 
-  // Nested in a fleet page, the device's own heading stands for it: one <h1> a page.
-  if (!options.nested) o += "<h1>Storage qualification report</h1>";
-  o += "<p class=\"muted\">" + esc(run.environment.start_utc) + " &ndash; " +
-       esc(run.environment.end_utc) + " UTC on " + esc(run.environment.host) + "</p>";
-
-  // Claims.
+// The claims table and the measured/claimed ratio bars.
+void claims_section(std::string& o, const RunResult& run) {
   o += "<h2>Claims</h2>";
   if (run.verdicts.empty()) {
     o += "<p class=\"muted\">No claims were judged.</p>";
@@ -1107,6 +1100,7 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
       b.label = workload_text(v) + " " + v.metric;
       b.ratio = *v.measured / *v.claimed;
       b.css_class = std::string(to_string(v.status));
+      char buf[64];
       std::snprintf(buf, sizeof buf, "%.2fx %s", *b.ratio, status_upper(v.status).c_str());
       b.value_text = buf;
       bars.push_back(std::move(b));
@@ -1118,7 +1112,10 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
                                bars));
     }
   }
+}
 
+// The device's identity beside the spec sheet and suite (with their hashes).
+void device_and_spec_section(std::string& o, const RunResult& run) {
   o += "<div class=\"two\"><div><h2>Device</h2><table><tbody>";
   kv_row(o, "name", run.device.name);
   kv_row(o, "target", run.device.path, true);
@@ -1140,19 +1137,10 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
   if (!run.spec.suite_path.empty()) kv_row(o, "suite file", run.spec.suite_path, true);
   if (!run.spec.suite_sha256.empty()) kv_row(o, "suite sha256", run.spec.suite_sha256, true);
   o += "</tbody></table></div></div>\n";
+}
 
-  const auto matrices = find_matrices(run);
-  if (!matrices.empty()) {
-    o += "<h2>Block size by read mix</h2>";
-    for (const auto& m : matrices) matrix_section(o, run, m, prefix);
-  }
-
-  o += "<h2>Workloads</h2>";
-  for (std::size_t i = 0; i < run.workloads.size(); ++i)
-    workload_section(o, run, run.workloads[i], i, prefix);
-
-  health_section(o, run.device);
-
+// Where and with what it ran.
+void environment_section(std::string& o, const RunResult& run) {
   o += "<h2>Environment</h2><table><tbody>";
   const auto& e = run.environment;
   kv_row(o, "host", e.host);
@@ -1170,6 +1158,32 @@ std::string render_run_sections(const RunResult& run, const RunSectionsOptions& 
        esc(e.storqual_version.empty() ? "storqual" : e.storqual_version) +
        ". Bandwidth in decimal MB/s (10<sup>6</sup> bytes/s) as vendors print it; fio's lines "
        "show MiB/s and MB/s.</p>";
+}
+
+}  // namespace
+
+std::string render_run_sections(const RunResult& run, const RunSectionsOptions& options) {
+  const auto counts = count_verdicts(run);
+  const std::string& prefix = options.anchor_prefix;
+  std::string o;
+  o.reserve(64 * 1024);
+  banner_section(o, run, counts, prefix);
+  // Nested in a fleet page, the device's own heading stands for it: one <h1> a page.
+  if (!options.nested) o += "<h1>Storage qualification report</h1>";
+  o += "<p class=\"muted\">" + esc(run.environment.start_utc) + " &ndash; " +
+       esc(run.environment.end_utc) + " UTC on " + esc(run.environment.host) + "</p>";
+  claims_section(o, run);
+  device_and_spec_section(o, run);
+  const auto matrices = find_matrices(run);
+  if (!matrices.empty()) {
+    o += "<h2>Block size by read mix</h2>";
+    for (const auto& m : matrices) matrix_section(o, run, m, prefix);
+  }
+  o += "<h2>Workloads</h2>";
+  for (std::size_t i = 0; i < run.workloads.size(); ++i)
+    workload_section(o, run, run.workloads[i], i, prefix);
+  health_section(o, run.device);
+  environment_section(o, run);
   glossary_section(o);
   return options.nested ? shift_headings(std::move(o)) : o;
 }

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/errors.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
-#include "model/errors.hpp"
 
 namespace storqual::reporting {
 namespace {

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "model/result.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/report_names.hpp"
-#include "model/result.hpp"
 
 namespace storqual::reporting {
 

@@ -19,15 +19,11 @@ import sys
 import tempfile
 
 # The product folders: every library and the main program (docs/architecture.md).
-FOLDERS = ("engines", "devices", "reporting", "runner", "app")
+FOLDERS = ("model", "engines", "devices", "reporting", "runner", "app")
 
 # Functions allowed over the limit for now, each with its reason: (path from SOURCE_ROOT, name).
 # An entry that no longer is over the limit is reported, so the list only shrinks.
-ALLOWED = {
-    # Being split by the per-method report sections of issue 27 (another branch rewrites it).
-    ("reporting/html_report.cpp", "render_run_sections"):
-        "split with the per-method report sections (issue 27)",
-}
+ALLOWED: dict = {}
 
 STRIP = re.compile(r'^\s*#.*?$|//.*?$|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'',
                    re.S | re.M)
