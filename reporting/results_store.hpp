@@ -5,7 +5,7 @@
 // (`storqual report`, `--baseline`). A record is one run's result or a fleet's (its runs with their
 // lot verdicts), kept with the reports asked for beside it (ReportSet, reporting/report_names.hpp).
 //
-// Today's store is FileResultsStore: a record is its files. A results archive (issue 29: SQLite,
+// Today's store is FileResultsStore: a record is its files. A results archive (SQLite,
 // PostgreSQL) is a second implementation of the same interface, registered in results_store.cpp
 // (docs/architecture.md, "Where to add").
 #pragma once
