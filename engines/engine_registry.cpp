@@ -88,8 +88,9 @@ Availability available(std::string_view name) {
   if (name == "io_uring") return probe_io_uring();
   if (name == "libaio") return probe_libaio();
   if (name == "psync" || name == "null") return {true, {}};
-  return {false,
-          "unknown engine '" + std::string(name) + "' (known: io_uring, libaio, psync, null)"};
+  std::string known;
+  for (auto n : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
+  return {false, "unknown engine '" + std::string(name) + "' (known: " + known + ")"};
 }
 
 std::unique_ptr<Engine> make_engine(std::string_view name) {

@@ -9,12 +9,6 @@
 namespace storqual::reporting {
 namespace {
 
-std::string printf_string(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 unsigned integer_digits(double v) {
   unsigned digits = 1;
   while (v >= 10) {
@@ -38,9 +32,7 @@ std::string three_digits(double v, const double* scales, const char* const* unit
   auto render = [](double y) {
     int decimals = 0;
     if (y != 0) decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(y)))));
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, y);
-    return strip_zeros(buf);
+    return strip_zeros(format_fixed(y, decimals));
   };
   std::string text = render(v / scales[i]);
   if (text == "1000" && i + 1 < n) {  // 999.7 rounds up: print it in the next unit
@@ -51,6 +43,18 @@ std::string three_digits(double v, const double* scales, const char* const* unit
 }
 
 }  // namespace
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  if (n < 0) return {};
+  if (static_cast<std::size_t>(n) < sizeof buf)
+    return std::string(buf, static_cast<std::size_t>(n));
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');  // 1e300 has 301 digits
+  std::snprintf(out.data(), out.size(), "%.*f", decimals, v);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
 
 std::string format_verdict_value(double value, std::string_view unit) {
   if (!std::isfinite(value)) return "-";
@@ -94,22 +98,13 @@ std::string fio_num2str(double value, unsigned max_digits, unsigned base) {
     ++index;
     scaled = true;
   }
-  char buf[64];
-  if (!scaled) {
-    std::snprintf(buf, sizeof buf, "%.0f%s", v, prefixes[index]);
-    return buf;
-  }
+  if (!scaled) return format_fixed(v, 0) + prefixes[index];
   const int int_digits = static_cast<int>(integer_digits(v));
   const int decimals = static_cast<int>(max_digits) - int_digits - 1;
-  if (decimals <= 0) {
-    std::snprintf(buf, sizeof buf, "%.0f%s", v, prefixes[index]);
-  } else {
-    // Truncate, as fio's integer arithmetic does, so 99.96k never becomes "100.0k".
-    const double factor = std::pow(10.0, decimals);
-    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, std::floor(exact * factor) / factor,
-                  prefixes[index]);
-  }
-  return buf;
+  if (decimals <= 0) return format_fixed(v, 0) + prefixes[index];
+  // Truncate, as fio's integer arithmetic does, so 99.96k never becomes "100.0k".
+  const double factor = std::pow(10.0, decimals);
+  return format_fixed(std::floor(exact * factor) / factor, decimals) + prefixes[index];
 }
 
 std::string format_iops(double iops) {
@@ -118,20 +113,20 @@ std::string format_iops(double iops) {
 
 std::string format_rate_mb(double bytes_per_s) {
   if (!std::isfinite(bytes_per_s)) return "-";
-  return printf_string("%.1f MB/s", bytes_per_s / 1e6);
+  return format_fixed(bytes_per_s / 1e6, 1) + " MB/s";
 }
 
 std::string format_rate_mib(double bytes_per_s) {
   if (!std::isfinite(bytes_per_s)) return "-";
-  return printf_string("%.1f MiB/s", bytes_per_s / (1024.0 * 1024.0));
+  return format_fixed(bytes_per_s / (1024.0 * 1024.0), 1) + " MiB/s";
 }
 
 std::string format_latency(double ns) {
   if (!std::isfinite(ns)) return "-";
-  if (ns < 1e3) return printf_string("%.0f ns", ns);
-  if (ns < 1e6) return printf_string("%.1f us", ns / 1e3);
-  if (ns < 1e9) return printf_string("%.2f ms", ns / 1e6);
-  return printf_string("%.2f s", ns / 1e9);
+  if (ns < 1e3) return format_fixed(ns, 0) + " ns";
+  if (ns < 1e6) return format_fixed(ns / 1e3, 1) + " us";
+  if (ns < 1e9) return format_fixed(ns / 1e6, 2) + " ms";
+  return format_fixed(ns / 1e9, 2) + " s";
 }
 
 std::string format_bytes_iec(double bytes) {
@@ -142,9 +137,7 @@ std::string format_bytes_iec(double bytes) {
     bytes /= 1024;
     ++i;
   }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[i]);
-  return buf;
+  return format_fixed(bytes, i == 0 ? 0 : 1) + " " + kUnits[i];
 }
 
 std::string format_bytes_decimal(double bytes) {
@@ -164,7 +157,7 @@ std::string format_metric_value(double value, std::string_view unit) {
   if (unit == "B/s") return format_rate_mb(value);
   if (unit == "ns") return format_latency(value);
   if (unit == "B" && std::isfinite(value)) return format_bytes_decimal(value);
-  if (unit == "%" && std::isfinite(value)) return printf_string("%.1f%%", value);  // PTS figures
+  if (unit == "%" && std::isfinite(value)) return format_fixed(value, 1) + "%";  // PTS figures
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", value);
   std::string out = buf;
@@ -177,12 +170,13 @@ std::string format_metric_value(double value, std::string_view unit) {
 
 std::string format_percent_signed(double pct) {
   if (!std::isfinite(pct)) return "-";
-  return printf_string("%+.1f%%", pct);
+  // printf's "%+.1f%%": a sign always, "-0.0%" for a negative that rounds to zero.
+  return (std::signbit(pct) ? "" : "+") + format_fixed(pct, 1) + "%";
 }
 
 std::string format_seconds_fixed(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
-  return printf_string("%.3f", seconds);
+  return format_fixed(seconds, 3);
 }
 
 std::string count_of(std::size_t n, std::string_view noun) {

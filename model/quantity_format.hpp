@@ -38,6 +38,11 @@ namespace storqual::reporting {
 [[nodiscard]] std::string count_of(std::size_t n, std::string_view noun);
 // The parts with `sep` between them: ({"a", "b"}, ", ") -> "a, b"; {} -> "".
 [[nodiscard]] std::string join_text(const std::vector<std::string>& parts, std::string_view sep);
+// `v` in fixed notation with `decimals` decimals, as printf's "%.*f": (2.5, 1) -> "2.5",
+// (0.456, 2) -> "0.46", (59.6, 0) -> "60", (-0.04, 1) -> "-0.0"; non-finite: "inf", "nan".
+// The one fixed-decimals formatter: every other formatter here, the early-stop and busy-host
+// reasons (runner/measure/) print their numbers with it.
+[[nodiscard]] std::string format_fixed(double v, int decimals);
 // Seconds in fixed notation with 3 decimals ("60.000"), as JUnit consumers expect.
 [[nodiscard]] std::string format_seconds_fixed(double seconds);
 

@@ -4,21 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <vector>
 
+#include "model/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/steady_criteria.hpp"
 
 namespace storqual::runner {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+using reporting::format_fixed;
 
 // The standard normal quantile: Newton's method on erfc (a dozen steps reach double precision
 // from 0 for the probabilities used here).
@@ -175,20 +171,21 @@ StopDecision decide_early_stop(std::span<const double> series, double sample_s,
   }
   const double min_time_s = rule.min_time_s < 0 ? kEarlyStopMinTimeS : rule.min_time_s;
   if (measured + 1e-9 < min_time_s) {
-    d.why_not =
-        "measured " + fixed(measured, 1) + " s of the " + fixed(min_time_s, 1) + " s minimum";
+    d.why_not = "measured " + format_fixed(measured, 1) + " s of the " +
+                format_fixed(min_time_s, 1) + " s minimum";
   } else if (rule.cover > 0 && region_passes + 1e-9 < rule.cover) {
-    d.why_not = "wrote " + fixed(region_passes, 2) + " of the " + fixed(rule.cover, 2) +
+    d.why_not = "wrote " + format_fixed(region_passes, 2) + " of the " +
+                format_fixed(rule.cover, 2) +
                 " region passes a stop needs (a write cache could hide the rest)";
   } else if (series.size() < kEarlyStopMinSamples) {
     d.why_not = std::to_string(series.size()) + " samples of the " +
                 std::to_string(kEarlyStopMinSamples) + " needed";
   } else if (d.interval.n_eff < 4) {
-    d.why_not = "effective sample size " + fixed(d.interval.n_eff, 1) + " (autocorrelation " +
-                fixed(d.interval.lag1, 2) + ") below 4";
+    d.why_not = "effective sample size " + format_fixed(d.interval.n_eff, 1) +
+                " (autocorrelation " + format_fixed(d.interval.lag1, 2) + ") below 4";
   } else if (!(d.interval.half_width_pct <= rule.half_width_pct)) {
-    d.why_not = "interval +-" + fixed(d.interval.half_width_pct, 2) + "% wider than +-" +
-                fixed(rule.half_width_pct, 2) + "%";
+    d.why_not = "interval +-" + format_fixed(d.interval.half_width_pct, 2) + "% wider than +-" +
+                format_fixed(rule.half_width_pct, 2) + "%";
   } else if (!d.steady) {
     d.why_not =
         "not steady over " + std::to_string(kEarlyStopBlocks) + " blocks (SNIA PTS range/slope)";
@@ -218,11 +215,12 @@ reporting::EarlyStopReport early_stop_report(const EarlyStopRule& rule, const St
   r.min_time_s = rule.min_time_s < 0 ? kEarlyStopMinTimeS : rule.min_time_s;
   r.cover = std::max(rule.cover, 0.0);
   r.region_passes = region_passes;
-  const std::string ci = "+-" + fixed(r.half_width_pct, 2) + "% at " +
-                         fixed(rule.confidence_pct, 0) + "% (n_eff " + fixed(r.n_eff, 1) + ")";
+  const std::string ci = "+-" + format_fixed(r.half_width_pct, 2) + "% at " +
+                         format_fixed(rule.confidence_pct, 0) + "% (n_eff " +
+                         format_fixed(r.n_eff, 1) + ")";
   if (stopped_early)
-    r.reason = "stopped early after " + fixed(r.stopped_at_s, 1) + " s: interval " + ci +
-               " within +-" + fixed(rule.half_width_pct, 2) + "% and steady";
+    r.reason = "stopped early after " + format_fixed(r.stopped_at_s, 1) + " s: interval " + ci +
+               " within +-" + format_fixed(rule.half_width_pct, 2) + "% and steady";
   else
     r.reason = "ran to its time limit: interval " + ci +
                (d.why_not.empty() ? std::string() : "; " + d.why_not);

@@ -6,19 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "model/quantity_format.hpp"
+
 namespace storqual::runner {
 namespace {
 
-std::string format_number(double v, int decimals) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+using reporting::format_fixed;
 
 // The state letter of a /proc/PID/task/TID/stat line: after the last ')' of the command name.
 char task_state(const std::string& path) {
@@ -142,14 +139,14 @@ reporting::HostBusyReport assess_host_busy(double other_user_cpus, double other_
   r.samples = samples;
   if (samples == 0) return r;
   if (other_user_cpus >= kBusyOtherUserCpuPerCpu * cpus)
-    r.reasons.push_back("other processes used " + format_number(other_user_cpus, 2) + " of " +
+    r.reasons.push_back("other processes used " + format_fixed(other_user_cpus, 2) + " of " +
                         std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") +
                         " (user time, on average)");
   if (steal_pct >= kBusyStealPct)
-    r.reasons.push_back("steal time " + format_number(steal_pct, 0) + "% of the CPU time");
+    r.reasons.push_back("steal time " + format_fixed(steal_pct, 0) + "% of the CPU time");
   r.busy = !r.reasons.empty();
   if (r.busy && pressure_pct >= kBusyPressurePct)
-    r.reasons.push_back("CPU pressure " + format_number(pressure_pct, 0) +
+    r.reasons.push_back("CPU pressure " + format_fixed(pressure_pct, 0) +
                         "% (a task waited for a CPU)");
   return r;
 }

@@ -3,10 +3,10 @@
 #include "runner/measure/workload.hpp"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
 
+#include "engines/engine.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/early_stop.hpp"
 
@@ -38,7 +38,21 @@ double bounded_duration(std::string_view name, std::string_view v) {
   return s;
 }
 
-constexpr std::array<std::string_view, 4> kEngines = {"io_uring", "libaio", "psync", "null"};
+// The engines of the registry (engines::engine_names), as the ioengine option's help and its
+// message say them: "io_uring, libaio, psync or null". A function-local static, so kOptions may
+// read it whatever the order of static initialisation.
+const std::string& engine_list() {
+  static const std::string text = [] {
+    const auto names = engines::engine_names();
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+      out += names[i];
+    }
+    return out;
+  }();
+  return text;
+}
 
 const WorkloadOption kOptions[] = {
     {"rw", "I/O pattern: read, write, randread, randwrite, rw (sequential mix), randrw", "randread",
@@ -91,15 +105,14 @@ const WorkloadOption kOptions[] = {
          throw UnitError("rwmixwrite must be a whole percentage 0..100");
        w.params.rwmixread = 100 - static_cast<unsigned>(p);
      }},
-    {"ioengine", "io_uring, libaio, psync or null", "io_uring", "enum",
+    {"ioengine", engine_list(), "io_uring", "enum",
      [](WorkloadSpec& w, std::string_view v) {
-       for (auto e : kEngines)
+       for (auto e : engines::engine_names())
          if (e == v) {
            w.params.ioengine = std::string(v);
            return;
          }
-       throw UnitError("ioengine: expected io_uring, libaio, psync or null, got '" +
-                       std::string(v) + "'");
+       throw UnitError("ioengine: expected " + engine_list() + ", got '" + std::string(v) + "'");
      }},
     {"direct", "1: O_DIRECT (bypass the page cache)", "1", "bool",
      [](WorkloadSpec& w, std::string_view v) { w.params.direct = parse_bool("direct", v); }},

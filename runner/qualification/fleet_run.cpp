@@ -14,10 +14,10 @@
 #include "devices/safety_guard.hpp"
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
-#include "reporting/console_report.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/results_store.hpp"
+#include "reporting/run_console.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -48,7 +48,8 @@ reporting::ReportSet base_reports(const QualificationOptions& base) {
 void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
   try {
     if (o.baseline)
-      std::fprintf(o.console, "  baseline: %s\n", check_baseline_for_target(o, any_model).c_str());
+      std::fputs(reporting::format_baseline_line(check_baseline_for_target(o, any_model)).c_str(),
+                 o.console);
     t.outcome = run_qualification(o);
     t.exit_code = t.outcome->exit_code;
   } catch (...) {
@@ -58,7 +59,7 @@ void qualify_one(TargetRun& t, QualificationOptions o, bool any_model) {
     t.interrupted = interrupted_exit_code() != 0;
   }
   if (!t.error.empty())
-    std::fprintf(o.console, "storqual run: %s: %s\n", t.target.c_str(), t.error.c_str());
+    std::fputs(reporting::format_target_error(t.target, t.error).c_str(), o.console);
 }
 
 QualificationOptions options_for(const QualificationOptions& base, const TargetRun& t) {
@@ -149,8 +150,7 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
   if (parallel) {
     std::mutex print;
     std::vector<std::thread> threads;
-    std::fprintf(con, "storqual run: %zu targets in parallel (output of each when it ends)\n",
-                 targets.size());
+    std::fputs(reporting::format_fleet_parallel_start(targets.size()).c_str(), con);
     std::fflush(con);
     for (auto& t : runs)
       threads.emplace_back([&t, &base, &print, con, baseline_any_model] {
@@ -163,7 +163,9 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
         if (buffer) {
           std::fclose(buffer);
           std::lock_guard lock(print);
-          std::fprintf(con, "==== %s (%s) ====\n%s", t.target.c_str(), t.label.c_str(), text);
+          std::fputs(
+              reporting::format_fleet_target_output(t.target, t.label, text ? text : "").c_str(),
+              con);
           std::fflush(con);
           std::free(text);
         }
@@ -177,8 +179,10 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
         runs[i].exit_code = interrupted_exit_code();
         continue;
       }
-      std::fprintf(con, "==== [%zu/%zu] %s (%s) ====\n", i + 1, runs.size(), runs[i].target.c_str(),
-                   runs[i].label.c_str());
+      std::fputs(
+          reporting::format_fleet_target_start(i + 1, runs.size(), runs[i].target, runs[i].label)
+              .c_str(),
+          con);
       qualify_one(runs[i], options_for(base, runs[i]), baseline_any_model);
     }
   }
@@ -194,8 +198,7 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
     for (const auto& u : c.units) flags[u.run] += u.flagged ? 1 : 0;
 
   int worst = kExitPass;
-  std::fprintf(con, "\n%-3s %-22s %-24s %-20s %-9s %-5s %s\n", "#", "target", "model", "serial",
-               "verdict", "exit", "counts or error");
+  std::fputs(reporting::format_fleet_table_header().c_str(), con);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto& t = runs[i];
     if (t.outcome) {
@@ -203,17 +206,13 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
       const std::size_t lot_flags = flags[i];
       // A unit that passed its own claims but is its lot's outlier fails, as in the JUnit.
       if (lot_flags && t.exit_code == kExitPass) t.exit_code = kExitClaimFailed;
-      const auto c = reporting::count_verdicts(r);
-      const std::string lot = lot_flags ? " (" + std::to_string(lot_flags) + " lot)" : "";
-      char counts[160];
-      std::snprintf(counts, sizeof counts, "%d pass, %d fail%s, %d error, %d skipped -> %s", c.pass,
-                    c.fail, lot.c_str(), c.error, c.skipped, t.outcome->json_path.c_str());
-      std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(),
-                   reporting::unit_model(r).c_str(), reporting::identity_field(r, "serial").c_str(),
-                   c.overall(), t.exit_code, counts);
+      std::fputs(reporting::format_fleet_row(i + 1, t.target, r, lot_flags, t.exit_code,
+                                             t.outcome->json_path)
+                     .c_str(),
+                 con);
     } else {
-      std::fprintf(con, "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n", i + 1, t.target.c_str(), "-", "-",
-                   "NOT RUN", t.exit_code, t.error.c_str());
+      std::fputs(reporting::format_fleet_not_run_row(i + 1, t.target, t.exit_code, t.error).c_str(),
+                 con);
     }
     if (severity(t.exit_code) > severity(worst)) worst = t.exit_code;
   }
@@ -221,14 +220,14 @@ int run_several_targets(const QualificationOptions& base, const std::vector<std:
     // The merged reports take the paths a single run would have used.
     const reporting::ReportSet merged = base_reports(base);
     (base.store ? *base.store : reporting::default_results_store()).save(fleet, merged);
-    std::fprintf(con, "merged reports (%zu devices, %zu lot outliers): %s %s %s\n",
-                 fleet.runs.size(), fleet.flagged_count(), merged.junit.c_str(),
-                 merged.json.c_str(), merged.html.c_str());
+    std::fputs(
+        reporting::format_merged_reports(fleet.runs.size(), fleet.flagged_count(), merged).c_str(),
+        con);
   }
-  std::fprintf(con, "RESULT: %s, exit %d (%s, %zu lot outlier%s)\n",
-               reporting::fleet_verdict(fleet).c_str(), worst,
-               (std::to_string(runs.size()) + (runs.size() == 1 ? " target" : " targets")).c_str(),
-               fleet.flagged_count(), fleet.flagged_count() == 1 ? "" : "s");
+  std::fputs(reporting::format_fleet_result(reporting::fleet_verdict(fleet), worst, runs.size(),
+                                            fleet.flagged_count())
+                 .c_str(),
+             con);
   return worst;
 }
 

@@ -26,11 +26,11 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
-#include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/results_store.hpp"
+#include "reporting/run_console.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
@@ -370,7 +370,7 @@ void record_workload_error(reporting::WorkloadResult& r, const WorkloadSpec& w, 
   r.params = w.params;
   r.fio_command = fio_command(w);
   r.errors.push_back(what);
-  std::fprintf(con, "  %s: error: %s\n", w.id.c_str(), what);
+  std::fputs(reporting::format_workload_error(w.id, what).c_str(), con);
 }
 
 // The identity's capacity in bytes, 0 when unknown (per-TB claims, the endurance projection).
@@ -454,15 +454,16 @@ ChosenSuite choose_suite(const QualificationOptions& o, const IdentifiedTarget& 
     run.spec.suite_sha256 = suite.sha256;
     run.measure_only = true;
   }
-  std::FILE* con = o.console;
-  std::string who = identity.vendor.value;  // either may be unknown (""): no double space
-  if (!identity.model.value.empty()) who += (who.empty() ? "" : " ") + identity.model.value;
-  std::fprintf(con, "storqual run: %s, %s%s(%s)\n", o.target.c_str(), who.c_str(),
-               who.empty() ? "" : " ", std::string(devices::to_string(identity.transport)).c_str());
-  std::fprintf(con, "  spec sheet: %s (%s)\n", choice.sheet ? choice.sheet->name.c_str() : "none",
-               choice.why.c_str());
-  std::fprintf(con, "  suite: %s, %s\n", suite.name.c_str(),
-               reporting::count_of(suite.workloads.size(), "workload").c_str());
+  reporting::RunHeader header;
+  header.target = o.target;
+  header.vendor = identity.vendor.value;
+  header.model = identity.model.value;
+  header.transport = std::string(devices::to_string(identity.transport));
+  if (choice.sheet) header.sheet = choice.sheet->name;
+  header.sheet_why = choice.why;
+  header.suite = suite.name;
+  header.workloads = suite.workloads.size();
+  std::fputs(reporting::format_run_header(header).c_str(), o.console);
   return {std::move(choice), std::move(suite)};
 }
 
@@ -534,7 +535,7 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
       r.id = plan[i].id;
       r.params = plan[i].params;
       r.skipped = *unfit;
-      std::fprintf(con, "  %s: skipped: %s\n", plan[i].id.c_str(), unfit->c_str());
+      std::fputs(reporting::format_workload_skipped(plan[i].id, *unfit).c_str(), con);
     } else {
       std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
       if (shared_admin && o.thermal_interval_s > 0)
@@ -549,8 +550,7 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
                                        read_pcie_link(o.sysfs_root, target.resolved.device));
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
       // The reason a workload is in error is said where it happened, not only in the reports.
-      for (const auto& e : r.errors)
-        std::fprintf(con, "  %s: error: %s\n", plan[i].id.c_str(), e.c_str());
+      std::fputs(reporting::format_workload_errors(plan[i].id, r.errors).c_str(), con);
     }
   } catch (const engines::EngineError& e) {
     // The target could not be opened (EROFS, ENXIO, ...): one error in the direction that
@@ -627,8 +627,7 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       }
     }
     if (!gone.empty()) {
-      std::fprintf(con, "  device gone: %s; %s not run\n", gone.c_str(),
-                   reporting::count_of(plan.size() - i - 1, "workload").c_str());
+      std::fputs(reporting::format_device_gone(gone, plan.size() - i - 1).c_str(), con);
       skip_the_rest(plan, i + 1, "the device went away during '" + gone_in + "': " + gone, o, run);
       break;
     }
@@ -672,11 +671,8 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   run.strict = o.strict;
   if (o.strict && code == kExitPass && (!run.deviations.empty() || run.measure_only)) {
     code = kExitRuntime;
-    std::fprintf(o.console, "  --strict: %s: incomplete (exit 3)\n",
-                 run.measure_only ? "no claim was judged"
-                                  : (std::to_string(run.deviations.size()) + " deviation" +
-                                     (run.deviations.size() == 1 ? "" : "s"))
-                                        .c_str());
+    std::fputs(reporting::format_strict_incomplete(run.measure_only, run.deviations.size()).c_str(),
+               o.console);
   }
   if (int sig = interrupted_exit_code()) code = sig;
   run.exit_code = code;
@@ -696,8 +692,7 @@ void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
   fs::create_directories(o.out_dir, ec);
   (o.store ? *o.store : reporting::default_results_store()).save(run, reports);
   std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
-  std::fprintf(o.console, "reports: %s %s %s\n", out.junit_path.c_str(), out.json_path.c_str(),
-               out.html_path.c_str());
+  std::fputs(reporting::format_reports_line(reports).c_str(), o.console);
 }
 
 // What the command line and the sheet changed, for planned_deviations.
@@ -718,7 +713,7 @@ RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chos
 }
 
 void print_deviations(std::FILE* con, const std::vector<reporting::Deviation>& deviations) {
-  for (const auto& d : deviations) std::fprintf(con, "  deviation: %s\n", d.text.c_str());
+  std::fputs(reporting::format_deviation_lines(deviations).c_str(), con);
 }
 
 }  // namespace

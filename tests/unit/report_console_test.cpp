@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "model/quantity_format.hpp"
@@ -39,6 +40,26 @@ TEST(ReportConsole, NumbersAreSpelledAsFioSpellsThem) {
   EXPECT_EQ(format_percent_signed(-8.54), "-8.5%");
   EXPECT_EQ(format_seconds_fixed(60), "60.000");
   EXPECT_EQ(format_seconds_fixed(1e7), "10000000.000");  // fixed, never 1e+07
+}
+
+// The one fixed-decimals formatter (the early-stop and busy-host reasons print with it too): what
+// printf's "%.*f" prints, at any length.
+TEST(ReportConsole, FixedDecimalsArePrintfsFixed) {
+  EXPECT_EQ(format_fixed(2.5, 1), "2.5");
+  EXPECT_EQ(format_fixed(0.456, 2), "0.46");
+  EXPECT_EQ(format_fixed(59.6, 0), "60");
+  EXPECT_EQ(format_fixed(95, 0), "95");
+  EXPECT_EQ(format_fixed(1.0 / 3, 2), "0.33");
+  EXPECT_EQ(format_fixed(-0.04, 1), "-0.0");
+  EXPECT_EQ(format_fixed(1e7, 3), "10000000.000");
+  EXPECT_EQ(format_fixed(1e300, 0).size(), 301u);  // no buffer to cut it short
+  EXPECT_EQ(format_fixed(std::numeric_limits<double>::infinity(), 1), "inf");
+  EXPECT_EQ(format_percent_signed(0.0), "+0.0%");
+  EXPECT_EQ(format_percent_signed(-0.04), "-0.0%");
+  EXPECT_EQ(format_percent_signed(12.34), "+12.3%");
+  EXPECT_EQ(format_bytes_iec(512), "512 B");
+  EXPECT_EQ(format_bytes_iec(1536), "1.5 KiB");
+  EXPECT_EQ(format_metric_value(12.34, "%"), "12.3%");
 }
 
 TEST(ReportConsole, FioSummaryHasFiosLayout) {
