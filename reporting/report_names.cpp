@@ -17,10 +17,16 @@ std::string given_or_default(const std::optional<std::string>& given, const std:
 
 ReportSet default_reports(const std::string& dir, const std::optional<std::string>& json,
                           const std::optional<std::string>& junit,
-                          const std::optional<std::string>& html, bool junit_rich) {
+                          const std::optional<std::string>& html, bool junit_rich,
+                          const std::optional<std::string>& ocp_diag) {
+  std::string ocp;
+  if (ocp_diag)
+    ocp = ocp_diag->empty()             ? (fs::path(dir) / kOcpDiagFileName).string()
+          : fs::is_directory(*ocp_diag) ? (fs::path(*ocp_diag) / kOcpDiagFileName).string()
+                                        : *ocp_diag;
   return {given_or_default(json, dir, kResultFileName),
           given_or_default(junit, dir, kJunitFileName), given_or_default(html, dir, kHtmlFileName),
-          junit_rich};
+          junit_rich, ocp};
 }
 
 std::string path_with_label(const std::string& path, const std::string& label) {
@@ -29,7 +35,7 @@ std::string path_with_label(const std::string& path, const std::string& label) {
 }
 
 ReportSet with_label(ReportSet reports, const std::string& label) {
-  for (std::string* path : {&reports.json, &reports.junit, &reports.html})
+  for (std::string* path : {&reports.json, &reports.junit, &reports.html, &reports.ocp_diag})
     if (!path->empty()) *path = path_with_label(*path, label);
   return reports;
 }

@@ -13,20 +13,27 @@ namespace storqual::reporting {
 inline constexpr std::string_view kResultFileName = "storqual-result.json";
 inline constexpr std::string_view kJunitFileName = "storqual-junit.xml";
 inline constexpr std::string_view kHtmlFileName = "storqual-report.html";
+// The OCP Test & Validation output (reporting/ocp_diag.hpp), written only when asked for.
+inline constexpr std::string_view kOcpDiagFileName = "storqual-ocp.jsonl";
 
 // The reports a result is kept with, by where each goes ("" = not asked for): the result's own
-// JSON, the JUnit XML and the HTML page (reporting/results_store.hpp keeps them).
+// JSON, the JUnit XML, the HTML page and the OCP Test & Validation stream
+// (reporting/results_store.hpp keeps them).
 struct ReportSet {
   std::string json, junit, html;
   bool junit_rich = false;  // the JUnit's rich form (JunitOptions::rich)
+  std::string ocp_diag;     // one run's OCP JSONL (a fleet's merged reports have none)
 };
 
-// The reports of a run: each given path, else its default name in `dir`.
+// The reports of a run: each given path, else its default name in `dir`; the OCP stream only
+// when asked for (`ocp_diag` set: its path; its default name in `dir` for "", in the directory
+// when it names one).
 [[nodiscard]] ReportSet default_reports(const std::string& dir,
                                         const std::optional<std::string>& json,
                                         const std::optional<std::string>& junit,
                                         const std::optional<std::string>& html,
-                                        bool junit_rich = false);
+                                        bool junit_rich = false,
+                                        const std::optional<std::string>& ocp_diag = {});
 
 // "out/storqual-result.json" + "loop3" -> "out/storqual-result-loop3.json".
 [[nodiscard]] std::string path_with_label(const std::string& path, const std::string& label);

@@ -11,6 +11,7 @@
 #include "reporting/atomic_file.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/ocp_diag.hpp"
 #include "reporting/result_json.hpp"
 
 namespace storqual::reporting {
@@ -28,6 +29,7 @@ void FileResultsStore::save(const RunResult& run, const ReportSet& reports) {
   if (!reports.json.empty()) write_file_atomically(reports.json, to_json_text(run));
   if (!reports.junit.empty()) write_junit(reports.junit, {run}, {.rich = reports.junit_rich});
   if (!reports.html.empty()) write_html(reports.html, run);
+  if (!reports.ocp_diag.empty()) write_ocp_diag(reports.ocp_diag, run);
 }
 
 void FileResultsStore::save(const FleetReport& fleet, const ReportSet& reports) {

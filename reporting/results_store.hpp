@@ -40,10 +40,11 @@ class ResultsStore {
 
 // Today's files. save() writes, each atomically (reporting/atomic_file.hpp) and only where
 // ReportSet names a path, in this order: the result JSON (to_json_text, or fleet_to_json_text),
-// the JUnit (render_junit with ReportSet::junit_rich) and the HTML (render_html, or
-// render_fleet_html). load() reads a result file or a fleet file ({"fleet": [...]}; an element's
-// errors are named "fleet[i]"). Stateless: saves to different paths may run at once (a parallel
-// fleet).
+// the JUnit (render_junit with ReportSet::junit_rich), the HTML (render_html, or
+// render_fleet_html) and a run's OCP Test & Validation stream (render_ocp_diag; a fleet's merged
+// reports have none, each target's run has its own). load() reads a result file or a fleet file
+// ({"fleet": [...]}; an element's errors are named "fleet[i]"). Stateless: saves to different paths
+// may run at once (a parallel fleet).
 class FileResultsStore final : public ResultsStore {
  public:
   [[nodiscard]] std::string_view name() const noexcept override { return "files"; }

@@ -18,14 +18,14 @@ namespace po = boost::program_options;
 
 int cmd_report(const Args& args) {
   po::options_description visible(
-      "usage: storqual report RESULT.json... [--junit F] [--html F] [--json F]\n\n"
+      "usage: storqual report RESULT.json... [--junit F] [--html F] [--json F] [--ocp-diag F]\n\n"
       "Re-renders saved result files (written by `storqual run --json`) without measuring again.\n"
       "Several results (or fleet files) are merged into one fleet report: one JUnit <testsuite>\n"
       "per device, an HTML page with the fleet table, per-claim charts and every device, and a\n"
       "fleet JSON. Units of one model are compared with each other (lot acceptance): a unit more\n"
       "than --lot-tolerance worse than the lot median is flagged (testcase \"lot: <workload>\n"
       "<metric>\"). Without an output option, prints the verdict table of each result.\n\noptions");
-  std::string junit, html, json, lot_tolerance = "10%";
+  std::string junit, html, json, ocp_diag, lot_tolerance = "10%";
   bool junit_rich = false;
   visible.add_options()("help,h", "show this help")("junit", po::value(&junit)->value_name("F"),
                                                     "write JUnit XML to F")(
@@ -35,6 +35,8 @@ int cmd_report(const Args& args) {
       "html", po::value(&html)->value_name("F"), "write the HTML report (or fleet page) to F")(
       "json", po::value(&json)->value_name("F"),
       "write the result JSON (normalised), or the fleet JSON, to F")(
+      "ocp-diag", po::value(&ocp_diag)->value_name("F"),
+      "write one result as OCP Test & Validation output (JSON Lines) to F")(
       "lot-tolerance", po::value(&lot_tolerance)->value_name("P")->default_value("10%"),
       "flag a unit more than P worse than its lot's median (same model)");
   po::options_description hidden;
@@ -67,13 +69,16 @@ int cmd_report(const Args& args) {
   }
   if (results.empty()) throw UsageError("the inputs hold no result");
   const bool merged = results.size() > 1;
+  if (merged && !ocp_diag.empty())
+    throw UsageError("--ocp-diag writes one result; the inputs hold " +
+                     std::to_string(results.size()));
   reporting::FleetReport fleet;
   if (merged) {
     fleet = reporting::build_fleet(std::move(results), lot_tolerance_pct);
     results = fleet.runs;
   }
   try {
-    const reporting::ReportSet reports{json, junit, html, junit_rich};
+    const reporting::ReportSet reports{json, junit, html, junit_rich, ocp_diag};
     merged ? store.save(fleet, reports) : store.save(results.front(), reports);
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
@@ -83,13 +88,13 @@ int cmd_report(const Args& args) {
                  results.size(), inputs.size(), fleet.lot.size(), fleet.flagged_count());
     std::printf("fleet: %s\n", reporting::fleet_summary(fleet).c_str());
   }
-  if (junit.empty() && html.empty() && json.empty()) {
+  if (junit.empty() && html.empty() && json.empty() && ocp_diag.empty()) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (results.size() > 1) std::printf("%s:\n", origins[i].c_str());
       std::fputs(reporting::format_verdict_table(results[i]).c_str(), stdout);
     }
   } else {
-    for (const auto* f : {&junit, &html, &json})
+    for (const auto* f : {&junit, &html, &json, &ocp_diag})
       if (!f->empty()) std::fprintf(stderr, "wrote %s\n", f->c_str());
   }
   return kExitPass;

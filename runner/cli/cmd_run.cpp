@@ -65,6 +65,9 @@ po::options_description run_options() {
       report_help("HTML report", reporting::kHtmlFileName).c_str())(
       "json", po::value<std::string>(),
       report_help("JSON result", reporting::kResultFileName).c_str())(
+      "ocp-diag", po::value<std::string>()->value_name("F"),
+      "also write the run as OCP Test & Validation output (JSON Lines) to F; when F is a "
+      "directory, to storqual-ocp.jsonl in it (docs/reports.md, OCP Test & Validation output)")(
       "ioengine", po::value<std::string>(), "override every workload's engine")(
       "runtime-scale", po::value<double>()->default_value(1.0),
       "multiply every runtime and ramp_time (e.g. 0.01 for a CI smoke run)")(
@@ -114,6 +117,7 @@ int cmd_run(const Args& args) {
   o.junit_rich = vm["junit-rich"].as<bool>();
   if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
   if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
+  if (vm.count("ocp-diag")) o.ocp_diag_path = vm["ocp-diag"].as<std::string>();
   if (vm.count("ioengine")) o.ioengine = vm["ioengine"].as<std::string>();
   o.runtime_scale = vm["runtime-scale"].as<double>();
   if (!(o.runtime_scale > 0 && o.runtime_scale <= 1000))

@@ -41,7 +41,7 @@ struct TargetRun {
 // label inserted, that target's own.
 reporting::ReportSet base_reports(const QualificationOptions& base) {
   return reporting::default_reports(base.out_dir, base.json_path, base.junit_path, base.html_path,
-                                    base.junit_rich);
+                                    base.junit_rich, base.ocp_diag_path);
 }
 
 // One target, every exception turned into an exit code and a message (as cli_main would).
@@ -69,6 +69,7 @@ QualificationOptions options_for(const QualificationOptions& base, const TargetR
   o.json_path = own.json;
   o.junit_path = own.junit;
   o.html_path = own.html;
+  if (base.ocp_diag_path) o.ocp_diag_path = own.ocp_diag;
   return o;
 }
 

@@ -683,8 +683,8 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
 // store (the files by default, reporting/results_store.hpp), and the console table.
 void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
   const reporting::RunResult& run = out.result;
-  const reporting::ReportSet reports =
-      reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich);
+  const reporting::ReportSet reports = reporting::default_reports(
+      o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich, o.ocp_diag_path);
   out.json_path = reports.json;
   out.junit_path = reports.junit;
   out.html_path = reports.html;

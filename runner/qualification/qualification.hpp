@@ -31,6 +31,9 @@ struct QualificationOptions {
   bool strict = false;
   std::string out_dir = ".";  // default home of the three reports (reporting/report_names.hpp)
   std::optional<std::string> junit_path, html_path, json_path;
+  // --ocp-diag [FILE]: the OCP Test & Validation stream (reporting/ocp_diag.hpp); "" its default
+  // name in out_dir; unset: none.
+  std::optional<std::string> ocp_diag_path;
   // Where the result and its reports are saved (reporting/results_store.hpp); null: the files
   // (reporting::default_results_store()). A fleet (fleet_run.hpp) saves each target's run and
   // then the merged fleet through the same store, with --parallel from each target's thread at

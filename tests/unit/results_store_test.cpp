@@ -15,6 +15,7 @@
 #include "reporting/fleet_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/ocp_diag.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/result_json.hpp"
 #include "reporting/results_store.hpp"
@@ -41,6 +42,12 @@ TEST(ReportNames, DefaultsInTheOutputDirectoryUnlessGiven) {
   EXPECT_EQ(g.junit, "out/storqual-junit.xml");
   EXPECT_EQ(g.html, "/x/page.html");
   EXPECT_TRUE(g.junit_rich);
+  EXPECT_EQ(d.ocp_diag, "") << "the OCP stream only when asked for";
+  EXPECT_EQ(default_reports("out", {}, {}, {}, false, "").ocp_diag, "out/storqual-ocp.jsonl");
+  EXPECT_EQ(default_reports("out", {}, {}, {}, false, "x.jsonl").ocp_diag, "x.jsonl");
+  ScratchDir dir("store-names");
+  EXPECT_EQ(default_reports("out", {}, {}, {}, false, dir.path().string()).ocp_diag,
+            (dir / "storqual-ocp.jsonl").string());
 }
 
 TEST(ReportNames, EachDeviceOfAFleetGetsItsLabel) {
@@ -52,6 +59,8 @@ TEST(ReportNames, EachDeviceOfAFleetGetsItsLabel) {
   EXPECT_EQ(l.junit, "./storqual-junit-nvme0n1.xml");
   EXPECT_EQ(l.html, "./storqual-report-nvme0n1.html");
   EXPECT_TRUE(l.junit_rich);
+  EXPECT_EQ(with_label(default_reports(".", {}, {}, {}, false, ""), "sda").ocp_diag,
+            "./storqual-ocp-sda.jsonl");
   ReportSet json_only;
   json_only.json = "a.json";
   EXPECT_EQ(with_label(json_only, "x").junit, "");  // not asked for: still none
@@ -62,9 +71,10 @@ TEST(FileResultsStore, SavesARunAsTheWritersRenderItAndReadsItBack) {
   const RunResult run = sample::run(true);
   FileResultsStore store;
   const ReportSet reports{(dir / "r.json").string(), (dir / "r.xml").string(),
-                          (dir / "r.html").string(), true};
+                          (dir / "r.html").string(), true, (dir / "r.jsonl").string()};
   store.save(run, reports);
   EXPECT_EQ(read_file(reports.json), to_json_text(run));
+  EXPECT_EQ(read_file(reports.ocp_diag), render_ocp_diag(run));
   EXPECT_EQ(read_file(reports.junit), render_junit({run}, {.rich = true}));
   EXPECT_EQ(read_file(reports.html), render_html(run));
   const auto back = store.load(reports.json);
@@ -91,8 +101,9 @@ TEST(FileResultsStore, SavesAFleetAndLoadsItsRuns) {
   const FleetReport fleet = build_fleet({a, b}, 10);
   FileResultsStore store;
   const ReportSet reports{(dir / "f.json").string(), (dir / "f.xml").string(),
-                          (dir / "f.html").string(), false};
+                          (dir / "f.html").string(), false, (dir / "f.jsonl").string()};
   store.save(fleet, reports);
+  EXPECT_FALSE(fs::exists(reports.ocp_diag)) << "a fleet's merged reports have no OCP stream";
   EXPECT_EQ(read_file(reports.json), fleet_to_json_text(fleet));
   EXPECT_EQ(read_file(reports.junit), render_junit(fleet.runs));
   EXPECT_EQ(read_file(reports.html), render_fleet_html(fleet));
