@@ -69,7 +69,7 @@ TEST(RunConsole, DeviationsStrictAndReports) {
             "  --strict: no claim was judged: incomplete (exit 3)\n");
   EXPECT_EQ(format_strict_incomplete(false, 1), "  --strict: 1 deviation: incomplete (exit 3)\n");
   EXPECT_EQ(format_strict_incomplete(false, 2), "  --strict: 2 deviations: incomplete (exit 3)\n");
-  ReportSet r{"out/r.json", "out/r.xml", "out/r.html"};
+  ReportSet r{"out/r.json", "out/r.xml", "out/r.html", false, ""};
   EXPECT_EQ(format_reports_line(r), "reports: out/r.xml out/r.json out/r.html\n");
 }
 
@@ -82,7 +82,7 @@ TEST(RunConsole, FleetBannersAndResult) {
   EXPECT_EQ(format_fleet_target_output("/dev/sdb", "sdb", "line 1\nline 2\n"),
             "==== /dev/sdb (sdb) ====\nline 1\nline 2\n");
   EXPECT_EQ(format_fleet_target_start(2, 3, "/dev/sdb", "sdb"), "==== [2/3] /dev/sdb (sdb) ====\n");
-  ReportSet merged{"m.json", "m.xml", "m.html"};
+  ReportSet merged{"m.json", "m.xml", "m.html", false, ""};
   EXPECT_EQ(format_merged_reports(3, 1, merged),
             "merged reports (3 devices, 1 lot outliers): m.xml m.json m.html\n");
   EXPECT_EQ(format_fleet_result("FAIL", 1, 3, 1),
