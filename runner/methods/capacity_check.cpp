@@ -246,4 +246,37 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
   return v;
 }
 
+namespace {
+
+// <capacity id=... [samples interval bs iodepth ioengine direct verify]>: the ioengine and direct
+// of <defaults> unless given; the spec says rw=write over the whole target so that the safety
+// guard treats it as the write it is.
+std::shared_ptr<const Method> load_capacity(const XmlFile& file, pugi::xml_node node,
+                                            WorkloadSpec& spec) {
+  CapacityCheck c;
+  c.id = spec.id;
+  c.ioengine = spec.params.ioengine;  // from <defaults>
+  c.direct = spec.params.direct;
+  c.location = file.where(node);
+  for (pugi::xml_attribute a : node.attributes()) {
+    if (std::string_view(a.name()) == "id") continue;
+    try {
+      set_capacity_option(c, a.name(), a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  spec.params.rw = "write";
+  spec.params.bs = c.bs;
+  spec.params.size = 0;
+  spec.params.offset = 0;
+  return std::make_shared<const CapacityMethod>(std::move(c));
+}
+
+}  // namespace
+
+MethodEntry capacity_method_entry() {
+  return {"capacity", false, &load_capacity};
+}
+
 }  // namespace storqual::runner

@@ -26,11 +26,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "model/result.hpp"
+#include "runner/base/units.hpp"
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/verify.hpp"
+#include "runner/methods/method.hpp"
 
 namespace storqual::runner {
 
@@ -63,5 +67,50 @@ void set_capacity_option(CapacityCheck& check, std::string_view name, std::strin
 // A capacity claim (bytes) judged against the check: pass when usable >= claimed * (1 - tol).
 [[nodiscard]] reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result,
                                                        double claimed_bytes, double tolerance_pct);
+
+// <capacity>: drives the engine itself (BlockIoDriver) with the run's stop flag and engine
+// wrapper, not through RunWorkload passes.
+class CapacityMethod final : public Method {
+ public:
+  explicit CapacityMethod(CapacityCheck check) : check_(std::move(check)) {}
+  [[nodiscard]] const CapacityCheck& check() const noexcept { return check_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return "capacity"; }
+  [[nodiscard]] bool runs_workloads() const noexcept override { return false; }
+  // A check that ran names its own procedure; one that did not (an error) the workload's command.
+  [[nodiscard]] bool prints_fio_summary(const reporting::WorkloadResult& result) const override {
+    return !result.capacity;
+  }
+  [[nodiscard]] std::string fio_command_as_run(
+      const WorkloadSpec& as_run, const reporting::WorkloadResult& result) const override {
+    return result.capacity ? result.fio_command : fio_command(as_run);
+  }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override {
+    CapacityCheck check = check_;
+    check.target = w.params.target;
+    return run_capacity_check(check, context.direct);
+  }
+  [[nodiscard]] std::string fio_equivalent(const WorkloadSpec& /*spec*/) const override {
+    const std::string density =
+        check_.interval ? "one every " + format_size_fio(check_.interval)
+                        : std::to_string(check_.samples) + " samples spread over the target";
+    return "capacity check: " + format_size_fio(check_.bs) + " blocks, " + density +
+           ", written with distinct headers then read back (f3probe-like; no fio equivalent)";
+  }
+  [[nodiscard]] std::string summary_line(const WorkloadSpec& /*spec*/) const override {
+    const std::string density = check_.interval ? "every " + format_size_fio(check_.interval)
+                                                : std::to_string(check_.samples) + " samples";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-9s %-5s QD%u, %s", "capacity",
+                  format_size_fio(check_.bs).c_str(), check_.iodepth, density.c_str());
+    return line;
+  }
+
+ private:
+  CapacityCheck check_;
+};
+
+// The registry's entry for <capacity>: the check as a method (it takes no <precondition>).
+[[nodiscard]] MethodEntry capacity_method_entry();
 
 }  // namespace storqual::runner

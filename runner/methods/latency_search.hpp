@@ -16,6 +16,7 @@
 
 #include "model/result.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 
 namespace storqual::runner {
 
@@ -52,5 +53,26 @@ struct LatencySearchOutcome {
 [[nodiscard]] LatencySearchOutcome search_latency_bound(const WorkloadSpec& base,
                                                         const LatencySearch& search,
                                                         const RunWorkload& measure);
+
+// <latency-search id=... limit=... [stat latency max_iodepth search] [workload options]>: the
+// search as a method; each step's id is "<id> (iodepth N)", the result keeps the entry's id.
+class LatencySearchMethod final : public Method {
+ public:
+  explicit LatencySearchMethod(LatencySearch search) : search_(std::move(search)) {}
+  [[nodiscard]] const LatencySearch& search() const noexcept { return search_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return "latency-search"; }
+  void plan(WorkloadSpec& workload) const override;
+  [[nodiscard]] bool takes_early_stop() const noexcept override { return false; }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override;
+  [[nodiscard]] std::string fio_equivalent(const WorkloadSpec& spec) const override;
+  [[nodiscard]] std::string summary_line(const WorkloadSpec& spec) const override;
+
+ private:
+  LatencySearch search_;
+};
+
+// The registry's entry for <latency-search>.
+[[nodiscard]] MethodEntry latency_search_method_entry();
 
 }  // namespace storqual::runner

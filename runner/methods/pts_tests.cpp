@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "model/metric.hpp"
@@ -817,6 +818,66 @@ const reporting::Figure* pts_figure(const PtsReport& report, std::string_view na
   for (const auto& f : report.figures)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+namespace {
+
+// <wsat|dirth|xsr|hir id=... [own attributes] [workload options]>: the PTS's stimulus as defaults.
+PtsTest load_pts(const XmlFile& file, pugi::xml_node node, PtsKind kind, WorkloadSpec& spec) {
+  PtsTest t;
+  t.kind = kind;
+  switch (kind) {  // the PTS's stimulus, before the suite's own attributes
+    case PtsKind::Wsat:
+    case PtsKind::Hir:
+      spec.params.rw = "randwrite";
+      spec.params.bs = 4096;
+      break;
+    case PtsKind::Dirth:
+      spec.params.rw = "randrw";
+      spec.params.rwmixread = 65;
+      spec.params.bs = 8192;
+      break;
+    case PtsKind::Xsr:
+      spec.params.rw = "write";
+      break;
+  }
+  spec.params.ramp_time_s = 0;
+  for (pugi::xml_attribute a : node.attributes()) {
+    const std::string_view name = a.name();
+    if (name == "id") continue;
+    try {
+      if (set_pts_attribute(t, name, a.value())) continue;
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+    if (!find_workload_option(name) || name == "runtime" || name == "ramp_time")
+      throw file.error(a, "unknown attribute '" + std::string(name) + "' on <" + node.name() +
+                              "> (expected " + pts_attribute_names(kind) +
+                              " or a workload option but runtime and ramp_time: " +
+                              workload_option_names(true) + ")");
+    try {
+      set_workload_option(spec, name, a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  spec.params.runtime_s = 0;
+  return t;
+}
+
+template <PtsKind kKind>
+std::shared_ptr<const Method> load_pts_element(const XmlFile& file, pugi::xml_node node,
+                                               WorkloadSpec& spec) {
+  return std::make_shared<const PtsMethod>(load_pts(file, node, kKind, spec));
+}
+
+}  // namespace
+
+std::array<MethodEntry, 4> pts_method_entries() {
+  return {{{"wsat", true, &load_pts_element<PtsKind::Wsat>},
+           {"dirth", true, &load_pts_element<PtsKind::Dirth>},
+           {"xsr", true, &load_pts_element<PtsKind::Xsr>},
+           {"hir", true, &load_pts_element<PtsKind::Hir>}}};
 }
 
 }  // namespace storqual::runner

@@ -31,9 +31,12 @@
 //   the shortest and the longest wait, and the gain of the best state over the baseline.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,6 +45,7 @@
 
 #include "model/result.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/methods/sustained_write.hpp"
 
 namespace storqual::runner {
@@ -153,5 +157,44 @@ void analyze_xsr_group(std::span<const reporting::PtsSample> samples, double sta
 // The figure `name` of a report, or null when the run did not measure it.
 [[nodiscard]] const reporting::Figure* pts_figure(const reporting::PtsReport& report,
                                                   std::string_view name) noexcept;
+
+class PtsMethod final : public Method {
+ public:
+  explicit PtsMethod(PtsTest test) : test_(std::move(test)) {}
+  [[nodiscard]] const PtsTest& test() const noexcept { return test_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return to_string(test_.kind); }
+  [[nodiscard]] bool timed() const noexcept override { return true; }
+  // Many passes: its own section says what they measured, not the last pass alone.
+  [[nodiscard]] bool prints_fio_summary(const reporting::WorkloadResult& result) const override {
+    return !result.pts;
+  }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override {
+    reporting::WorkloadResult r = run_pts_test(w, scale_pts_test(test_, context.runtime_scale),
+                                               context.measure, context.direct.stop);
+    if (r.pts) r.pts->full_scale_s = pts_duration_s(test_, w);
+    return r;
+  }
+  // What it takes at --runtime-scale 1: "wsat      RND 4KiB W T4Q32 ..., full scale up to 24.0 h".
+  [[nodiscard]] std::string summary_line(const WorkloadSpec& spec) const override {
+    const double s = pts_duration_s(test_, spec);
+    char full[32];
+    std::snprintf(full, sizeof full, s >= 3600 ? "%.1f h" : "%.0f min",
+                  s >= 3600 ? s / 3600 : s / 60);
+    char line[512];
+    std::snprintf(line, sizeof line, "%-9s %s, full scale up to %s",
+                  std::string(to_string(test_.kind)).c_str(), describe_pts(test_, spec).c_str(),
+                  full);
+    return line;
+  }
+
+ private:
+  PtsTest test_;
+};
+
+// The registry's entries for <wsat>, <dirth>, <xsr> and <hir>: each test as a method, its
+// stimulus (rw, bs) the PTS's before the element's own workload options; runtime and ramp_time
+// are the test's own (refused as attributes).
+[[nodiscard]] std::array<MethodEntry, 4> pts_method_entries();
 
 }  // namespace storqual::runner

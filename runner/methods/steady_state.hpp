@@ -17,6 +17,7 @@
 #include "model/result.hpp"
 #include "runner/measure/steady_criteria.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 
 namespace storqual::runner {
 
@@ -36,5 +37,25 @@ namespace storqual::runner {
 // "not steady after 25 rounds (window mean 41.2k IOPS, range 35.1% of mean, slope 12.0% of mean)"
 // or "steady after 7 rounds (...)".
 [[nodiscard]] std::string describe(const reporting::SteadyStateReport& report);
+
+// <workload rounds="25" round_time="60s" steady_metric="iops">: the workload run in rounds to
+// steady state (run_rounds), a round's time scaled with --runtime-scale.
+class SteadyStateRounds final : public Method {
+ public:
+  explicit SteadyStateRounds(SteadyStateConfig config) : config_(std::move(config)) {}
+  [[nodiscard]] const SteadyStateConfig& config() const noexcept { return config_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return "workload"; }
+  [[nodiscard]] bool takes_early_stop() const noexcept override { return false; }
+  [[nodiscard]] bool timed() const noexcept override { return true; }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override;
+
+ private:
+  SteadyStateConfig config_;
+};
+
+// The registry's entry for <workload>: a plain run (plain_method()), or SteadyStateRounds when
+// rounds, round_time or steady_metric is given.
+[[nodiscard]] MethodEntry workload_method_entry();
 
 }  // namespace storqual::runner

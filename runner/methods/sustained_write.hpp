@@ -18,12 +18,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 
 #include "model/result.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 
 namespace storqual::runner {
 
@@ -47,5 +50,24 @@ struct SustainedWrite {
 [[nodiscard]] reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec,
                                                             const SustainedWrite& how,
                                                             const RunWorkload& measure);
+
+class SustainedWriteMethod final : public Method {
+ public:
+  explicit SustainedWriteMethod(SustainedWrite how) : how_(how) {}
+  [[nodiscard]] const SustainedWrite& how() const noexcept { return how_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return "sustained-write"; }
+  [[nodiscard]] bool timed() const noexcept override { return true; }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override {
+    return run_sustained_write(w, how_, context.measure);
+  }
+
+ private:
+  SustainedWrite how_;
+};
+
+// The registry's entry for <sustained-write volume="2x" | runtime=... drop="50%" ...>: the method
+// above (run_sustained_write), sequential writes (rw=write), no ramp.
+[[nodiscard]] MethodEntry sustained_write_method_entry();
 
 }  // namespace storqual::runner

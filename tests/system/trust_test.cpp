@@ -119,10 +119,11 @@ TEST(SteadyRequired, AWorkloadForcedNotToSettleIsInconclusiveWithTheWindowsNumbe
   w.params.target = "null";
   w.interval_s = 0.02;
   int calls = 0;
-  auto r = run_rounds(w, *sw.steady_state, [&](const WorkloadSpec& spec) {
-    *round = ++calls;
-    return run_workload(spec, ro);
-  });
+  auto r =
+      run_rounds(w, sw.method_as<SteadyStateRounds>()->config(), [&](const WorkloadSpec& spec) {
+        *round = ++calls;
+        return run_workload(spec, ro);
+      });
   ASSERT_TRUE(r.steady_state);
   EXPECT_FALSE(r.steady_state->steady);
   EXPECT_EQ(r.steady_state->rounds.size(), 6u);

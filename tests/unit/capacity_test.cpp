@@ -133,11 +133,12 @@ TEST(CapacityInFiles, SuiteElementSheetMetricAndVerdict) {
                              "card.xml");
   ASSERT_EQ(suite.workloads.size(), 2u);
   const auto& sw = suite.workloads[0];
-  ASSERT_TRUE(sw.capacity);
-  EXPECT_EQ(sw.capacity->id, "real-capacity");
-  EXPECT_EQ(sw.capacity->samples, 8192u);
-  EXPECT_EQ(sw.capacity->bs, 64u << 10);
-  EXPECT_EQ(sw.capacity->ioengine, "psync");
+  const auto* capacity = sw.method_as<CapacityMethod>();
+  ASSERT_TRUE(capacity);
+  EXPECT_EQ(capacity->check().id, "real-capacity");
+  EXPECT_EQ(capacity->check().samples, 8192u);
+  EXPECT_EQ(capacity->check().bs, 64u << 10);
+  EXPECT_EQ(capacity->check().ioengine, "psync");
   EXPECT_TRUE(writes(sw.spec));  // the safety guard sees the write
   EXPECT_EQ(suite.workloads[1].spec.verify, VerifyAlgorithm::Xxh3);
   try {

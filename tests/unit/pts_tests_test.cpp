@@ -300,21 +300,24 @@ TEST(PtsSuites, TheFourStandardSuitesLoadWithTheSpecsParameters) {
   const std::string dir = std::string(STORQUAL_SOURCE_DIR) + "/suites/";
   const Suite wsat = Suite::load(dir + "snia-wsat.xml");
   ASSERT_EQ(wsat.workloads.size(), 1u);
-  ASSERT_TRUE(wsat.workloads[0].pts);
-  EXPECT_EQ(wsat.workloads[0].pts->kind, PtsKind::Wsat);
-  EXPECT_EQ(wsat.workloads[0].pts->wsat.fills, 4);
-  EXPECT_EQ(wsat.workloads[0].pts->wsat.time_limit_s, 24 * 3600);
+  ASSERT_TRUE(wsat.workloads[0].method_as<PtsMethod>());
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().kind, PtsKind::Wsat);
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().wsat.fills, 4);
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().wsat.time_limit_s, 24 * 3600);
   EXPECT_EQ(pts_stimulus(wsat.workloads[0].spec), "RND 4KiB W T4Q32");
-  EXPECT_EQ(pts_duration_s(*wsat.workloads[0].pts, wsat.workloads[0].spec), 24 * 3600);
+  EXPECT_EQ(
+      pts_duration_s(wsat.workloads[0].method_as<PtsMethod>()->test(), wsat.workloads[0].spec),
+      24 * 3600);
   const Suite dirth = Suite::load(dir + "snia-dirth.xml");
-  const auto& d = *dirth.workloads[0].pts;
+  const auto& d = dirth.workloads[0].method_as<PtsMethod>()->test();
   EXPECT_EQ(d.dirth.threads, (std::vector<unsigned>{32, 16, 8, 6, 4, 2, 1}));
   EXPECT_EQ(d.dirth.ceiling_ns, 5e6);
   EXPECT_EQ(pts_stimulus(dirth.workloads[0].spec), "RND 8KiB R/W 65:35 T1Q1");
   const Suite xsr = Suite::load(dir + "snia-xsr.xml");
-  EXPECT_EQ(pts_duration_s(*xsr.workloads[0].pts, xsr.workloads[0].spec), 22 * 3600);
+  EXPECT_EQ(pts_duration_s(xsr.workloads[0].method_as<PtsMethod>()->test(), xsr.workloads[0].spec),
+            22 * 3600);
   const Suite hir = Suite::load(dir + "snia-hir.xml");
-  const auto& h = *hir.workloads[0].pts;
+  const auto& h = hir.workloads[0].method_as<PtsMethod>()->test();
   EXPECT_EQ(h.hir.waits_s, (std::vector<double>{5, 10, 15, 25, 50}));
   EXPECT_EQ(h.hir.cycles, 360u);
   // 25 rounds of a minute, 360 x (5 s + wait) per state, 4 returns to baseline of 30 min.

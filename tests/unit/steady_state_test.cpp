@@ -166,12 +166,14 @@ TEST(SteadyStateSuite, RoundsAttributesAndErrors) {
   <workload id="plain" rw="randread"/>
 </suite>)",
                          "t.xml");
-  ASSERT_TRUE(s.workloads[0].steady_state);
-  EXPECT_EQ(s.workloads[0].steady_state->max_rounds, 25u);
-  EXPECT_DOUBLE_EQ(s.workloads[0].steady_state->round_time_s, 60);
-  EXPECT_EQ(s.workloads[1].steady_state->metric, "bw");
-  EXPECT_DOUBLE_EQ(s.workloads[1].steady_state->round_time_s, 0);
-  EXPECT_FALSE(s.workloads[2].steady_state);
+  auto rounds = [&](std::size_t i) { return s.workloads[i].method_as<SteadyStateRounds>(); };
+  ASSERT_TRUE(rounds(0));
+  ASSERT_TRUE(rounds(1));
+  EXPECT_EQ(rounds(0)->config().max_rounds, 25u);
+  EXPECT_DOUBLE_EQ(rounds(0)->config().round_time_s, 60);
+  EXPECT_EQ(rounds(1)->config().metric, "bw");
+  EXPECT_DOUBLE_EQ(rounds(1)->config().round_time_s, 0);
+  EXPECT_FALSE(rounds(2));
   auto error_of = [](const char* text) {
     try {
       (void)Suite::parse(text, "bad.xml");

@@ -95,12 +95,12 @@ TEST(SustainedWriteSuite, ElementAndClaim) {
   <sustained-write id="timed" bs="1m" runtime="30m"/>
 </suite>)",
                          "t.xml");
-  ASSERT_TRUE(s.workloads[0].sustained_write);
-  EXPECT_DOUBLE_EQ(s.workloads[0].sustained_write->volume_factor, 2);
-  EXPECT_DOUBLE_EQ(s.workloads[0].sustained_write->drop_fraction, 0.4);
+  ASSERT_TRUE(s.workloads[0].method_as<SustainedWriteMethod>());
+  EXPECT_DOUBLE_EQ(s.workloads[0].method_as<SustainedWriteMethod>()->how().volume_factor, 2);
+  EXPECT_DOUBLE_EQ(s.workloads[0].method_as<SustainedWriteMethod>()->how().drop_fraction, 0.4);
   EXPECT_EQ(s.workloads[0].spec.params.rw, "write");
   EXPECT_DOUBLE_EQ(s.workloads[0].spec.params.runtime_s, 0);
-  EXPECT_DOUBLE_EQ(s.workloads[1].sustained_write->volume_factor, 0);
+  EXPECT_DOUBLE_EQ(s.workloads[1].method_as<SustainedWriteMethod>()->how().volume_factor, 0);
   EXPECT_DOUBLE_EQ(s.workloads[1].spec.params.runtime_s, 1800);
   try {
     (void)Suite::parse(R"(<suite name="t"><sustained-write id="a" rw="randwrite"/></suite>)",
