@@ -85,10 +85,11 @@ LatencySearchOutcome search_latency_bound(const WorkloadSpec& base, const Latenc
   out.limit_met = best != 0;
   if (!out.limit_met) best = out.curve.empty() ? 1 : out.curve.front().iodepth;
   out.best = runs.at(best);
-  out.best.kind = "latency-search";
-  out.best.latency_curve = out.curve;
-  out.best.latency_limit_ns = search.limit_ns;
-  out.best.latency_stat = search.label();
+  auto report = std::make_shared<LatencySearchMethodReport>();
+  report->curve = out.curve;
+  report->limit_ns = search.limit_ns;
+  report->stat = search.label();
+  out.best.method = std::move(report);
   if (!out.limit_met && out.best.errors.empty()) {
     char msg[200];
     std::snprintf(msg, sizeof msg, "latency limit %.0f ns (%s) not met at any iodepth 1..%u",

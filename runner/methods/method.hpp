@@ -90,6 +90,10 @@ struct MethodEntry {
   std::shared_ptr<const Method> (*in_rounds)(const std::shared_ptr<const Method>& method) = nullptr;
 };
 
+// Registers every method's report reader (reporting/method_reports.hpp), once; before a result is
+// read (the command line does it first; method_entries() does it too).
+void register_method_reports();
+
 // Every method's suite element, in documentation order (method_registry.cpp).
 [[nodiscard]] std::span<const MethodEntry> method_entries() noexcept;
 [[nodiscard]] const MethodEntry* find_method_entry(std::string_view element) noexcept;

@@ -64,8 +64,10 @@ reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyState
   last.id = spec.id;
   last.timeline = std::move(timeline);
   last.elapsed_s = elapsed;
-  last.steady = report.steady;
-  last.steady_state = std::move(report);
+  auto method = std::make_shared<SteadyStateRoundsReport>();
+  method->steady_flag = report.steady;
+  method->rounds = std::move(report);
+  last.method = std::move(method);
   return last;
 }
 

@@ -11,10 +11,9 @@
 
 namespace storqual::runner {
 
-reporting::SustainedWriteReport analyze_sustained_write(
-    std::span<const reporting::TimelinePoint> tl, double drop_fraction,
-    unsigned initial_intervals) {
-  reporting::SustainedWriteReport r;
+SustainedWriteReport analyze_sustained_write(std::span<const reporting::TimelinePoint> tl,
+                                             double drop_fraction, unsigned initial_intervals) {
+  SustainedWriteReport r;
   r.drop_fraction = drop_fraction;
   if (tl.empty()) return r;
   std::vector<double> dt(tl.size());
@@ -127,7 +126,6 @@ reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const Su
     }
   }
   out.id = spec.id;
-  out.kind = "sustained-write";
   out.params = pass.params;
   out.params.size = spec.params.size;
   out.elapsed_s = elapsed;
@@ -138,9 +136,12 @@ reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const Su
     out.write->bw_bytes = static_cast<double>(bytes) / elapsed;
   }
   out.timeline = std::move(timeline);
-  out.sustained = analyze_sustained_write(out.timeline, how.drop_fraction, how.initial_intervals);
-  reporting::add_figure(out.figures, "sustained.bw", out.sustained->post_cache_bw);
-  reporting::add_figure(out.figures, "sustained.initial_bw", out.sustained->initial_bw);
+  auto report = std::make_shared<SustainedWriteMethodReport>();
+  report->sustained =
+      analyze_sustained_write(out.timeline, how.drop_fraction, how.initial_intervals);
+  reporting::add_figure(out.figures, "sustained.bw", report->sustained->post_cache_bw);
+  reporting::add_figure(out.figures, "sustained.initial_bw", report->sustained->initial_bw);
+  out.method = std::move(report);
   return out;
 }
 
@@ -194,6 +195,21 @@ std::shared_ptr<const Method> load_sustained_write(const XmlFile& file, pugi::xm
 
 MethodEntry sustained_write_method_entry() {
   return {"sustained-write", true, &load_sustained_write};
+}
+
+std::span<const reporting::FigureInfo> sustained_write_figure_rows() noexcept {
+  using K = reporting::MetricKind;
+  using reporting::MetricDirection;
+  static constexpr reporting::FigureInfo kRows[] = {
+      {"sustained.bw", K::Bandwidth, false, "sustained-write",
+       "write bandwidth after the cache (mean after the drop), sum over {jobs}",
+       MetricDirection::Write},
+      {"sustained.initial_bw", K::Bandwidth, false, "sustained-write",
+       "write bandwidth before any drop (median of the first intervals: the burst rate), sum over "
+       "{jobs}",
+       MetricDirection::Write},
+  };
+  return kRows;
 }
 
 }  // namespace storqual::runner
