@@ -285,7 +285,7 @@ std::shared_ptr<const Method> load_capacity(const XmlFile& file, pugi::xml_node 
 }  // namespace
 
 MethodEntry capacity_method_entry() {
-  return {"capacity", false, &load_capacity};
+  return {"capacity", false, &load_capacity, nullptr, &read_capacity_report, &capacity_figure_rows};
 }
 
 std::span<const reporting::FigureInfo> capacity_figure_rows() noexcept {

@@ -191,7 +191,7 @@ std::shared_ptr<const Method> load_latency_search(const XmlFile& file, pugi::xml
 }  // namespace
 
 MethodEntry latency_search_method_entry() {
-  return {"latency-search", true, &load_latency_search};
+  return {"latency-search", true, &load_latency_search, nullptr, &read_latency_search_report};
 }
 
 }  // namespace storqual::runner

@@ -24,7 +24,9 @@
 #include <string>
 #include <string_view>
 
+#include "model/metric.hpp"
 #include "model/result.hpp"
+#include "reporting/method_reports.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/workload.hpp"
@@ -88,10 +90,16 @@ struct MethodEntry {
   // itself until steady), the method itself when it already runs in rounds; null for an element
   // that cannot (only <workload> can).
   std::shared_ptr<const Method> (*in_rounds)(const std::shared_ptr<const Method>& method) = nullptr;
+  // Reads its report back from a result's JSON (reporting/method_reports.hpp); null for a method
+  // without a report (the plain run). Elements of one method share it.
+  reporting::MethodReportReader read_report = nullptr;
+  // The named figures it publishes (model/metric.hpp figure_table()); null for none.
+  std::span<const reporting::FigureInfo> (*figure_rows)() noexcept = nullptr;
 };
 
-// Registers every method's report reader (reporting/method_reports.hpp), once; before a result is
-// read (the command line does it first; method_entries() does it too).
+// Registers, once, what the methods' entries carry: the run's and every method's named figures
+// (model/metric.hpp add_figure_rows) and report readers (reporting/method_reports.hpp); before a
+// claim is parsed or a result read (the command line does it first; method_entries() too).
 void register_method_reports();
 
 // Every method's suite element, in documentation order (method_registry.cpp).

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The registry of methods: one line per suite element, one reader per method report (method.hpp).
-// Adding a method is its own files and a line in each list here (docs/architecture.md, "Where to
-// add").
+// The registry of methods: one line per suite element (method.hpp); each entry carries its
+// method's report reader and figures, registered once from here.
+#include <algorithm>
 #include <array>
 #include <mutex>
+#include <vector>
 
 #include "model/metric.hpp"
-
 #include "runner/methods/capacity_check.hpp"
 #include "runner/methods/latency_search.hpp"
 #include "runner/methods/method.hpp"
@@ -16,24 +16,12 @@
 
 namespace storqual::runner {
 
-void register_method_reports() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // The named figures in the order claims' messages list them: the methods' and the run's.
-    reporting::add_figure_rows(sustained_write_figure_rows());
-    reporting::add_figure_rows(capacity_figure_rows());
-    reporting::add_figure_rows(reporting::run_figure_rows());
-    reporting::add_figure_rows(pts_figure_rows());
-    static constexpr reporting::MethodReportReader kReaders[] = {
-        &read_steady_state_report, &read_latency_search_report, &read_sustained_write_report,
-        &read_capacity_report, &read_pts_report};
-    reporting::set_method_report_readers(kReaders);
-  });
-}
+namespace {
 
-std::span<const MethodEntry> method_entries() noexcept {
-  static const auto entries = [] {
-    register_method_reports();
+// One line per suite element; a method's files and its line here are all a method takes
+// (docs/architecture.md, "Where to add").
+const std::array<MethodEntry, 8>& entries() {
+  static const auto all = [] {
     const auto pts = pts_method_entries();
     return std::array<MethodEntry, 8>{workload_method_entry(),  // plain, or rounds to steady state
                                       latency_search_method_entry(),
@@ -44,7 +32,30 @@ std::span<const MethodEntry> method_entries() noexcept {
                                       pts[2],   // xsr
                                       pts[3]};  // hir
   }();
-  return entries;
+  return all;
+}
+
+}  // namespace
+
+void register_method_reports() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // The run's figures, then each method's in the registry's order (a name is added once).
+    reporting::add_figure_rows(reporting::run_figure_rows());
+    std::vector<reporting::MethodReportReader> readers;
+    for (const MethodEntry& e : entries()) {
+      if (e.figure_rows) reporting::add_figure_rows(e.figure_rows());
+      if (e.read_report &&
+          std::find(readers.begin(), readers.end(), e.read_report) == readers.end())
+        readers.push_back(e.read_report);
+    }
+    reporting::set_method_report_readers(readers);
+  });
+}
+
+std::span<const MethodEntry> method_entries() noexcept {
+  register_method_reports();
+  return entries();
 }
 
 }  // namespace storqual::runner

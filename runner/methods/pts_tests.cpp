@@ -875,10 +875,13 @@ std::shared_ptr<const Method> load_pts_element(const XmlFile& file, pugi::xml_no
 }  // namespace
 
 std::array<MethodEntry, 4> pts_method_entries() {
-  return {{{"wsat", true, &load_pts_element<PtsKind::Wsat>},
-           {"dirth", true, &load_pts_element<PtsKind::Dirth>},
-           {"xsr", true, &load_pts_element<PtsKind::Xsr>},
-           {"hir", true, &load_pts_element<PtsKind::Hir>}}};
+  auto entry = [](std::string_view element, auto load) {
+    return MethodEntry{element, true, load, nullptr, &read_pts_report, &pts_figure_rows};
+  };
+  return {entry("wsat", &load_pts_element<PtsKind::Wsat>),
+          entry("dirth", &load_pts_element<PtsKind::Dirth>),
+          entry("xsr", &load_pts_element<PtsKind::Xsr>),
+          entry("hir", &load_pts_element<PtsKind::Hir>)};
 }
 
 std::span<const reporting::FigureInfo> pts_figure_rows() noexcept {

@@ -145,7 +145,7 @@ std::shared_ptr<const Method> workload_in_rounds(const std::shared_ptr<const Met
 }  // namespace
 
 MethodEntry workload_method_entry() {
-  return {"workload", true, &load_workload, &workload_in_rounds};
+  return {"workload", true, &load_workload, &workload_in_rounds, &read_steady_state_report};
 }
 
 }  // namespace storqual::runner

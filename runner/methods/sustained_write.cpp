@@ -194,7 +194,12 @@ std::shared_ptr<const Method> load_sustained_write(const XmlFile& file, pugi::xm
 }  // namespace
 
 MethodEntry sustained_write_method_entry() {
-  return {"sustained-write", true, &load_sustained_write};
+  return {"sustained-write",
+          true,
+          &load_sustained_write,
+          nullptr,
+          &read_sustained_write_report,
+          &sustained_write_figure_rows};
 }
 
 std::span<const reporting::FigureInfo> sustained_write_figure_rows() noexcept {
