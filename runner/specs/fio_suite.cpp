@@ -157,6 +157,7 @@ const std::pair<std::string_view, std::string_view> kAliases[] = {
     {"iodepth_batch", "iodepth_batch_submit"},
     {"iodepth_batch_complete", "iodepth_batch_complete_min"},
     {"threads", "thread"},
+    {"wait_for_previous", "stonewall"},
     {"use_thread", "thread"},
 };
 
@@ -454,18 +455,27 @@ bool same_pattern(const WorkloadSpec& a, const WorkloadSpec& b) {
 // names the one job running so far starts after it.
 std::vector<std::vector<JobState>> concurrent_sets(std::vector<JobState> jobs) {
   std::vector<std::vector<JobState>> sets;
+  bool at_group_start = true;  // the last set is the one that starts with its stonewall group
   for (JobState& j : jobs) {
     bool follows = false;
-    if (!j.wait_for.empty() && !sets.empty()) {
+    if (!j.wait_for.empty() && !sets.empty() && !j.stonewall) {
       const auto& cur = sets.back();
-      if (cur.size() == 1 && cur.front().name == j.wait_for)
-        follows = true;
-      else
+      if (cur.size() != 1 || cur.front().name != j.wait_for)
         throw FileError(j.location + ": job '" + j.name + "': wait_for=" + j.wait_for +
                         ": storqual runs one workload after another and cannot wait for a job "
                         "other than the one just before");
+      follows = true;
+    } else if (!sets.empty() && !j.stonewall && !at_group_start) {
+      // fio starts it with the first jobs of its group, not after the job it follows in the file.
+      throw FileError(j.location + ": job '" + j.name +
+                      "' starts with the first jobs since the last stonewall in fio (it has no "
+                      "wait_for), not after '" +
+                      sets.back().front().name + "'; storqual runs one workload at a time");
     }
-    if (sets.empty() || j.stonewall || follows) sets.emplace_back();
+    if (sets.empty() || j.stonewall || follows) {
+      sets.emplace_back();
+      at_group_start = !follows;
+    }
     sets.back().push_back(std::move(j));
   }
   return sets;

@@ -208,6 +208,10 @@ TEST(FioSuite, JobsThatFioRunsTogether) {
       << e;
   EXPECT_NE(refusal("[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n").find("wait_for=a"),
             std::string::npos);
+  // c starts with a (no wait_for), while b waits for a.
+  EXPECT_NE(refusal("[global]\nsize=1m\n[a]\n[b]\nwait_for=a\n[c]\n")
+                .find("dir/t.fio:6: job 'c' starts with the first jobs since the last stonewall"),
+            std::string::npos);
 }
 
 // Every field the import sets, compared one by one.
