@@ -143,7 +143,7 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
     if (!p.randommap) out += "norandommap\n";
     // storqual's 0 (everything ready) is fio's 0 (iodepth at once); fio's default is 1.
     out += "iodepth_batch_submit=" + std::to_string(s.iodepth_batch) + "\n";
-    if (s.iodepth_batch_complete > 1)
+    if (s.iodepth_batch_complete > 0)
       out += "iodepth_batch_complete_min=" + std::to_string(s.iodepth_batch_complete) + "\n";
     if (p.ioengine == "io_uring") {
       if (s.fixedbufs) out += "fixedbufs\n";

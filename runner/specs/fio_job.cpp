@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "runner/base/units.hpp"
@@ -50,7 +51,7 @@ class Arithmetic {
     for (skip(); i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-'); skip()) {
       const char op = s_[i_++];
       const long long r = product();
-      if (__builtin_add_overflow(v, op == '+' ? r : -r, &v)) fail();
+      if (op == '+' ? __builtin_add_overflow(v, r, &v) : __builtin_sub_overflow(v, r, &v)) fail();
     }
     return v;
   }
@@ -63,6 +64,7 @@ class Arithmetic {
         if (__builtin_mul_overflow(v, r, &v)) fail();
       } else {
         if (r == 0) throw UnitError("'" + std::string(s_) + "' divides by zero");
+        if (r == -1 && v == std::numeric_limits<long long>::min()) fail();
         v /= r;
       }
     }
@@ -80,7 +82,7 @@ class Arithmetic {
       ++i_;
     } else if (i_ < s_.size() && s_[i_] == '-') {
       ++i_;
-      v = -atom();
+      if (__builtin_sub_overflow(0LL, atom(), &v)) fail();
     } else {
       const std::size_t start = i_;
       while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) {

@@ -426,7 +426,8 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
                       "': runtime without time_based and without size: fio stops when the "
                       "target is covered, storqual would pass over it again (give size or "
                       "time_based)");
-    j.spec.io_limit = per_job * p.numjobs;
+    if (__builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
+      throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
   }
   if (p.ioengine != "io_uring") {  // io_uring's options mean nothing to the others: storqual's
     j.spec.fixedbufs = WorkloadSpec{}.fixedbufs;  // defaults, as a suite without them has
@@ -503,7 +504,8 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
     if (first.spec.params.numjobs * copies > kMaxNumjobs)
       throw FileError(first.location + ": more than " + std::to_string(kMaxNumjobs) + " jobs");
     first.spec.params.numjobs *= copies;
-    first.spec.io_limit *= copies;
+    if (__builtin_mul_overflow(first.spec.io_limit, std::uint64_t{copies}, &first.spec.io_limit))
+      throw FileError(first.location + ": the jobs' bytes overflow");
     std::string id = valid_id(first.name);
     if (int n = ++used[id]; n > 1) id += "-" + std::to_string(n);
     first.spec.id = id;

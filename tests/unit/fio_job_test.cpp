@@ -103,6 +103,9 @@ TEST(FioJobGrammar, RefusesWhatFioRefuses) {
   EXPECT_NE(error("[a]\ninclude inc.fio\n").find("no new sections in included files"),
             std::string::npos);
   EXPECT_NE(error("[a]\nsize=$mb_memory*2k\n").find("t.fio:2: option 'size'"), std::string::npos);
+  EXPECT_NE(error("[a]\nsize=$ncpus*4611686018427387904*-2/-1\n").find("not arithmetic"),
+            std::string::npos);  // no overflow (UB) on the way
+  EXPECT_NE(error("[a]\nsize=$ncpus/0\n").find("divides by zero"), std::string::npos);
   EXPECT_NE(error("[global]\nbs=4k\n").find("no job section"), std::string::npos);
   EXPECT_NE(error("[a\n").find("expected a section header"), std::string::npos);
 }
