@@ -8,8 +8,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <map>
 #include <pugixml.hpp>
+#include <set>
 #include <sstream>
 
 #include "runner/base/units.hpp"
@@ -490,7 +490,7 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   out.suite.description = "imported from the fio jobs of " + file.display_name;
   std::vector<JobState> jobs;
   for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored));
-  std::map<std::string, int> used;
+  std::set<std::string> used;
   for (std::vector<JobState>& set : concurrent_sets(std::move(jobs))) {
     JobState& first = set.front();
     for (std::size_t i = 1; i < set.size(); ++i)
@@ -506,8 +506,11 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
     first.spec.params.numjobs *= copies;
     if (__builtin_mul_overflow(first.spec.io_limit, std::uint64_t{copies}, &first.spec.io_limit))
       throw FileError(first.location + ": the jobs' bytes overflow");
-    std::string id = valid_id(first.name);
-    if (int n = ++used[id]; n > 1) id += "-" + std::to_string(n);
+    // fio allows one name for several jobs; a suite's ids are unique: NAME, NAME-2, NAME-3 ...
+    const std::string base = valid_id(first.name);
+    std::string id = base;
+    for (int n = 2; used.count(id); ++n) id = base + "-" + std::to_string(n);
+    used.insert(id);
     first.spec.id = id;
     SuiteWorkload w;  // a plain workload: no method
     w.spec = std::move(first.spec);

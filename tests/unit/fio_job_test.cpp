@@ -195,6 +195,16 @@ TEST(FioSuite, RuntimeWithoutTimeBasedIsTheBytesOrTheRuntime) {
   EXPECT_NE(refusal("[a]\ntime_based\n").find("time_based without runtime"), std::string::npos);
 }
 
+TEST(FioSuite, JobNamesBecomeUniqueIds) {
+  // fuzz_fio_job found "a-2" written twice: a job named so, then a second "a".
+  const FioImport im = import_text(
+      "[global]\nsize=1m\nstonewall\n[a]\n[a-2]\nrw=write\n[a]\nbs=8k\n[b c]\nbs=16k\n");
+  std::vector<std::string> ids;
+  for (const auto& w : im.suite.workloads) ids.push_back(w.id());
+  EXPECT_EQ(ids, (std::vector<std::string>{"a", "a-2", "a-3", "b-c"}));
+  EXPECT_NO_THROW((void)Suite::parse(suite_xml_text(im.suite), "x.xml"));
+}
+
 TEST(FioSuite, JobsThatFioRunsTogether) {
   // Identical jobs without a stonewall are numjobs copies; a wait_for chain runs in order.
   const FioImport im = import_text(
