@@ -6,60 +6,33 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "model/quantity_format.hpp"
 
 namespace storqual::reporting {
 namespace {
 using K = MetricKind;
-// Every named figure. The SNIA PTS ones: runner/methods/pts_tests.hpp measures them, docs/pts.md
-// defines them.
-constexpr std::array<FigureInfo, 23> kFigures = {{
-    {"sustained.bw", K::Bandwidth, false, "sustained-write",
-     "write bandwidth after the cache (mean after the drop), sum over {jobs}",
-     MetricDirection::Write},
-    {"sustained.initial_bw", K::Bandwidth, false, "sustained-write",
-     "write bandwidth before any drop (median of the first intervals: the burst rate), sum over "
-     "{jobs}",
-     MetricDirection::Write},
-    {"capacity", K::Capacity, false, "capacity",
-     "bytes below the first sample that did not read back its own data"},
+constexpr std::size_t kMaxFigures = 256;  // reserved, so that adding never moves a row
+
+// The figures of the whole run; every method adds its own (add_figure_rows).
+constexpr FigureInfo kRunFigures[] = {
     {"waf", K::Waf, true, "run", "write amplification over the whole run (media / host writes)"},
     {"endurance.dwpd", K::Dwpd, false, "run",
      "drive writes per day over the warranty, projected from the run's wear"},
-    {"wsat.iops", K::Iops, false, "wsat", "WSAT: the saturated level (mean of the steady region)"},
-    {"wsat.fob_iops", K::Iops, false, "wsat",
-     "WSAT: fresh-out-of-box IOPS (median of the first 5 samples)"},
-    {"wsat.drop_pct", K::Percent, true, "wsat",
-     "WSAT: how far IOPS fell from FOB to the saturated level"},
-    {"wsat.cliff_tgbw", K::Capacity, false, "wsat",
-     "WSAT: bytes written when IOPS fell off the cliff"},
-    {"dirth.max_iops", K::Iops, false, "dirth",
-     "DIRTH: IOPS of the MaxIOPS point (within the ceiling)"},
-    {"dirth.max_iops_lat", K::Latency, true, "dirth",
-     "DIRTH: average response time at the MaxIOPS point"},
-    {"dirth.max_iops_p99999", K::Latency, true, "dirth",
-     "DIRTH: 99.999th percentile at the MaxIOPS point"},
-    {"dirth.min_iops", K::Iops, false, "dirth", "DIRTH: IOPS of the MinIOPS point (T1Q1)"},
-    {"dirth.min_iops_lat", K::Latency, true, "dirth",
-     "DIRTH: average response time at the MinIOPS point"},
-    {"xsr.seq_bw", K::Bandwidth, false, "xsr",
-     "XSR: settled throughput of access group 1 (sequential)"},
-    {"xsr.rnd_bw", K::Bandwidth, false, "xsr",
-     "XSR: settled throughput of access group 2 (random)"},
-    {"xsr.seq2_bw", K::Bandwidth, false, "xsr",
-     "XSR: settled throughput of access group 3 (sequential)"},
-    {"xsr.recovery_rnd", K::Latency, true, "xsr",
-     "XSR: time to settle after the switch to random writes"},
-    {"xsr.recovery_seq", K::Latency, true, "xsr",
-     "XSR: time to settle after the switch back to sequential"},
-    {"hir.baseline_iops", K::Iops, false, "hir", "HIR: IOPS at saturation, before any wait"},
-    {"hir.iops_shortest_wait", K::Iops, false, "hir",
-     "HIR: burst IOPS with the shortest idle wait"},
-    {"hir.iops_longest_wait", K::Iops, false, "hir", "HIR: burst IOPS with the longest idle wait"},
-    {"hir.gain_pct", K::Percent, false, "hir",
-     "HIR: best wait state's burst IOPS over the baseline"},
-}};
+};
+
+// Every named figure, in registration order (a vector that never shrinks: the pointers
+// find_figure returns stay valid only while no row is added, which happens once at start).
+std::vector<FigureInfo>& figures() {
+  static std::vector<FigureInfo> all = [] {
+    std::vector<FigureInfo> v;
+    v.reserve(kMaxFigures);
+    return v;
+  }();
+  return all;
+}
 }  // namespace
 
 const char* metric_unit(MetricKind kind) noexcept {
@@ -124,8 +97,8 @@ std::string metric_forms() {
   std::string out =
       "iops, bw, lat.mean, lat.pNN, clat.mean or clat.pNN, optionally prefixed with read. or "
       "write.; or a figure of a method or of the run:";
-  for (std::size_t i = 0; i < kFigures.size(); ++i)
-    out += (i == 0 ? " " : ", ") + std::string(kFigures[i].name);
+  for (std::size_t i = 0; i < figures().size(); ++i)
+    out += (i == 0 ? " " : ", ") + std::string(figures()[i].name);
   return out;
 }
 
@@ -166,11 +139,23 @@ std::string format_metric_value(MetricKind kind, double value) {
 }
 
 std::span<const FigureInfo> figure_table() noexcept {
-  return kFigures;
+  return figures();
+}
+
+std::span<const FigureInfo> run_figure_rows() noexcept {
+  return kRunFigures;
+}
+
+void add_figure_rows(std::span<const FigureInfo> rows) {
+  for (const FigureInfo& row : rows) {
+    if (find_figure(row.name)) continue;
+    if (figures().size() == kMaxFigures) std::abort();  // a pointer from find_figure would move
+    figures().push_back(row);
+  }
 }
 
 const FigureInfo* find_figure(std::string_view name) noexcept {
-  for (const auto& f : kFigures)
+  for (const auto& f : figures())
     if (f.name == name) return &f;
   return nullptr;
 }

@@ -51,8 +51,19 @@ struct FigureInfo {
   std::string_view help;
   // The direction its verdict names ("measured write 380 MB/s"): Both but for a write's rates.
   MetricDirection direction = MetricDirection::Both;
+  // Whether CPU competition can change it: a busy host makes a performance figure's verdict weaker;
+  // a capacity found is the device's whatever the host did.
+  bool performance = true;
+  // How a verdict words a value of it, "{value}" replaced ("{value} usable"); empty: "NAME VALUE".
+  std::string_view verdict_form = {};
 };
+// Every named figure: the run's (run_figure_rows()) and each method's, as the method registry
+// adds them (runner/methods/method_registry.cpp register_methods, once, before anything reads the
+// table; the table is not safe to extend while another thread reads it).
 [[nodiscard]] std::span<const FigureInfo> figure_table() noexcept;
+[[nodiscard]] std::span<const FigureInfo> run_figure_rows() noexcept;
+// Adds rows (a name already in the table is kept as it is).
+void add_figure_rows(std::span<const FigureInfo> rows);
 // The row of that name, or null.
 [[nodiscard]] const FigureInfo* find_figure(std::string_view name) noexcept;
 

@@ -6,10 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "model/method_report.hpp"
 
 namespace storqual::reporting {
 
@@ -74,14 +78,6 @@ struct WorkloadParams {
   std::string target;
 };
 
-// One step of a latency-bounded search: the workload at one iodepth.
-struct LatencyCurvePoint {
-  unsigned iodepth = 1;
-  double iops = 0;
-  double latency_ns = 0;  // the searched statistic (mean or percentile of lat), -1 if none
-  bool within_limit = false;
-};
-
 // One round of a workload run to steady state (SNIA PTS): the tracked value of that round and
 // whether the window ending at it met the criteria (false while fewer than `window` rounds ran).
 struct SteadyStateRound {
@@ -109,20 +105,6 @@ struct SteadyStateReport {
   double range_limit_pct = 20;
   double slope_limit_pct = 10;
   bool steady = false;
-};
-
-// A sustained write (fills the write cache and past it): what the timeline says about the cache.
-struct SustainedWriteReport {
-  std::uint64_t bytes_written = 0;  // in total, all passes
-  double initial_bw = 0;            // bytes/s: median of the first intervals
-  double drop_fraction = 0.5;       // the cache is "exhausted" below initial_bw * drop_fraction
-  bool dropped = false;             // throughput fell below that at all
-  std::uint64_t cache_bytes = 0;    // written before the drop (interpolated inside the interval)
-  double cache_time_s = 0;          // when the drop happened, seconds since the start
-  double post_cache_bw = 0;         // bytes/s: mean after the drop (the sustained rate)
-  // What the drive's counters say the drop was: "cache cliff", "thermal throttling" (the SMART
-  // log's thermal management counters rose around it), or "" when there was no drop.
-  std::string drop_cause;
 };
 
 // One reading of the SMART log during a workload (runner/methods/thermal_watch.hpp).
@@ -247,20 +229,6 @@ struct IntegrityReport {
   std::uint64_t tracking_bytes = 0;        // memory of the written-block ledger
 };
 
-// The real-capacity check (<capacity>): sample blocks spread over the device, written with
-// distinct headers (highest offset first) and read back.
-struct CapacityReport {
-  std::uint64_t reported_bytes = 0;   // what the device says it holds
-  std::uint64_t usable_bytes = 0;     // below the first sample that did not read back its own data
-  std::uint64_t sample_interval = 0;  // bytes between samples: the precision of usable_bytes
-  std::uint64_t samples = 0, samples_good = 0;
-  std::uint64_t block_size = 0;
-  std::optional<std::uint64_t> aliasing_start;  // first sample offset showing another's header
-  std::optional<std::uint64_t> aliased_to;      // the offset whose header it showed
-  std::uint64_t corrupted = 0, misplaced = 0, stale = 0, foreign = 0, read_errors = 0;
-  std::vector<IntegrityFinding> findings;  // the first bad samples, in offset order
-};
-
 // A figure a method publishes by name (sustained.bw, capacity, wsat.iops, ...: the rows of
 // model/metric.hpp figure_table()), in its metric's base unit.
 struct Figure {
@@ -276,83 +244,15 @@ struct LatencyBucket {
   std::uint64_t count = 0;
 };
 
-// ---- SNIA PTS tests beyond steady-state IOPS, throughput and latency
-// (runner/methods/pts_tests.hpp): write saturation (wsat), host idle recovery (hir), cross-stimulus
-// recovery (xsr) and demand intensity / response-time histograms (dirth). ----
-
-// One sample interval (the PTS's one-minute point, scaled with --runtime-scale).
-struct PtsSample {
-  double t_s = 0;          // end of the interval, seconds since the test's first write
-  double tgbw = 0;         // total bytes written since the purge, at the end of the interval
-  double iops = 0;         // reads + writes per second in the interval
-  double bw = 0;           // bytes per second in the interval
-  double lat_mean_ns = 0;  // mean completion latency in the interval
-  unsigned segment = 0;    // xsr: the access group (0, 1, 2); hir: the wait state; else 0
-};
-
-// xsr: one access group; hir: one wait state (its write bursts and idle waits).
-struct PtsSegment {
-  std::string label;  // "SEQ 1024KiB W", "wait 10 s"
-  std::string rw;
-  std::uint64_t bs = 0;
-  double start_s = 0, end_s = 0;  // on the samples' time axis
-  double wait_s = 0;              // hir: idle after each burst (as run)
-  unsigned bursts = 0;            // hir: write bursts in the state
-  double mean_iops = 0, mean_bw = 0, mean_lat_ns = 0;
-  double settled_bw = 0;    // xsr: the level the group settles to (median of its last samples)
-  double recovery_s = -1;   // xsr: from the switch until the level is reached; < 0: never
-  double settled_iops = 0;  // hir: IOPS of the bursts of the state (mean of all but the first)
-};
-
-// dirth: one point of the thread count x queue depth grid.
-struct PtsGridPoint {
-  unsigned threads = 1, qd = 1;
-  double iops = 0;
-  double lat_mean_ns = 0;  // average response time
-  double lat_max_ns = 0;   // maximum response time
-  bool within_ceiling = false;
-};
-
-struct PtsBin {
-  double upper_ns = 0;  // the bin holds response times in (previous upper, upper]
-  std::uint64_t count = 0;
-};
-
-// dirth: the response-time histogram at one chosen point.
-struct PtsHistogram {
-  std::string label;  // "MaxIOPS", "MidIOPS", "MinIOPS"
-  unsigned threads = 1, qd = 1;
-  double iops = 0;
-  double lat_mean_ns = 0, lat_p99_ns = 0, lat_p99999_ns = 0, lat_max_ns = 0;
-  std::vector<PtsBin> bins;
-};
-
-struct PtsReport {
-  std::string test;               // wsat | hir | xsr | dirth
-  std::string stimulus;           // the access pattern in the PTS's words, "RND 4KiB W T4Q32"
-  double interval_s = 0;          // sample interval as run
-  std::uint64_t range_bytes = 0;  // the tested range (one drive fill)
-  double full_scale_s = 0;        // what the test takes at --runtime-scale 1 (upper bound)
-  std::vector<PtsSample> samples;
-  // wsat: the 5-round window over the samples (the steady-state region); dirth: the tracking
-  // point's rounds; hir: the saturation before the wait states.
-  std::optional<SteadyStateReport> steady_state;
-  double steady_from_s = -1, steady_to_s = -1;  // wsat: the steady region on the time axis
-  double steady_from_tgbw = -1, steady_to_tgbw = -1;
-  double cliff_tgbw = -1;  // wsat: bytes written when IOPS fell off (interpolated); < 0: none
-  std::vector<PtsSegment> segments;
-  std::vector<PtsGridPoint> grid;
-  double ceiling_ns = 0;  // dirth: the response-time ceiling of the MaxIOPS point
-  std::vector<PtsHistogram> histograms;
-  // The test's figures as its section lists them (wsat.iops, ...); the test publishes the same in
-  // WorkloadResult::figures, which is what a claim reads.
-  std::vector<Figure> figures;
-};
-
 struct WorkloadResult {
   std::string id;
-  std::string kind = "workload";  // workload | latency-search | ...
   WorkloadParams params;
+  // The method's own report (model/method_report.hpp); null for a plain run. Its kind is the
+  // result's kind.
+  std::shared_ptr<const MethodReport> method;
+  [[nodiscard]] std::string_view kind() const noexcept {
+    return method ? method->kind() : std::string_view("workload");
+  }
   // What the method published by name, beside the per-direction counts: a claim on a named figure
   // (model/metric.hpp figure_table()) reads it here. Not a key of the JSON of its own: claims
   // are judged when measured, and a result read back gets its PTS test's figures from
@@ -366,18 +266,6 @@ struct WorkloadResult {
   std::vector<std::string> errors;  // human-readable; non-empty means the workload is in error
   bool interrupted = false;
   std::string fio_command;  // the equivalent fio command line
-  // Set when the workload ran to steady state (SNIA PTS rounds): false is reported as "not steady".
-  std::optional<bool> steady;
-  // kind == "latency-search": every step (sorted by iodepth), the limit and the statistic; the
-  // result itself is the step with the highest IOPS within the limit.
-  std::vector<LatencyCurvePoint> latency_curve;
-  double latency_limit_ns = 0;
-  std::string latency_stat;  // "mean", "p99", ...
-  // Set when the workload ran in rounds (SNIA PTS steady state); the rest of the result is the
-  // last round's, and `timeline` is every round's, one after the other.
-  std::optional<SteadyStateReport> steady_state;
-  // kind == "sustained-write": the cache size and the rate after it.
-  std::optional<SustainedWriteReport> sustained;
   // Whether the host was the limit (always set by a qualification run).
   std::optional<HostLimitReport> host_limit;
   // What was done to the device before this workload (purge, preconditioning), in order. Never
@@ -388,8 +276,6 @@ struct WorkloadResult {
   std::optional<std::string> skipped;
   // Set when the workload wrote with verify=crc32c|xxh3 (runner/measure/verify.hpp).
   std::optional<IntegrityReport> integrity;
-  // kind == "capacity": the real-capacity check (runner/methods/capacity_check.hpp).
-  std::optional<CapacityReport> capacity;
   // CPU competition from other processes during the run (always set by run_workload).
   std::optional<HostBusyReport> host_busy;
   // Set when the workload ran with early_stop.
@@ -400,8 +286,6 @@ struct WorkloadResult {
   std::vector<ThrottleInterval> throttled;
   IoDepthDistribution io_depths;
   std::optional<DiskStats> disk_stats;  // absent when the target has no block device behind it
-  // Set for a SNIA PTS wsat/hir/xsr/dirth test (runner/methods/pts_tests.hpp).
-  std::optional<PtsReport> pts;
   // Filled only when the workload asked for it (WorkloadSpec::keep_lat_histogram): the nonzero
   // buckets of its lat histogram, both directions. Not written to JSON (a PTS report keeps the
   // binned form).

@@ -84,8 +84,7 @@ std::string metric_definition(std::string_view metric, const WorkloadResult& w) 
           " I/O of " + jobs_text(w.params.numjobs);
     if (name->stat != "mean" && covered == "read+write") out += ", the worse of read and write";
   }
-  if (w.kind == "latency-search")
-    out += ", at iodepth " + std::to_string(w.params.iodepth) + " (the search's choice)";
+  if (w.method) out += w.method->figure_note(w);  // a latency search's chosen depth
   return out;
 }
 

@@ -172,18 +172,6 @@ void disk_stats_block(std::string& out, const DiskStats& d) {
       "  (the device's own counters, /sys/block/DEV/stat, over the whole workload with its ramp)\n";
 }
 
-// A latency search's whole curve: every depth run, its IOPS and the bound's statistic.
-void curve_block(std::string& out, const WorkloadResult& w) {
-  append(out, "  latency search: %s <= %s; IOPS per step: read+write, sum over %u job%s\n",
-         w.latency_stat.c_str(), format_latency(w.latency_limit_ns).c_str(), w.params.numjobs,
-         w.params.numjobs == 1 ? "" : "s");
-  append(out, "    %8s  %10s  %12s  %s\n", "iodepth", "IOPS", w.latency_stat.c_str(), "within");
-  for (const auto& pt : w.latency_curve)
-    append(out, "    %8u  %10s  %12s  %s%s\n", pt.iodepth, format_iops(pt.iops).c_str(),
-           pt.latency_ns >= 0 ? format_latency(pt.latency_ns).c_str() : "-",
-           pt.within_limit ? "yes" : "no", pt.iodepth == w.params.iodepth ? "  <- chosen" : "");
-}
-
 }  // namespace
 
 std::string figure_legend(const WorkloadResult& w) {
@@ -219,7 +207,7 @@ std::string format_fio_summary(const WorkloadResult& w) {
          p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
          p.ioengine.c_str());
   out += figure_legend(w);
-  if (!w.latency_curve.empty()) curve_block(out, w);
+  if (w.method) out += w.method->console_block(w);  // a latency search's curve
   if (w.read) direction_block(out, "read", *w.read, w, true);
   if (w.write) direction_block(out, "write", *w.write, w, false);
   if (w.read && w.write) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The HTML report page, assembled from escaped text, tables and our own SVG charts.
 #include "reporting/html_report.hpp"
+
 #include "model/metric.hpp"
 
 #include <algorithm>
@@ -18,8 +19,8 @@
 #include "reporting/console_report.hpp"
 #include "reporting/figure_labels.hpp"
 #include "reporting/fio_summary.hpp"
+#include "reporting/html_blocks.hpp"
 #include "reporting/junit_report.hpp"
-#include "reporting/pts_html.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
@@ -27,9 +28,9 @@
 namespace storqual::reporting {
 namespace {
 
-constexpr const char* kReadColour = "#1f77b4";
-constexpr const char* kWriteColour = "#d62728";
-constexpr const char* kTotalColour = "#555555";
+constexpr const char* kReadColour = kHtmlReadColour;
+constexpr const char* kWriteColour = kHtmlWriteColour;
+constexpr const char* kTotalColour = kHtmlTotalColour;
 // The height of each workload's timelines and percentile chart (940 wide): three of them and fio's
 // numbers make a printed workload about one page.
 constexpr double kWorkloadChartHeight = 230;
@@ -98,7 +99,7 @@ svg .bl,svg .ml{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px;s
 )css";
 
 std::string esc(const std::string& s) {
-  return escape_html(s);
+  return html_escape(s);
 }
 
 // format_html_figure() (html_report.hpp) is the one number format of the page (html_iops(),
@@ -127,21 +128,11 @@ void rows_table(std::string& o, const std::vector<FieldRow>& rows) {
 }
 
 void kv_row(std::string& o, const std::string& key, const std::string& value, bool code = false) {
-  o += "<tr><th>" + esc(key) + "</th><td>" + (code ? "<code>" : "") + esc(value) +
-       (code ? "</code>" : "") + "</td></tr>";
+  html_kv_row(o, key, value, code);
 }
 
 std::string latency_tick(double ns) {
-  char buf[32];
-  if (ns < 1e3)
-    std::snprintf(buf, sizeof buf, "%g ns", ns);
-  else if (ns < 1e6)
-    std::snprintf(buf, sizeof buf, "%g us", ns / 1e3);
-  else if (ns < 1e9)
-    std::snprintf(buf, sizeof buf, "%g ms", ns / 1e6);
-  else
-    std::snprintf(buf, sizeof buf, "%g s", ns / 1e9);
-  return buf;
+  return html_latency_tick(ns);
 }
 
 std::optional<ClaimLine> claim_line(const ClaimVerdict& v, double scale, const std::string& text) {
@@ -174,70 +165,30 @@ bool metric_is(const std::string& metric, const char* kind) {
 }
 
 void figure(std::string& o, const std::string& kind, const std::string& svg) {
-  o += "<figure class=\"chart-block\" data-chart=\"" + kind + "\">" + svg + "</figure>";
+  html_chart_figure(o, kind, svg);
 }
 
-std::string bytes_text(std::uint64_t bytes) {
-  return std::to_string(bytes) + " B (" + format_bytes_iec(static_cast<double>(bytes)) + ")";
-}
-
-std::string offset_text(std::uint64_t offset) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(offset));
-  return std::to_string(offset) + " (" + buf + ")";
-}
-
-std::string percent(double pct) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
-  return buf;
-}
-
-// A value of the steady-state tracked variable in its unit (iops, bw or lat.mean).
-std::string steady_value(const std::string& metric, double v) {
-  if (metric == "bw") return html_rate(v);
-  if (metric.rfind("lat", 0) == 0) return html_latency(v);
-  if (metric == "iops") return html_iops(v);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-// "steady after 7 rounds" / "not steady after 25 rounds".
-std::string steady_verdict(const SteadyStateReport& s) {
-  const auto n = s.rounds.size();
-  return std::string(s.steady ? "steady" : "not steady") + " after " + std::to_string(n) +
-         " round" + (n == 1 ? "" : "s");
-}
-
-// Where the window's rounds lie on the workload's timeline: the rounds' timelines follow one
-// another, each round `elapsed_s` long, so round i spans the sum of the ones before it.
-std::optional<XBand> steady_band_on_timeline(const SteadyStateReport& s) {
-  if (s.rounds.empty() || s.window_first > s.window_last || s.window_last >= s.rounds.size())
-    return std::nullopt;
-  double start = 0;
-  for (std::size_t i = 0; i < s.window_first; ++i) start += s.rounds[i].elapsed_s;
-  double end = start;
-  for (std::size_t i = s.window_first; i <= s.window_last; ++i) end += s.rounds[i].elapsed_s;
-  XBand b;
-  b.from = start;
-  b.to = end;
-  b.label = std::string(s.steady ? "steady window" : "last window (not steady)") + ", rounds " +
-            std::to_string(s.window_first + 1) + "-" + std::to_string(s.window_last + 1);
-  b.color = s.steady ? "#2ca02c" : "#9467bd";
-  return b;
-}
-
-std::optional<XMarker> cache_marker(const SustainedWriteReport& s) {
-  if (!s.dropped) return std::nullopt;
-  XMarker m;
-  m.x = s.cache_time_s;
-  m.label =
-      s.drop_cause == "thermal throttling"
-          ? "throughput drop (thermal throttling, not the cache) after " +
-                format_bytes_iec(static_cast<double>(s.cache_bytes))
-          : "write cache exhausted after " + format_bytes_iec(static_cast<double>(s.cache_bytes));
-  return m;
+// The marks the workload's method puts on its timeline (a steady window, a cache cliff).
+void add_method_marks(LineChart& c, const WorkloadResult& w) {
+  if (!w.method) return;
+  std::vector<TimelineMark> marks;
+  w.method->timeline_marks(marks);
+  for (auto& m : marks) {
+    if (m.to_s) {
+      XBand b;
+      b.from = m.from_s;
+      b.to = *m.to_s;
+      b.label = std::move(m.label);
+      if (!m.color.empty()) b.color = std::move(m.color);
+      c.x_bands.push_back(std::move(b));
+    } else {
+      XMarker x;
+      x.x = m.from_s;
+      x.label = std::move(m.label);
+      if (!m.color.empty()) x.color = std::move(m.color);
+      c.x_markers.push_back(std::move(x));
+    }
+  }
 }
 
 // The spans the drive throttled (SMART thermal management counters), as red bands.
@@ -275,123 +226,6 @@ void throttle_block(std::string& o, const WorkloadResult& w) {
   o += "</ul></div>";
 }
 
-void steady_state_block(std::string& o, const WorkloadResult& w) {
-  const auto& s = *w.steady_state;
-  const bool window_ok =
-      !s.rounds.empty() && s.window_first <= s.window_last && s.window_last < s.rounds.size();
-  o += "<div class=\"box steady-state " + std::string(s.steady ? "ok" : "bad") +
-       "\"><h4>Steady state (SNIA PTS)</h4><p><span class=\"status " +
-       (s.steady ? "pass\">STEADY" : "fail\">NOT STEADY") + "</span> <strong class=\"verdict\">" +
-       esc(steady_verdict(s)) + "</strong> <span class=\"small muted\">(at most " +
-       std::to_string(s.max_rounds) + " rounds, window of " + std::to_string(s.window) +
-       ", tracked variable " + esc(s.metric) + ")</span></p>";
-  o += "<table class=\"steady-criteria\"><tbody>";
-  if (window_ok)
-    kv_row(o, "window",
-           "rounds " + std::to_string(s.window_first + 1) + " to " +
-               std::to_string(s.window_last + 1));
-  kv_row(o, "window mean", steady_value(s.metric, s.mean));
-  o += "<tr><th>range</th><td>" + esc(steady_value(s.metric, s.range)) + " = " +
-       esc(percent(s.range_pct)) + " of the mean (limit " + esc(percent(s.range_limit_pct)) + ") " +
-       (s.range_pct <= s.range_limit_pct ? "ok" : "<strong>exceeded</strong>") + "</td></tr>";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g per round", s.slope);
-  o += "<tr><th>slope</th><td>" + std::string(buf) + ", excursion " + esc(percent(s.slope_pct)) +
-       " of the mean over the window (limit " + esc(percent(s.slope_limit_pct)) + ") " +
-       (s.slope_pct <= s.slope_limit_pct ? "ok" : "<strong>exceeded</strong>") + "</td></tr>";
-  if (s.round_time_s > 0) {
-    std::snprintf(buf, sizeof buf, "%.2f s", s.round_time_s);
-    kv_row(o, "round time", buf);
-  }
-  o += "</tbody></table>";
-
-  if (!s.rounds.empty()) {
-    LineChart c;
-    c.title = w.id + ": steady-state rounds (" + s.metric + ")";
-    c.x_label = "round";
-    c.y_label = s.metric;
-    if (s.metric == "bw") {
-      c.format_y = [](double v) { return fio_num2str(v) + "B/s"; };
-    } else if (s.metric.rfind("lat", 0) == 0) {
-      c.format_y = latency_tick;
-    } else {
-      c.format_y = [](double v) { return fio_num2str(v); };
-    }
-    c.format_x = [](double v) {
-      char b[16];
-      std::snprintf(b, sizeof b, "%g", v);
-      return std::string(b);
-    };
-    ChartSeries values{"value per round", kReadColour, {}};
-    for (std::size_t i = 0; i < s.rounds.size(); ++i)
-      values.points.emplace_back(static_cast<double>(i + 1), s.rounds[i].value);
-    c.series.push_back(std::move(values));
-    if (window_ok) {
-      const double first = static_cast<double>(s.window_first + 1),
-                   last = static_cast<double>(s.window_last + 1), centre = (first + last) / 2;
-      ChartSeries fit{"least-squares fit", kTotalColour, {}};
-      for (double x : {first, last}) fit.points.emplace_back(x, s.mean + s.slope * (x - centre));
-      c.series.push_back(std::move(fit));
-      XBand band;
-      band.from = first - 0.5;
-      band.to = last + 0.5;
-      band.label = s.steady ? "steady window" : "last window";
-      band.color = s.steady ? "#2ca02c" : "#9467bd";
-      c.x_bands.push_back(std::move(band));
-      const double half = s.range_limit_pct / 200.0;
-      c.claim = ClaimLine{"window mean " + steady_value(s.metric, s.mean) + ", band +/-" +
-                              percent(s.range_limit_pct / 2) + " (range limit " +
-                              percent(s.range_limit_pct) + ")",
-                          s.mean, s.mean * (1 - half), s.mean * (1 + half)};
-    }
-    for (std::size_t i = 1; i <= s.rounds.size(); ++i)
-      if (s.rounds.size() <= 30 || i % 5 == 0 || i == 1)
-        c.x_ticks.emplace_back(static_cast<double>(i), std::to_string(i));
-    c.height = 240;
-    figure(o, "steady-rounds", render_line_chart(c));
-
-    o += "<table class=\"rounds\"><thead><tr><th>round</th><th>" + esc(s.metric) +
-         "</th><th>measured</th><th>window ending here</th></tr></thead><tbody>";
-    for (std::size_t i = 0; i < s.rounds.size(); ++i) {
-      const auto& r = s.rounds[i];
-      const bool in_window = window_ok && i >= s.window_first && i <= s.window_last;
-      std::snprintf(buf, sizeof buf, "%.2f s", r.elapsed_s);
-      o += std::string(in_window ? "<tr class=\"window\">" : "<tr>") + "<td class=\"num\">" +
-           std::to_string(i + 1) + "</td><td class=\"num\">" +
-           esc(steady_value(s.metric, r.value)) + "</td><td class=\"num\">" + buf + "</td><td>" +
-           (r.steady           ? "steady"
-            : i + 1 < s.window ? "not steady (window not full)"
-                               : "not steady") +
-           "</td></tr>";
-    }
-    o += "</tbody></table>";
-  }
-  o += "</div>";
-}
-
-void sustained_block(std::string& o, const SustainedWriteReport& s) {
-  o += "<div class=\"box sustained\"><h4>Sustained write</h4><table><tbody>";
-  kv_row(o, "written", bytes_text(s.bytes_written));
-  kv_row(o, "initial rate", html_rate(s.initial_bw));
-  kv_row(o, "cache exhausted below",
-         html_rate(s.initial_bw * s.drop_fraction) + " (" + percent(s.drop_fraction * 100) +
-             " of the initial rate)");
-  if (s.dropped) {
-    kv_row(o, "write-cache size", bytes_text(s.cache_bytes));
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f s after the start", s.cache_time_s);
-    kv_row(o, "drop at", buf);
-    kv_row(o, "post-cache rate", html_rate(s.post_cache_bw));
-    if (!s.drop_cause.empty()) kv_row(o, "drop cause", s.drop_cause);
-  } else {
-    kv_row(o, "write-cache size",
-           "no drop: the rate stayed above the threshold over all " +
-               format_bytes_iec(static_cast<double>(s.bytes_written)) + " written");
-    kv_row(o, "sustained rate", html_rate(s.post_cache_bw));
-  }
-  o += "</tbody></table></div>";
-}
-
 void host_limit_block(std::string& o, const HostLimitReport& h) {
   std::string link;
   if (!h.link_speed.empty() || h.link_width) {
@@ -420,40 +254,6 @@ void host_limit_block(std::string& o, const HostLimitReport& h) {
   o += "</div>";
 }
 
-// What a bad block held, as the reader of the finding needs it.
-std::string finding_detail(const IntegrityFinding& f) {
-  if (f.kind == "misplaced")
-    return "held the block written for offset " + offset_text(f.found_offset);
-  if (f.kind == "stale")
-    return "held write sequence " + std::to_string(f.found_sequence) + ", expected " +
-           std::to_string(f.expected_sequence) + " (a lost write)";
-  if (f.kind == "corrupted") return "header of this block, payload checksum wrong";
-  if (f.kind == "foreign") return "not written by this run";
-  return "";
-}
-
-void class_counts(std::string& o, std::uint64_t corrupted, std::uint64_t misplaced,
-                  std::uint64_t stale, std::uint64_t foreign, std::uint64_t read_errors) {
-  o += "<table class=\"classes\"><thead><tr><th>corrupted</th><th>misplaced</th><th>stale</th>"
-       "<th>foreign</th><th>read errors</th></tr></thead><tbody><tr>";
-  for (auto n : {corrupted, misplaced, stale, foreign, read_errors})
-    o += std::string("<td class=\"num") + (n ? " bad" : "") + "\">" + std::to_string(n) + "</td>";
-  o += "</tr></tbody></table>";
-}
-
-void findings_table(std::string& o, const std::vector<IntegrityFinding>& findings,
-                    std::uint64_t total_bad) {
-  if (findings.empty()) return;
-  o += "<p class=\"small\">First " + std::to_string(findings.size()) + " of " +
-       std::to_string(std::max<std::uint64_t>(total_bad, findings.size())) +
-       " bad blocks, by offset:</p><table class=\"findings\"><thead><tr><th>class</th>"
-       "<th>offset</th><th>what the block held</th></tr></thead><tbody>";
-  for (const auto& f : findings)
-    o += "<tr class=\"" + esc(f.kind) + "\"><td>" + esc(f.kind) + "</td><td class=\"num\">" +
-         esc(offset_text(f.offset)) + "</td><td>" + esc(finding_detail(f)) + "</td></tr>";
-  o += "</tbody></table>";
-}
-
 void integrity_block(std::string& o, const IntegrityReport& i) {
   const std::uint64_t bad = i.corrupted + i.misplaced + i.stale + i.foreign;
   const bool clean = bad == 0 && i.read_errors == 0 && i.bad_inline == 0;
@@ -466,47 +266,11 @@ void integrity_block(std::string& o, const IntegrityReport& i) {
        " blocks written, " + std::to_string(i.verified_inline) + " verified inline, " +
        std::to_string(i.verified_at_end) + " at the end" +
        (i.bad_inline ? ", " + std::to_string(i.bad_inline) + " bad inline" : "") + ".</p>";
-  class_counts(o, i.corrupted, i.misplaced, i.stale, i.foreign, i.read_errors);
-  findings_table(o, i.findings, bad);
+  html_class_counts(o, i.corrupted, i.misplaced, i.stale, i.foreign, i.read_errors);
+  html_findings_table(o, i.findings, bad);
   if (i.tracking_bytes)
     o += "<p class=\"small muted\">Ledger of written blocks: " +
          esc(format_bytes_iec(static_cast<double>(i.tracking_bytes))) + ".</p>";
-  o += "</div>";
-}
-
-void capacity_block(std::string& o, const RunResult& run, const WorkloadResult& w) {
-  const auto& c = *w.capacity;
-  const bool full = c.reported_bytes > 0 && c.usable_bytes >= c.reported_bytes;
-  o += "<div class=\"box capacity " + std::string(full && !c.aliasing_start ? "ok" : "bad") +
-       "\"><h4>Real capacity</h4><table><tbody>";
-  kv_row(o, "reported by the device", bytes_text(c.reported_bytes));
-  for (const auto& v : run.verdicts)
-    if (v.metric == "capacity" && v.claimed && v.kind == VerdictKind::Claim)
-      for (const auto& id : v.workloads)
-        if (id == w.id) kv_row(o, "claimed (spec sheet)", figure_text(*v.claimed, "B"));
-  std::string usable = bytes_text(c.usable_bytes);
-  if (c.reported_bytes > 0)
-    usable +=
-        ", " +
-        percent(static_cast<double>(c.usable_bytes) / static_cast<double>(c.reported_bytes) * 100) +
-        " of the reported";
-  if (c.sample_interval) usable += " (within one sample interval)";
-  kv_row(o, "usable capacity found", usable);
-  if (c.aliasing_start)
-    kv_row(o, "aliasing",
-           "starts at offset " + offset_text(*c.aliasing_start) +
-               (c.aliased_to ? ", which shows the block of offset " + offset_text(*c.aliased_to)
-                             : std::string()));
-  else
-    kv_row(o, "aliasing", "none found");
-  std::string density = std::to_string(c.samples) + " samples of " +
-                        format_bytes_iec(static_cast<double>(c.block_size)) + ", one every " +
-                        format_bytes_iec(static_cast<double>(c.sample_interval)) + ", " +
-                        std::to_string(c.samples_good) + " read back their own data";
-  kv_row(o, "sample density", density);
-  o += "</tbody></table>";
-  class_counts(o, c.corrupted, c.misplaced, c.stale, c.foreign, c.read_errors);
-  findings_table(o, c.findings, c.corrupted + c.misplaced + c.stale + c.foreign);
   o += "</div>";
 }
 
@@ -549,7 +313,7 @@ std::vector<WorkloadMatrix> find_matrices(const RunResult& run) {
     std::set<unsigned> mixes;
     for (std::size_t i = 0; i < run.workloads.size(); ++i) {
       const auto& w = run.workloads[i];
-      if (w.kind != "workload" || w.capacity || w.sustained) continue;
+      if (w.kind() != "workload") continue;  // plain runs and rounds, not a method's own
       const auto mix = read_mix(w.params);
       if (!mix || mix->second != random || mix->first > 100) continue;
       const auto key = std::pair{w.params.bs, mix->first};
@@ -623,11 +387,12 @@ void matrix_section(std::string& o, const RunResult& run, const WorkloadMatrix& 
         title += ", host-limited";
         any_host_limited = true;
       }
-      if (w.steady && !*w.steady) {
+      const std::optional<bool> steady = w.method ? w.method->steady() : std::nullopt;
+      if (steady == false) {
         marks += "<sup>NS</sup>";
         title += ", not steady";
         any_not_steady = true;
-      } else if (w.steady_state && w.steady_state->steady) {
+      } else if (steady == true) {
         title += ", steady";
       }
       o += "<td class=\"num cell\" title=\"" + esc(title) + "\"><a href=\"" + href + "\">" +
@@ -685,7 +450,7 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
   if (w.host_limit && w.host_limit->limited) flags.push_back("host-limited");
   if (w.host_busy && w.host_busy->busy) flags.push_back("host busy");
   if (w.early_stop && w.early_stop->stopped_early) flags.push_back("stopped early");
-  if (w.steady && !*w.steady) flags.push_back("not steady");
+  if (w.method && w.method->steady() == false) flags.push_back("not steady");
   if (w.interrupted) flags.push_back("interrupted");
   if (!w.errors.empty()) flags.push_back("errors");
   if (!flags.empty()) {
@@ -772,11 +537,7 @@ void timeline_charts(std::string& o, const WorkloadResult& w, const std::vector<
       if (w.read) c.series.push_back(std::move(r));
       if (w.write) c.series.push_back(std::move(wr));
       if (both) c.series.push_back(std::move(t));
-      if (w.steady_state)
-        if (auto band = steady_band_on_timeline(*w.steady_state))
-          c.x_bands.push_back(std::move(*band));
-      if (w.sustained)
-        if (auto marker = cache_marker(*w.sustained)) c.x_markers.push_back(std::move(*marker));
+      add_method_marks(c, w);
       for (auto& band : throttle_bands(w)) c.x_bands.push_back(std::move(band));
       for (const auto* v : claims) {
         if (!metric_is(v->metric, kind) || !v->claimed) continue;
@@ -834,50 +595,11 @@ void percentile_chart(std::string& o, const WorkloadResult& w,
   }
 }
 
-// A latency search: the IOPS/latency curve and its table.
-void latency_curve_block(std::string& o, const WorkloadResult& w) {
-  if (!w.latency_curve.empty()) {
-    LineChart c;
-    c.title = w.id + ": latency-bounded IOPS search (" +
-              (w.latency_stat.empty() ? std::string("latency") : w.latency_stat) +
-              " by iodepth; IOPS read+write, sum over " + jobs_text(w.params.numjobs) + ")";
-    c.x_label = "IOPS";
-    c.y_label = "latency";
-    c.log_y = true;
-    c.format_y = latency_tick;
-    c.format_x = [](double v) { return fio_num2str(v); };
-    ChartSeries s{w.latency_stat.empty() ? "latency" : w.latency_stat, kReadColour, {}};
-    for (const auto& pt : w.latency_curve) s.points.emplace_back(pt.iops, pt.latency_ns);
-    c.series.push_back(std::move(s));
-    if (w.latency_limit_ns > 0)
-      c.claim = ClaimLine{"limit " + html_latency(w.latency_limit_ns), w.latency_limit_ns,
-                          w.latency_limit_ns, w.latency_limit_ns};
-    figure(o, "latency-curve", render_line_chart(c));
-    o += "<p class=\"small definition\">Every depth run; the bound: " +
-         esc(latency_stat_definition(w.latency_stat)) + " &le; " +
-         esc(html_latency(w.latency_limit_ns)) + "; chosen: iodepth " +
-         std::to_string(w.params.iodepth) + " (the most IOPS within the limit).</p>";
-    o += "<table class=\"curve\"><thead><tr><th>iodepth</th><th>IOPS (read+write, sum over " +
-         esc(jobs_text(w.params.numjobs)) + ")</th><th>" +
-         esc(w.latency_stat.empty() ? std::string("latency") : w.latency_stat) +
-         "</th><th>within the limit</th></tr></thead><tbody>";
-    for (const auto& pt : w.latency_curve)
-      o += "<tr><td class=\"num\">" + std::to_string(pt.iodepth) + "</td><td class=\"num\">" +
-           esc(html_iops(pt.iops)) + "</td><td class=\"num\">" +
-           (pt.latency_ns >= 0 ? esc(html_latency(pt.latency_ns)) : "&ndash;") + "</td><td>" +
-           (pt.within_limit ? "yes" : "no") + "</td></tr>";
-    o += "</tbody></table>";
-  }
-}
-
-// The method blocks (steady state, sustained write, integrity, capacity), fio's numbers and the
+// The method's own section (MethodReport::render_html), integrity, fio's numbers and the
 // equivalent fio command.
 void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadResult& w) {
-  if (w.steady_state) steady_state_block(o, w);
-  if (w.sustained) sustained_block(o, *w.sustained);
-  if (w.pts) o += render_pts_section(run, w);  // SNIA PTS wsat/dirth/xsr/hir
+  if (w.method) w.method->render_html(o, run, w);  // the method's own section
   if (w.integrity) integrity_block(o, *w.integrity);
-  if (w.capacity) capacity_block(o, run, w);
 
   if (!w.skipped) {
     o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
@@ -906,7 +628,6 @@ void workload_section(std::string& o, const RunResult& run, const WorkloadResult
   const std::vector<const ClaimVerdict*> claims = claims_on(run, w);
   timeline_charts(o, w, flags, claims);
   percentile_chart(o, w, claims);
-  latency_curve_block(o, w);
   method_and_fio_blocks(o, run, w);
   o += "</section>";
 }
@@ -989,6 +710,87 @@ std::string deviation_mark(const RunResult& run, const ClaimVerdict& v) {
 }
 
 }  // namespace
+
+std::string html_latency_tick(double ns) {
+  char buf[32];
+  if (ns < 1e3)
+    std::snprintf(buf, sizeof buf, "%g ns", ns);
+  else if (ns < 1e6)
+    std::snprintf(buf, sizeof buf, "%g us", ns / 1e3);
+  else if (ns < 1e9)
+    std::snprintf(buf, sizeof buf, "%g ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%g s", ns / 1e9);
+  return buf;
+}
+
+namespace {
+
+// What a bad block held, as the reader of the finding needs it.
+std::string finding_detail(const IntegrityFinding& f) {
+  if (f.kind == "misplaced")
+    return "held the block written for offset " + html_offset_text(f.found_offset);
+  if (f.kind == "stale")
+    return "held write sequence " + std::to_string(f.found_sequence) + ", expected " +
+           std::to_string(f.expected_sequence) + " (a lost write)";
+  if (f.kind == "corrupted") return "header of this block, payload checksum wrong";
+  if (f.kind == "foreign") return "not written by this run";
+  return "";
+}
+
+}  // namespace
+
+void html_class_counts(std::string& o, std::uint64_t corrupted, std::uint64_t misplaced,
+                       std::uint64_t stale, std::uint64_t foreign, std::uint64_t read_errors) {
+  o += "<table class=\"classes\"><thead><tr><th>corrupted</th><th>misplaced</th><th>stale</th>"
+       "<th>foreign</th><th>read errors</th></tr></thead><tbody><tr>";
+  for (auto n : {corrupted, misplaced, stale, foreign, read_errors})
+    o += std::string("<td class=\"num") + (n ? " bad" : "") + "\">" + std::to_string(n) + "</td>";
+  o += "</tr></tbody></table>";
+}
+
+void html_findings_table(std::string& o, const std::vector<IntegrityFinding>& findings,
+                         std::uint64_t total_bad) {
+  if (findings.empty()) return;
+  o += "<p class=\"small\">First " + std::to_string(findings.size()) + " of " +
+       std::to_string(std::max<std::uint64_t>(total_bad, findings.size())) +
+       " bad blocks, by offset:</p><table class=\"findings\"><thead><tr><th>class</th>"
+       "<th>offset</th><th>what the block held</th></tr></thead><tbody>";
+  for (const auto& f : findings)
+    o += "<tr class=\"" + html_escape(f.kind) + "\"><td>" + html_escape(f.kind) +
+         "</td><td class=\"num\">" + html_escape(html_offset_text(f.offset)) + "</td><td>" +
+         html_escape(finding_detail(f)) + "</td></tr>";
+  o += "</tbody></table>";
+}
+
+std::string html_escape(const std::string& s) {
+  return escape_html(s);
+}
+
+void html_kv_row(std::string& o, const std::string& key, const std::string& value, bool code) {
+  o += "<tr><th>" + html_escape(key) + "</th><td>" + (code ? "<code>" : "") + html_escape(value) +
+       (code ? "</code>" : "") + "</td></tr>";
+}
+
+void html_chart_figure(std::string& o, const std::string& kind, const std::string& svg) {
+  o += "<figure class=\"chart-block\" data-chart=\"" + kind + "\">" + svg + "</figure>";
+}
+
+std::string html_bytes_text(std::uint64_t bytes) {
+  return std::to_string(bytes) + " B (" + format_bytes_iec(static_cast<double>(bytes)) + ")";
+}
+
+std::string html_offset_text(std::uint64_t offset) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(offset));
+  return std::to_string(offset) + " (" + buf + ")";
+}
+
+std::string html_percent(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return buf;
+}
 
 std::string html_iops(double iops) {
   return format_html_figure(iops, "IOPS");

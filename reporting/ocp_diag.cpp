@@ -158,8 +158,8 @@ std::vector<Measurement> workload_figures(const WorkloadResult& w) {
   if (w.skipped) return out;
   add_direction(out, "read", w.read);
   add_direction(out, "write", w.write);
-  if (w.pts)
-    for (const auto& f : w.pts->figures) add_measurement(out, f.name, f.value, f.unit);
+  if (w.method && w.method->lists_figures())  // a SNIA PTS test's figures
+    for (const auto& f : w.figures) add_measurement(out, f.name, f.value, f.unit);
   return out;
 }
 

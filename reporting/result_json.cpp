@@ -12,34 +12,18 @@
 #include <sstream>
 #include <type_traits>
 
+#include "reporting/json_codec.hpp"
+#include "reporting/method_reports.hpp"
 #include "reporting/verdict_status.hpp"
 
 namespace storqual::reporting {
-namespace {
-
-using Json = nlohmann::ordered_json;
-using Percentiles = std::vector<std::pair<double, std::uint64_t>>;
-
-constexpr int kMaxDepth = 64;
-
-// A member's key, and whether the reader refuses a file without it.
-struct Key {
-  Key(const char* key_name, bool is_required = false) : name(key_name), required(is_required) {}
-  const char* name;
-  bool required;
-};
-constexpr bool kRequired = true;
 
 // ---- the keys of each plain struct, in output order ----
 //
-// One list per struct serves both directions: `visit(key, member)` for every member, with the
-// struct const when writing and mutable when reading. How a member is written and read follows
-// from its type (value_json and read_value below): doubles that are not finite become null,
-// vectors become arrays, structs with a key list become objects, and std::optional members are
-// omitted when empty (null reads back as empty).
-
-template <class T, class Plain>
-concept Either = std::same_as<std::remove_const_t<T>, Plain>;
+// One list per struct serves both directions (reporting/json_codec.hpp): `visit(key, member)` for
+// every member, with the struct const when writing and mutable when reading. They are in this
+// namespace, not an unnamed one, so that the codec's templates find them by argument-dependent
+// lookup; a method's own structs have theirs in the method's files.
 
 void visit_fields(Either<Environment> auto& e, auto&& visit) {
   visit("host", e.host);
@@ -143,48 +127,6 @@ void visit_fields(Either<TimelinePoint> auto& t, auto&& visit) {
   visit("write_lat_mean_ns", t.write_lat_mean_ns);
 }
 
-void visit_fields(Either<LatencyCurvePoint> auto& c, auto&& visit) {
-  visit("iodepth", c.iodepth);
-  visit("iops", c.iops);
-  visit("latency_ns", c.latency_ns);
-  visit("within_limit", c.within_limit);
-}
-
-void visit_fields(Either<SteadyStateRound> auto& r, auto&& visit) {
-  visit("value", r.value);
-  visit("elapsed_s", r.elapsed_s);
-  visit("steady", r.steady);
-}
-
-void visit_fields(Either<SteadyStateReport> auto& s, auto&& visit) {
-  visit("metric", s.metric);
-  visit("rounds", s.rounds);
-  visit("max_rounds", s.max_rounds);
-  visit("window", s.window);
-  visit("round_time_s", s.round_time_s);
-  visit("window_first", s.window_first);
-  visit("window_last", s.window_last);
-  visit("mean", s.mean);
-  visit("range", s.range);
-  visit("slope", s.slope);
-  visit("range_pct", s.range_pct);
-  visit("slope_pct", s.slope_pct);
-  visit("range_limit_pct", s.range_limit_pct);
-  visit("slope_limit_pct", s.slope_limit_pct);
-  visit("steady", s.steady);
-}
-
-void visit_fields(Either<SustainedWriteReport> auto& s, auto&& visit) {
-  visit("bytes_written", s.bytes_written);
-  visit("initial_bw", s.initial_bw);
-  visit("drop_fraction", s.drop_fraction);
-  visit("dropped", s.dropped);
-  visit("cache_bytes", s.cache_bytes);
-  visit("cache_time_s", s.cache_time_s);
-  visit("post_cache_bw", s.post_cache_bw);
-  visit("drop_cause", s.drop_cause);
-}
-
 void visit_fields(Either<ThermalSample> auto& s, auto&& visit) {
   visit("t_s", s.t_s);
   visit("temperature_c", s.temperature_c);
@@ -256,14 +198,6 @@ void visit_fields(Either<EarlyStopReport> auto& e, auto&& visit) {
   visit("region_passes", e.region_passes);
 }
 
-void visit_fields(Either<IntegrityFinding> auto& f, auto&& visit) {
-  visit("kind", f.kind);
-  visit("offset", f.offset);
-  visit("found_offset", f.found_offset);
-  visit("expected_sequence", f.expected_sequence);
-  visit("found_sequence", f.found_sequence);
-}
-
 void visit_fields(Either<IntegrityReport> auto& i, auto&& visit) {
   visit("algorithm", i.algorithm);
   visit("run_id", i.run_id);
@@ -297,179 +231,31 @@ void visit_fields(Either<DiskStats> auto& d, auto&& visit) {
   visit("util_pct", d.util_pct);
 }
 
-void visit_fields(Either<CapacityReport> auto& c, auto&& visit) {
-  visit("reported_bytes", c.reported_bytes);
-  visit("usable_bytes", c.usable_bytes);
-  visit("sample_interval", c.sample_interval);
-  visit("samples", c.samples);
-  visit("samples_good", c.samples_good);
-  visit("block_size", c.block_size);
-  visit("corrupted", c.corrupted);
-  visit("misplaced", c.misplaced);
-  visit("stale", c.stale);
-  visit("foreign", c.foreign);
-  visit("read_errors", c.read_errors);
-  visit("findings", c.findings);
-  visit("aliasing_start", c.aliasing_start);
-  visit("aliased_to", c.aliased_to);
+namespace json {
+namespace {
+
+// The keys a method's report adds at `slot` (model/method_report.hpp ReportSlot).
+void method_keys(Json& j, const WorkloadResult& w, ReportSlot slot) {
+  if (w.method && w.method->json_slot() == slot) w.method->write_json(j);
 }
 
-void visit_fields(Either<PtsSample> auto& p, auto&& visit) {
-  visit("t_s", p.t_s);
-  visit("tgbw", p.tgbw);
-  visit("iops", p.iops);
-  visit("bw", p.bw);
-  visit("lat_mean_ns", p.lat_mean_ns);
-  visit("segment", p.segment);
+// The method's report of a workload object, from the registered readers; null for a plain one.
+std::shared_ptr<const MethodReport> read_method_report(const Node& n, std::string_view kind,
+                                                       WorkloadResult& w) {
+  for (MethodReportReader reader : method_report_readers())
+    if (auto report = reader(n, kind, w)) return report;
+  if (kind != "workload")
+    throw ResultJsonError(n.at("kind").path() + ": unknown kind '" + std::string(kind) +
+                          "' (no method of this storqual writes it)");
+  return nullptr;
 }
 
-void visit_fields(Either<Figure> auto& f, auto&& visit) {
-  visit({"name", kRequired}, f.name);
-  visit("value", f.value);
-  visit("unit", f.unit);
-}
-
-void visit_fields(Either<PtsSegment> auto& g, auto&& visit) {
-  visit("label", g.label);
-  visit("rw", g.rw);
-  visit("bs", g.bs);
-  visit("start_s", g.start_s);
-  visit("end_s", g.end_s);
-  visit("wait_s", g.wait_s);
-  visit("bursts", g.bursts);
-  visit("mean_iops", g.mean_iops);
-  visit("mean_bw", g.mean_bw);
-  visit("mean_lat_ns", g.mean_lat_ns);
-  visit("settled_bw", g.settled_bw);
-  visit("recovery_s", g.recovery_s);
-  visit("settled_iops", g.settled_iops);
-}
-
-void visit_fields(Either<PtsGridPoint> auto& g, auto&& visit) {
-  visit("threads", g.threads);
-  visit("qd", g.qd);
-  visit("iops", g.iops);
-  visit("lat_mean_ns", g.lat_mean_ns);
-  visit("lat_max_ns", g.lat_max_ns);
-  visit("within_ceiling", g.within_ceiling);
-}
-
-void visit_fields(Either<PtsBin> auto& b, auto&& visit) {
-  visit("upper_ns", b.upper_ns);
-  visit("count", b.count);
-}
-
-void visit_fields(Either<PtsHistogram> auto& h, auto&& visit) {
-  visit("label", h.label);
-  visit("threads", h.threads);
-  visit("qd", h.qd);
-  visit("iops", h.iops);
-  visit("lat_mean_ns", h.lat_mean_ns);
-  visit("lat_p99_ns", h.lat_p99_ns);
-  visit("lat_p99999_ns", h.lat_p99999_ns);
-  visit("lat_max_ns", h.lat_max_ns);
-  visit("bins", h.bins);
-}
-
-void visit_fields(Either<PtsReport> auto& r, auto&& visit) {
-  visit({"test", kRequired}, r.test);
-  visit("stimulus", r.stimulus);
-  visit("interval_s", r.interval_s);
-  visit("range_bytes", r.range_bytes);
-  visit("full_scale_s", r.full_scale_s);
-  visit("samples", r.samples);
-  visit("steady_state", r.steady_state);
-  visit("steady_from_s", r.steady_from_s);
-  visit("steady_to_s", r.steady_to_s);
-  visit("steady_from_tgbw", r.steady_from_tgbw);
-  visit("steady_to_tgbw", r.steady_to_tgbw);
-  visit("cliff_tgbw", r.cliff_tgbw);
-  visit("segments", r.segments);
-  visit("grid", r.grid);
-  visit("ceiling_ns", r.ceiling_ns);
-  visit("histograms", r.histograms);
-  visit("figures", r.figures);
-}
-
-// A visitor that does nothing, to ask whether a type has a key list.
-struct IgnoreMembers {
-  template <class M>
-  void operator()(Key, M&) const {}
-};
-
-template <class T>
-concept HasKeyList = requires(T& t) {
-  visit_fields(t, IgnoreMembers{});
-};
-
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-// ---- writing ----
-
-Json number(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
-std::string percentile_key(double p) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%f", p);
-  return buf;
-}
-
-Json workload_json(const WorkloadResult& w);
-Json verdict_json(const ClaimVerdict& v);
-template <class T>
-void put(Json& j, const char* key, const T& member);
-
-template <class T>
-Json value_json(const T& v) {
-  if constexpr (std::is_same_v<T, double>) {
-    return number(v);
-  } else if constexpr (std::is_same_v<T, Percentiles>) {
-    Json p = Json::object();
-    for (const auto& [pct, ns] : v) p[percentile_key(pct)] = ns;
-    return p;
-  } else if constexpr (IsVector<T>::value) {
-    Json a = Json::array();
-    for (const auto& item : v) a.push_back(value_json(item));
-    return a;
-  } else if constexpr (std::is_same_v<T, WorkloadResult>) {
-    return workload_json(v);
-  } else if constexpr (std::is_same_v<T, ClaimVerdict>) {
-    return verdict_json(v);
-  } else if constexpr (HasKeyList<T>) {
-    Json j = Json::object();
-    visit_fields(v, [&j](Key key, const auto& member) { put(j, key.name, member); });
-    return j;
-  } else {
-    static_assert(std::is_same_v<T, std::string> || std::is_integral_v<T>, "no JSON form");
-    return v;
-  }
-}
-
-// `j[key] = value_json(member)`, or nothing for an empty std::optional.
-template <class T>
-void put(Json& j, const char* key, const T& member) {
-  if constexpr (IsOptional<T>::value) {
-    if (member) j[key] = value_json(*member);
-  } else {
-    j[key] = value_json(member);
-  }
-}
+}  // namespace
 
 Json workload_json(const WorkloadResult& w) {
   Json j;
   put(j, "id", w.id);
-  put(j, "kind", w.kind);
+  put(j, "kind", std::string(w.kind()));
   put(j, "params", w.params);
   put(j, "read", w.read);
   put(j, "write", w.write);
@@ -479,27 +265,19 @@ Json workload_json(const WorkloadResult& w) {
   put(j, "errors", w.errors);
   put(j, "interrupted", w.interrupted);
   put(j, "fio_command", w.fio_command);
-  put(j, "steady", w.steady);
-  put(j, "steady_state", w.steady_state);
-  // A latency search writes its three keys together; other workloads none of them.
-  if (!w.latency_curve.empty() || w.latency_limit_ns != 0 || !w.latency_stat.empty()) {
-    put(j, "latency_curve", w.latency_curve);
-    put(j, "latency_limit_ns", w.latency_limit_ns);
-    put(j, "latency_stat", w.latency_stat);
-  }
-  put(j, "sustained", w.sustained);
+  method_keys(j, w, ReportSlot::AfterFioCommand);
   put(j, "host_limit", w.host_limit);
   if (!w.preconditioning.empty()) put(j, "preconditioning", w.preconditioning);
   put(j, "skipped", w.skipped);
   put(j, "integrity", w.integrity);
-  put(j, "capacity", w.capacity);
+  method_keys(j, w, ReportSlot::AfterIntegrity);
   put(j, "host_busy", w.host_busy);
   put(j, "early_stop", w.early_stop);
   if (!w.thermal.empty()) put(j, "thermal", w.thermal);
   if (!w.throttled.empty()) put(j, "throttled", w.throttled);
   if (!w.io_depths.submitted.empty()) put(j, "io_depths", w.io_depths);
   put(j, "disk_stats", w.disk_stats);
-  put(j, "pts", w.pts);
+  method_keys(j, w, ReportSlot::Last);
   return j;
 }
 
@@ -526,166 +304,12 @@ Json verdict_json(const ClaimVerdict& v) {
   return j;
 }
 
-// ---- reading ----
-
-// A JSON value and how it was reached, for error messages. The path is spelled out only for an
-// error ("workloads[1].read.ios"): building it for every value made reading a third slower. A
-// Node refers to its parent, so it must not outlive it.
-class Node {
- public:
-  explicit Node(const Json& j) : j_(j) {}  // the top level
-  Node(const Json& j, const Node& parent, std::string_view key)
-      : j_(j), parent_(&parent), key_(key) {}
-  Node(const Json& j, const Node& parent, std::size_t index)
-      : j_(j), parent_(&parent), index_(index) {}
-
-  [[noreturn]] void fail(const std::string& expected) const {
-    const std::string where = path();
-    throw ResultJsonError((where.empty() ? std::string("(top level)") : where) + ": expected " +
-                          expected + ", got " + j_.type_name());
-  }
-  const Json& json() const { return j_; }
-  std::string path() const {
-    if (parent_ == nullptr) return {};
-    std::string out = parent_->path();
-    if (key_.data() == nullptr) return out + "[" + std::to_string(index_) + "]";
-    return out.empty() ? std::string(key_) : out + "." + std::string(key_);
-  }
-
-  const Node object() const {
-    if (!j_.is_object()) fail("an object");
-    return *this;
-  }
-  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
-  Node at(const char* key) const {
-    object();
-    auto it = j_.find(key);
-    if (it == j_.end()) throw ResultJsonError(Node(j_, *this, key).path() + ": missing (required)");
-    return Node(*it, *this, key);
-  }
-  std::vector<Node> array() const {
-    if (!j_.is_array()) fail("an array");
-    std::vector<Node> out;
-    out.reserve(j_.size());
-    for (std::size_t i = 0; i < j_.size(); ++i) out.emplace_back(j_[i], *this, i);
-    return out;
-  }
-  std::string string() const {
-    if (!j_.is_string()) fail("a string");
-    return j_.get<std::string>();
-  }
-  bool boolean() const {
-    if (!j_.is_boolean()) fail("true or false");
-    return j_.get<bool>();
-  }
-  double real() const {
-    if (j_.is_null()) return std::numeric_limits<double>::quiet_NaN();
-    if (!j_.is_number()) fail("a number");
-    return j_.get<double>();
-  }
-  std::uint64_t unsigned64() const {
-    if (j_.is_number_unsigned()) return j_.get<std::uint64_t>();
-    if (j_.is_number_integer()) {
-      if (j_.get<std::int64_t>() < 0) fail("a non-negative integer (negative number)");
-      return static_cast<std::uint64_t>(j_.get<std::int64_t>());
-    }
-    if (j_.is_number_float()) {
-      const double d = j_.get<double>();
-      if (d >= 0 && d < 18446744073709551616.0 && d == std::floor(d))
-        return static_cast<std::uint64_t>(d);
-      fail("a non-negative integer (a fraction or out of range)");
-    }
-    fail("a non-negative integer");
-  }
-  unsigned unsigned32() const {
-    const auto v = unsigned64();
-    if (v > std::numeric_limits<unsigned>::max()) fail("an integer below 2^32");
-    return static_cast<unsigned>(v);
-  }
-  int integer() const {
-    if (j_.is_number_integer() || j_.is_number_unsigned()) {
-      if (j_.is_number_unsigned() && j_.get<std::uint64_t>() > 0x7fffffffULL)
-        fail("an integer in the int range");
-      const auto v = j_.get<std::int64_t>();
-      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-        fail("an integer in the int range");
-      return static_cast<int>(v);
-    }
-    fail("an integer");
-  }
-
-  // The member `key` into `out` (read_value below): absent keeps the default, and so does null
-  // for a std::optional. A required key that is absent is an error.
-  template <class T>
-  void get(Key key, T& out) const;
-
- private:
-  const Json& j_;
-  const Node* parent_ = nullptr;
-  std::string_view key_;   // a member: its key (null for an array element)
-  std::size_t index_ = 0;  // an array element: its index
-};
-
-WorkloadResult read_workload(const Node& n);
-ClaimVerdict read_verdict(const Node& n);
-
-template <class T>
-void read_value(const Node& n, T& out) {
-  if constexpr (std::is_same_v<T, double>) {
-    out = n.real();
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    out = n.string();
-  } else if constexpr (std::is_same_v<T, bool>) {
-    out = n.boolean();
-  } else if constexpr (std::is_same_v<T, int>) {
-    out = n.integer();
-  } else if constexpr (std::is_same_v<T, unsigned>) {
-    out = n.unsigned32();
-  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
-    out = n.unsigned64();
-  } else if constexpr (std::is_same_v<T, Percentiles>) {
-    const Node p = n.object();
-    out.clear();
-    for (const auto& [key, value] : p.json().items()) {
-      char* end = nullptr;
-      const double pct = std::strtod(key.c_str(), &end);
-      if (key.empty() || end != key.c_str() + key.size() || !(pct >= 0 && pct <= 100))
-        throw ResultJsonError(Node(value, p, key).path() +
-                              ": a percentile key must be a number 0..100");
-      out.emplace_back(pct, Node(value, p, key).unsigned64());
-    }
-    std::sort(out.begin(), out.end());
-  } else if constexpr (IsVector<T>::value) {
-    out.clear();
-    for (const auto& item : n.array()) read_value(item, out.emplace_back());
-  } else if constexpr (std::is_same_v<T, WorkloadResult>) {
-    out = read_workload(n);
-  } else if constexpr (std::is_same_v<T, ClaimVerdict>) {
-    out = read_verdict(n);
-  } else {
-    static_assert(HasKeyList<T>, "no JSON form");
-    n.object();
-    visit_fields(out, [&n](Key key, auto& member) { n.get(key, member); });
-  }
-}
-
-template <class T>
-void Node::get(Key key, T& out) const {
-  if (!key.required && !has(key.name)) return;
-  const Node member = at(key.name);
-  if constexpr (IsOptional<T>::value) {
-    if (member.json().is_null()) return;
-    read_value(member, out.emplace());
-  } else {
-    read_value(member, out);
-  }
-}
-
 WorkloadResult read_workload(const Node& n) {
   n.object();
   WorkloadResult w;
   n.get({"id", kRequired}, w.id);
-  n.get("kind", w.kind);
+  std::string kind = "workload";
+  n.get("kind", kind);
   n.get("params", w.params);
   n.get("read", w.read);
   n.get("write", w.write);
@@ -695,25 +319,17 @@ WorkloadResult read_workload(const Node& n) {
   n.get("errors", w.errors);
   n.get("interrupted", w.interrupted);
   n.get("fio_command", w.fio_command);
-  n.get("steady", w.steady);
-  n.get("steady_state", w.steady_state);
-  n.get("latency_curve", w.latency_curve);
-  n.get("latency_limit_ns", w.latency_limit_ns);
-  n.get("latency_stat", w.latency_stat);
-  n.get("sustained", w.sustained);
   n.get("host_limit", w.host_limit);
   n.get("preconditioning", w.preconditioning);
   n.get("skipped", w.skipped);
   n.get("integrity", w.integrity);
-  n.get("capacity", w.capacity);
   n.get("host_busy", w.host_busy);
   n.get("early_stop", w.early_stop);
   if (n.has("thermal")) n.get("thermal", w.thermal);
   if (n.has("throttled")) n.get("throttled", w.throttled);
   n.get("io_depths", w.io_depths);
   n.get("disk_stats", w.disk_stats);
-  n.get("pts", w.pts);
-  if (w.pts) w.figures = w.pts->figures;
+  w.method = read_method_report(n, kind, w);
   return w;
 }
 
@@ -755,6 +371,16 @@ ClaimVerdict read_verdict(const Node& n) {
   n.get("higher_is_better", v.higher_is_better);
   return v;
 }
+
+}  // namespace json
+
+namespace {
+
+using json::Json;
+using json::Node;
+using json::put;
+
+constexpr int kMaxDepth = 64;
 
 // nlohmann's own DOM builder, refusing nesting deeper than kMaxDepth before it costs stack. (Its
 // callback parser could check the depth too, but is a third slower, and the fuzz target of this

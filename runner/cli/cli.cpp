@@ -11,6 +11,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/cli/command_options.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/qualification/signals.hpp"
 
 namespace storqual::runner {
@@ -64,7 +65,8 @@ bool parse_command_options(const Args& args, const po::options_description& all,
 
 int cli_main(int argc, char** argv) {
   set_invocation(argc, argv);
-  ignore_broken_pipe();  // `storqual run ... | head` must still write its reports
+  register_method_reports();  // before any command reads a result back
+  ignore_broken_pipe();       // `storqual run ... | head` must still write its reports
   if (argc < 2) {
     print_usage(stderr);
     return kExitUsage;

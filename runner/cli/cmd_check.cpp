@@ -63,7 +63,10 @@ int cmd_check(const Args& args) {
   std::vector<double> capacities;
   for (const auto& t : capacity_texts) {
     try {
-      capacities.push_back(parse_claim_value(parse_metric("capacity"), t));
+      Metric bytes;  // a device capacity in bytes, written as claims write sizes
+      bytes.name = "--capacity";
+      bytes.kind = MetricKind::Capacity;
+      capacities.push_back(parse_claim_value(bytes, t));
     } catch (const UnitError& e) {
       throw UsageError(std::string("--capacity: ") + e.what());
     }

@@ -24,32 +24,7 @@ void print_suite(const Suite& suite, bool with_fio) {
       std::printf("  %s\n    %s\n", w.id().c_str(), w.fio_equivalent().c_str());
       continue;
     }
-    if (w.capacity) {
-      const auto& c = *w.capacity;
-      std::string density = c.interval ? "every " + format_size_fio(c.interval)
-                                       : std::to_string(c.samples) + " samples";
-      std::printf("  %-22s %-9s %-5s QD%u, %s\n", w.id().c_str(), "capacity",
-                  format_size_fio(c.bs).c_str(), c.iodepth, density.c_str());
-      continue;
-    }
-    if (w.pts) {  // SNIA PTS wsat/dirth/xsr/hir: what it takes at --runtime-scale 1
-      const double s = pts_duration_s(*w.pts, w.spec);
-      char full[32];
-      std::snprintf(full, sizeof full, s >= 3600 ? "%.1f h" : "%.0f min",
-                    s >= 3600 ? s / 3600 : s / 60);
-      std::printf("  %-22s %-9s %s, full scale up to %s\n", w.id().c_str(),
-                  std::string(to_string(w.pts->kind)).c_str(), describe_pts(*w.pts, w.spec).c_str(),
-                  full);
-      continue;
-    }
-    const auto& p = w.spec.params;
-    std::string depth = w.latency_search ? "QD1.." + std::to_string(w.latency_search->max_iodepth) +
-                                               " " + w.latency_search->label() +
-                                               "<=" + format_ns(w.latency_search->limit_ns)
-                                         : "QD" + std::to_string(p.iodepth);
-    std::printf("  %-22s %-9s %-5s %s x%u, %s\n", w.id().c_str(), p.rw.c_str(),
-                format_size_fio(p.bs).c_str(), depth.c_str(), p.numjobs,
-                p.runtime_s > 0 ? format_duration_fio(p.runtime_s).c_str() : "size once");
+    std::printf("  %-22s %s\n", w.id().c_str(), w.method->summary_line(w.spec).c_str());
   }
 }
 

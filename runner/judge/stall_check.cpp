@@ -7,7 +7,8 @@
 namespace storqual::runner {
 
 std::optional<std::string> stall_error(const reporting::WorkloadResult& r) {
-  if (r.skipped || r.interrupted || !r.errors.empty() || r.capacity) return std::nullopt;
+  if (r.skipped || r.interrupted || !r.errors.empty()) return std::nullopt;
+  if (r.method && !r.method->checked_for_stalls()) return std::nullopt;  // a check's own passes
   if (!r.read && !r.write) return std::nullopt;
   const std::uint64_t ios = (r.read ? r.read->ios : 0) + (r.write ? r.write->ios : 0);
   if (ios > 0) return std::nullopt;

@@ -10,11 +10,9 @@
 #include "reporting/figure_labels.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
-#include "runner/judge/pts_verdict.hpp"
+#include "runner/judge/figure_verdicts.hpp"
 #include "runner/measure/host_load.hpp"
 #include "runner/measure/tail_samples.hpp"
-#include "runner/methods/capacity_check.hpp"
-#include "runner/methods/steady_state.hpp"
 #include "runner/methods/thermal_watch.hpp"
 
 namespace storqual::runner {
@@ -76,9 +74,13 @@ std::string subject(const Metric& m, double v) {
       std::string kind = m.latency == LatencyKind::Clat ? "clat " : "";
       return dir + kind + stat + " " + format_metric_value(m.kind, v);
     }
-    case MetricKind::Capacity:  // the usable bytes of a capacity check, or a figure in bytes
-      if (m.name != "capacity") return m.name + " " + format_metric_value(m.kind, v);
-      return format_metric_value(m.kind, v) + " usable";
+    case MetricKind::Capacity: {  // a figure in bytes, in its own words ("1 GiB usable")
+      const std::string value = format_metric_value(m.kind, v);
+      if (!m.figure || m.figure->verdict_form.empty()) return m.name + " " + value;
+      std::string text(m.figure->verdict_form);
+      if (const auto at = text.find("{value}"); at != std::string::npos) text.replace(at, 7, value);
+      return text;
+    }
     case MetricKind::Waf:
       return "write amplification " + format_metric_value(m.kind, v);
     case MetricKind::Dwpd:
@@ -332,19 +334,22 @@ ClaimFigures gather_figures(const Claim& c, const std::vector<WorkloadResult>& r
       std::optional<double> m = metric_value(c.metric, *r, why);
       if (m) {
         f.values.push_back(*m);
-        if (c.steady && !r->steady) f.steady_unknown = true;
-        if (c.steady && r->steady && !*r->steady) f.not_steady = true;
+        const std::optional<bool> steady = r->method ? r->method->steady() : std::nullopt;
+        const bool in_rounds = steady.has_value(), became_steady = steady.value_or(false);
+        if (c.steady && !in_rounds) f.steady_unknown = true;
+        if (c.steady && in_rounds && !became_steady) f.not_steady = true;
         if (c.steady_required && f.inconclusive.empty()) {
-          if (!r->steady_state)
+          const std::string rounds = r->method ? r->method->steadiness() : std::string();
+          if (rounds.empty())
             f.inconclusive = "inconclusive: steady state was not measured (workload '" + id +
                              "' does not run in rounds)";
-          else if (!r->steady_state->steady)
-            f.inconclusive = "inconclusive: " + describe(*r->steady_state);
+          else if (!became_steady)
+            f.inconclusive = "inconclusive: " + rounds;
         }
         // Performance claims only: a capacity or integrity finding does not depend on CPU time
         // (the bytes before a PTS write cliff, wsat.cliff_tgbw, are a performance figure).
         if (r->host_busy && r->host_busy->busy &&
-            (c.metric.kind != MetricKind::Capacity || c.metric.name != "capacity")) {
+            (!c.metric.figure || c.metric.figure->performance)) {
           if (!f.host_busy.empty()) f.host_busy += ", ";
           f.host_busy += (c.workloads.size() > 1 ? id + ": " : std::string()) +
                          host_busy_reason(*r->host_busy);
@@ -548,8 +553,9 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
     v.message += "; over the whole run, projected from " + context.wear->basis;
   if (c.metric.kind == MetricKind::Capacity && c.workloads.size() == 1) {
     // What was found where: samples good, sample interval, where aliasing starts.
-    if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->capacity)
-      v.message += "; " + capacity_summary(*r->capacity);
+    if (const WorkloadResult* r = find_result(results, c.workloads.front()); r && r->method)
+      if (const std::string note = r->method->claim_note(c.metric.name); !note.empty())
+        v.message += "; " + note;
   }
   qualify_by_run_conditions(c, f, measured, v);
   qualify_verdict(f, v);
@@ -627,21 +633,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
       text += ", " + format_metric_value(MetricKind::Bandwidth, *b);
     if (auto l = metric_value(lat, *r, ignored))
       text += ", mean lat " + format_metric_value(MetricKind::Latency, *l);
-    if (r->kind == "latency-search") text += ", at iodepth " + std::to_string(r->params.iodepth);
-    if (r->sustained) {
-      const auto& sw = *r->sustained;
-      if (sw.dropped && sw.drop_cause == "thermal throttling")
-        text += ", throughput dropped after " +
-                format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
-                " by thermal throttling (not the write cache) to " +
-                format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
-      else if (sw.dropped)
-        text += ", write cache " + format_bytes_iec(static_cast<double>(sw.cache_bytes)) +
-                " then " + format_metric_value(MetricKind::Bandwidth, sw.post_cache_bw);
-      else
-        text += ", no drop in " + format_bytes_iec(static_cast<double>(sw.bytes_written));
-    }
-    if (r->steady_state) text += ", " + describe(*r->steady_state);
+    if (r->method) text += r->method->measured_note(*r);
     if (r->host_limit && r->host_limit->limited)
       text += ", host-limited: " + reporting::join_text(r->host_limit->reasons, ", ");
     if (r->host_busy && r->host_busy->busy)
@@ -649,7 +641,7 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     if (r->early_stop) text += ", " + r->early_stop->reason;
     v.message = text + "; no claim";
     out.push_back(std::move(v));
-    if (r->pts) append_pts_figure_verdicts(*r, out);
+    if (r->method && r->method->lists_figures()) append_figure_verdicts(*r, out);
   }
   return out;
 }

@@ -2,10 +2,50 @@
 // Sample counts of latency percentiles (see tail_samples.hpp).
 #include "runner/measure/tail_samples.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <string>
+
+#include "runner/base/units.hpp"
 
 namespace storqual::runner {
+namespace {
+
+std::string percentile_text(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+std::string available_percentiles() {
+  std::string out;
+  for (double p : kClaimablePercentiles) {
+    if (!out.empty()) out += ", ";
+    out += "p" + percentile_text(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> parse_percentile_stat(std::string_view stat, std::string_view context) {
+  if (stat == "mean") return std::nullopt;
+  if (stat.size() < 2 || stat.front() != 'p')
+    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
+                    "' (expected mean or pNN such as p99 or p99.9)");
+  double p = 0;
+  std::string_view digits = stat.substr(1);
+  auto [ptr, ec] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), p, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != digits.data() + digits.size())
+    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
+                    "' (expected mean or pNN such as p99 or p99.9)");
+  for (double known : kClaimablePercentiles)
+    if (std::fabs(known - p) < 1e-9) return known;
+  throw UnitError("percentile " + std::string(stat) +
+                  " is not reported (available: " + available_percentiles() + ")");
+}
 
 std::uint64_t samples_needed(double p) noexcept {
   if (!(p > 0) || !(p < 100)) return kMinSamplesBeyond;

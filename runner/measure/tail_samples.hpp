@@ -16,8 +16,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runner/measure/latency_histogram.hpp"
@@ -33,6 +35,12 @@ inline constexpr std::array<double, 2> kExtendedPercentiles = {99.999, 99.9999};
 inline constexpr std::array<double, kFioPercentiles.size() + kExtendedPercentiles.size()>
     kClaimablePercentiles = {1,  5,  10, 20,   30,   40,    50,    60,     70,     80,
                              90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 99.9999};
+
+// A latency statistic as claims and latency searches write it: "mean" (empty) or "pNN", one of
+// kClaimablePercentiles ("p99.9" -> 99.9). Throws UnitError naming `context` (the metric) and the
+// available ones.
+[[nodiscard]] std::optional<double> parse_percentile_stat(std::string_view stat,
+                                                          std::string_view context);
 
 // The fewest samples with at least kMinSamplesBeyond beyond percentile p (0 < p < 100).
 [[nodiscard]] std::uint64_t samples_needed(double p) noexcept;

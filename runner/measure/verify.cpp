@@ -242,9 +242,6 @@ void IntegrityTally::apply_to(reporting::IntegrityReport& r) const {
 void IntegrityTally::apply_findings_to(reporting::IntegrityReport& r) const {
   apply_counts(findings_, r, 0, 0, 0, 0, 0);
 }
-void IntegrityTally::apply_to(reporting::CapacityReport& r) const {
-  apply_counts(findings_, r, corrupted_, misplaced_, stale_, foreign_, read_errors_);
-}
 
 VerifyLedger::VerifyLedger(std::uint64_t region_offset, std::uint64_t region_size,
                            std::uint64_t block_size, VerifyAlgorithm algorithm,

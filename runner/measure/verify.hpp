@@ -111,7 +111,6 @@ class IntegrityTally {
   void apply_to(reporting::IntegrityReport& r) const;
   // Only the findings (an end pass already counted the blocks).
   void apply_findings_to(reporting::IntegrityReport& r) const;
-  void apply_to(reporting::CapacityReport& r) const;
   [[nodiscard]] std::uint64_t bad() const noexcept {
     return corrupted_ + misplaced_ + stale_ + foreign_;
   }

@@ -103,7 +103,7 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
     throw UnitError("the target (" + std::to_string(size) + " bytes) is too small for a " +
                     "capacity check at bs " + format_size_fio(check.bs));
 
-  reporting::CapacityReport rep;
+  CapacityReport rep;
   rep.reported_bytes = size;
   rep.block_size = check.bs;
   std::uint64_t interval = check.interval;
@@ -162,12 +162,18 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
       },
       options.stop);
   driver.close();
-  tally.apply_to(rep);
+  reporting::IntegrityReport counts;  // the tally's classes and first findings
+  tally.apply_to(counts);
+  rep.corrupted = counts.corrupted;
+  rep.misplaced = counts.misplaced;
+  rep.stale = counts.stale;
+  rep.foreign = counts.foreign;
+  rep.read_errors = counts.read_errors;
+  rep.findings = std::move(counts.findings);
   rep.usable_bytes = first_bad ? *first_bad : size;
 
   reporting::WorkloadResult result;
   result.id = check.id;
-  result.kind = "capacity";
   result.params.rw = "write";
   result.params.bs = check.bs;
   result.params.iodepth = depth;
@@ -190,11 +196,13 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
     result.errors.push_back("interrupted");
   }
   reporting::add_figure(result.figures, "capacity", static_cast<double>(rep.usable_bytes));
-  result.capacity = std::move(rep);
+  auto report = std::make_shared<CapacityMethodReport>();
+  report->capacity = std::move(rep);
+  result.method = std::move(report);
   return result;
 }
 
-std::string capacity_summary(const reporting::CapacityReport& r) {
+std::string capacity_summary(const CapacityReport& r) {
   char pct[32];
   std::snprintf(pct, sizeof pct, "%.1f%%",
                 r.reported_bytes ? 100.0 * static_cast<double>(r.usable_bytes) /
@@ -223,13 +231,14 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
   v.claimed = claimed_bytes;
   v.tolerance_pct = tolerance_pct;
   v.time_s = result.elapsed_s;
-  if (!result.capacity || !result.errors.empty()) {
+  const CapacityReport* found = capacity_report_of(result);
+  if (!found || !result.errors.empty()) {
     v.status = reporting::VerdictStatus::Error;
     v.message = "capacity: the check did not complete" +
                 (result.errors.empty() ? std::string() : ": " + result.errors.front());
     return v;
   }
-  const auto& r = *result.capacity;
+  const auto& r = *found;
   const double usable = static_cast<double>(r.usable_bytes);
   v.measured = usable;
   v.diff_pct = claimed_bytes > 0 ? (usable - claimed_bytes) / claimed_bytes * 100 : 0;
@@ -244,6 +253,50 @@ reporting::ClaimVerdict capacity_verdict(const reporting::WorkloadResult& result
               " the claimed " + reporting::format_bytes_decimal(claimed_bytes) + " (tolerance " +
               tol + "); " + capacity_summary(r);
   return v;
+}
+
+namespace {
+
+// <capacity id=... [samples interval bs iodepth ioengine direct verify]>: the ioengine and direct
+// of <defaults> unless given; the spec says rw=write over the whole target so that the safety
+// guard treats it as the write it is.
+std::shared_ptr<const Method> load_capacity(const XmlFile& file, pugi::xml_node node,
+                                            WorkloadSpec& spec) {
+  CapacityCheck c;
+  c.id = spec.id;
+  c.ioengine = spec.params.ioengine;  // from <defaults>
+  c.direct = spec.params.direct;
+  c.location = file.where(node);
+  for (pugi::xml_attribute a : node.attributes()) {
+    if (std::string_view(a.name()) == "id") continue;
+    try {
+      set_capacity_option(c, a.name(), a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  spec.params.rw = "write";
+  spec.params.bs = c.bs;
+  spec.params.size = 0;
+  spec.params.offset = 0;
+  return std::make_shared<const CapacityMethod>(std::move(c));
+}
+
+}  // namespace
+
+MethodEntry capacity_method_entry() {
+  return {"capacity", false, &load_capacity};
+}
+
+std::span<const reporting::FigureInfo> capacity_figure_rows() noexcept {
+  using K = reporting::MetricKind;
+  using reporting::MetricDirection;
+  static constexpr reporting::FigureInfo kRows[] = {
+      {"capacity", K::Capacity, false, "capacity",
+       "bytes below the first sample that did not read back its own data", MetricDirection::Both,
+       false, "{value} usable"},
+  };
+  return kRows;
 }
 
 }  // namespace storqual::runner

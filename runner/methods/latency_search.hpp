@@ -10,12 +10,15 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/result.hpp"
+#include "reporting/method_reports.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 
 namespace storqual::runner {
 
@@ -37,9 +40,43 @@ struct LatencySearch {
   [[nodiscard]] std::string label() const { return latency + "." + stat; }
 };
 
+// One step of a latency-bounded search: the workload at one iodepth.
+struct LatencyCurvePoint {
+  unsigned iodepth = 1;
+  double iops = 0;
+  double latency_ns = 0;  // the searched statistic (mean or percentile of lat), -1 if none
+  bool within_limit = false;
+};
+
+// The search's report in the result (model/method_report.hpp): kind "latency-search", every step
+// (sorted by iodepth), the limit and the statistic; the result itself is the step with the highest
+// IOPS within the limit. Its JSON keys latency_curve, latency_limit_ns and latency_stat, the HTML
+// curve and table, the console's curve (latency_search_report.cpp).
+class LatencySearchMethodReport final : public reporting::MethodReport {
+ public:
+  std::vector<LatencyCurvePoint> curve;
+  double limit_ns = 0;
+  std::string stat;  // "lat.mean", "clat.p99", ...
+
+  [[nodiscard]] std::string_view kind() const noexcept override { return "latency-search"; }
+  [[nodiscard]] reporting::ReportSlot json_slot() const noexcept override {
+    return reporting::ReportSlot::AfterFioCommand;
+  }
+  void write_json(nlohmann::ordered_json& result) const override;
+  void render_html(std::string& out, const reporting::RunResult& run,
+                   const reporting::WorkloadResult& w) const override;
+  [[nodiscard]] std::string console_block(const reporting::WorkloadResult& w) const override;
+  [[nodiscard]] std::string measured_note(const reporting::WorkloadResult& w) const override;
+  [[nodiscard]] std::string figure_note(const reporting::WorkloadResult& w) const override;
+};
+
+// Reads it back from a result's JSON (reporting/method_reports.hpp).
+[[nodiscard]] std::shared_ptr<const reporting::MethodReport> read_latency_search_report(
+    const reporting::json::Node& workload, std::string_view kind, reporting::WorkloadResult& w);
+
 struct LatencySearchOutcome {
-  reporting::WorkloadResult best;  // the run at the chosen depth (kind "latency-search")
-  std::vector<reporting::LatencyCurvePoint> curve;  // every step, sorted by iodepth
+  reporting::WorkloadResult best;        // the run at the chosen depth (kind "latency-search")
+  std::vector<LatencyCurvePoint> curve;  // every step, sorted by iodepth
   bool limit_met = false;  // false: no depth is within the limit (best is the iodepth-1 run)
 };
 
@@ -52,5 +89,26 @@ struct LatencySearchOutcome {
 [[nodiscard]] LatencySearchOutcome search_latency_bound(const WorkloadSpec& base,
                                                         const LatencySearch& search,
                                                         const RunWorkload& measure);
+
+// <latency-search id=... limit=... [stat latency max_iodepth search] [workload options]>: the
+// search as a method; each step's id is "<id> (iodepth N)", the result keeps the entry's id.
+class LatencySearchMethod final : public Method {
+ public:
+  explicit LatencySearchMethod(LatencySearch search) : search_(std::move(search)) {}
+  [[nodiscard]] const LatencySearch& search() const noexcept { return search_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return "latency-search"; }
+  void plan(WorkloadSpec& workload) const override;
+  [[nodiscard]] bool takes_early_stop() const noexcept override { return false; }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override;
+  [[nodiscard]] std::string fio_equivalent(const WorkloadSpec& spec) const override;
+  [[nodiscard]] std::string summary_line(const WorkloadSpec& spec) const override;
+
+ private:
+  LatencySearch search_;
+};
+
+// The registry's entry for <latency-search>.
+[[nodiscard]] MethodEntry latency_search_method_entry();
 
 }  // namespace storqual::runner

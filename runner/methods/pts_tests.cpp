@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "model/metric.hpp"
@@ -18,8 +19,6 @@ namespace storqual::runner {
 namespace {
 
 using reporting::Figure;
-using reporting::PtsReport;
-using reporting::PtsSample;
 using reporting::TimelinePoint;
 using reporting::WorkloadResult;
 
@@ -180,12 +179,14 @@ WorkloadSpec with(const WorkloadSpec& spec, const std::string& id, const std::st
 WorkloadResult finish(WorkloadResult main, const WorkloadSpec& spec, PtsReport report,
                       double elapsed, std::vector<TimelinePoint> timeline) {
   main.id = spec.id;
-  main.kind = "pts-" + report.test;
   main.elapsed_s = elapsed;
   main.timeline = std::move(timeline);
   main.lat_histogram.clear();
   main.figures = report.figures;  // what claims read (model/metric.hpp figure_table())
-  main.pts = std::move(report);
+  auto method = std::make_shared<PtsMethodReport>();
+  method->kind_text = "pts-" + report.test;
+  method->pts = std::move(report);
+  main.method = std::move(method);
   return main;
 }
 
@@ -264,7 +265,7 @@ WorkloadResult run_dirth(const WorkloadSpec& spec, const DirthConfig& c,
   WorkloadResult rounds = run_rounds(tracking, sc, renamed_rounds(spec.id, "tracking", measure));
   elapsed += rounds.elapsed_s;
   append_timeline(timeline, rounds, 0);
-  report.steady_state = rounds.steady_state;
+  if (const auto* ss = steady_state_of(rounds)) report.steady_state = *ss;
   if (failed(rounds)) return finish(std::move(rounds), spec, std::move(report), elapsed, timeline);
 
   // The grid from the highest total outstanding I/O down, as the PTS runs it.
@@ -282,7 +283,7 @@ WorkloadResult run_dirth(const WorkloadSpec& spec, const DirthConfig& c,
     WorkloadResult r = measure(point);
     elapsed += r.elapsed_s;
     if (failed(r)) return finish(std::move(r), spec, std::move(report), elapsed, timeline);
-    reporting::PtsGridPoint g;
+    PtsGridPoint g;
     g.threads = t;
     g.qd = q;
     g.iops = total_iops(r);
@@ -314,7 +315,7 @@ WorkloadResult run_dirth(const WorkloadSpec& spec, const DirthConfig& c,
     WorkloadResult r = measure(point);
     elapsed += r.elapsed_s;
     if (failed(r)) return finish(std::move(r), spec, std::move(report), elapsed, timeline);
-    reporting::PtsHistogram h = bin_histogram(r.lat_histogram);
+    PtsHistogram h = bin_histogram(r.lat_histogram);
     h.label = k.label;
     h.threads = g.threads;
     h.qd = g.qd;
@@ -363,7 +364,7 @@ WorkloadResult run_xsr(const WorkloadSpec& spec, const XsrConfig& c, const RunWo
     const Group& g = groups[i];
     WorkloadSpec w = with(spec, spec.id + " (access group " + std::to_string(i + 1) + ")", g.rw,
                           g.bs, g.threads, spec.params.iodepth, g.time_s, c.interval_s);
-    reporting::PtsSegment seg;
+    PtsSegment seg;
     seg.label = pts_stimulus(w);
     seg.rw = g.rw;
     seg.bs = g.bs;
@@ -413,17 +414,18 @@ WorkloadResult run_hir(const WorkloadSpec& spec, const HirConfig& c, const RunWo
   sc.max_rounds = c.saturation_rounds;
   sc.round_time_s = c.round_time_s;
   WorkloadResult rounds = run_rounds(sat, sc, renamed_rounds(spec.id, "saturation", measure));
-  report.steady_state = rounds.steady_state;
+  if (const auto* ss = steady_state_of(rounds)) report.steady_state = *ss;
   std::vector<TimelinePoint> timeline;
   append_timeline(timeline, rounds, 0);
   double measured = rounds.elapsed_s;
   clock_s = measured;
   if (failed(rounds)) return finish(std::move(rounds), spec, std::move(report), measured, timeline);
-  const double baseline = rounds.steady_state ? rounds.steady_state->mean : total_iops(rounds);
+  const auto* saturated = steady_state_of(rounds);
+  const double baseline = saturated ? saturated->mean : total_iops(rounds);
   report.interval_s = c.burst_s;
   WorkloadResult main = rounds;
   for (std::size_t state = 0; state < c.waits_s.size(); ++state) {
-    reporting::PtsSegment seg;
+    PtsSegment seg;
     seg.wait_s = c.waits_s[state];
     char label[64];
     std::snprintf(label, sizeof label, "wait %s", format_duration_fio(seg.wait_s).c_str());
@@ -733,7 +735,7 @@ PtsReport analyze_wsat(std::span<const TimelinePoint> timeline, const WsatConfig
   return r;
 }
 
-DirthChoice choose_dirth_points(std::vector<reporting::PtsGridPoint>& grid, double ceiling_ns) {
+DirthChoice choose_dirth_points(std::vector<PtsGridPoint>& grid, double ceiling_ns) {
   DirthChoice c;
   for (std::size_t i = 0; i < grid.size(); ++i) {
     auto& g = grid[i];
@@ -753,8 +755,8 @@ DirthChoice choose_dirth_points(std::vector<reporting::PtsGridPoint>& grid, doub
   return c;
 }
 
-reporting::PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> b) {
-  reporting::PtsHistogram h;
+PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> b) {
+  PtsHistogram h;
   std::uint64_t total = 0, lo = UINT64_MAX, hi = 0;
   for (const auto& x : b) {
     total += x.count;
@@ -794,7 +796,7 @@ reporting::PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> 
 }
 
 void analyze_xsr_group(std::span<const PtsSample> s, double start_s, double tolerance,
-                       reporting::PtsSegment& g) {
+                       PtsSegment& g) {
   const std::size_t n = full_samples(s, start_s);
   if (n == 0) return;
   const std::size_t tail = std::max<std::size_t>(3, n / 5);
@@ -817,6 +819,108 @@ const reporting::Figure* pts_figure(const PtsReport& report, std::string_view na
   for (const auto& f : report.figures)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+namespace {
+
+// <wsat|dirth|xsr|hir id=... [own attributes] [workload options]>: the PTS's stimulus as defaults.
+PtsTest load_pts(const XmlFile& file, pugi::xml_node node, PtsKind kind, WorkloadSpec& spec) {
+  PtsTest t;
+  t.kind = kind;
+  switch (kind) {  // the PTS's stimulus, before the suite's own attributes
+    case PtsKind::Wsat:
+    case PtsKind::Hir:
+      spec.params.rw = "randwrite";
+      spec.params.bs = 4096;
+      break;
+    case PtsKind::Dirth:
+      spec.params.rw = "randrw";
+      spec.params.rwmixread = 65;
+      spec.params.bs = 8192;
+      break;
+    case PtsKind::Xsr:
+      spec.params.rw = "write";
+      break;
+  }
+  spec.params.ramp_time_s = 0;
+  for (pugi::xml_attribute a : node.attributes()) {
+    const std::string_view name = a.name();
+    if (name == "id") continue;
+    try {
+      if (set_pts_attribute(t, name, a.value())) continue;
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+    if (!find_workload_option(name) || name == "runtime" || name == "ramp_time")
+      throw file.error(a, "unknown attribute '" + std::string(name) + "' on <" + node.name() +
+                              "> (expected " + pts_attribute_names(kind) +
+                              " or a workload option but runtime and ramp_time: " +
+                              workload_option_names(true) + ")");
+    try {
+      set_workload_option(spec, name, a.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(a, e.what());
+    }
+  }
+  spec.params.runtime_s = 0;
+  return t;
+}
+
+template <PtsKind kKind>
+std::shared_ptr<const Method> load_pts_element(const XmlFile& file, pugi::xml_node node,
+                                               WorkloadSpec& spec) {
+  return std::make_shared<const PtsMethod>(load_pts(file, node, kKind, spec));
+}
+
+}  // namespace
+
+std::array<MethodEntry, 4> pts_method_entries() {
+  return {{{"wsat", true, &load_pts_element<PtsKind::Wsat>},
+           {"dirth", true, &load_pts_element<PtsKind::Dirth>},
+           {"xsr", true, &load_pts_element<PtsKind::Xsr>},
+           {"hir", true, &load_pts_element<PtsKind::Hir>}}};
+}
+
+std::span<const reporting::FigureInfo> pts_figure_rows() noexcept {
+  using K = reporting::MetricKind;
+  using reporting::MetricDirection;
+  static constexpr reporting::FigureInfo kRows[] = {
+      {"wsat.iops", K::Iops, false, "wsat",
+       "WSAT: the saturated level (mean of the steady region)"},
+      {"wsat.fob_iops", K::Iops, false, "wsat",
+       "WSAT: fresh-out-of-box IOPS (median of the first 5 samples)"},
+      {"wsat.drop_pct", K::Percent, true, "wsat",
+       "WSAT: how far IOPS fell from FOB to the saturated level"},
+      {"wsat.cliff_tgbw", K::Capacity, false, "wsat",
+       "WSAT: bytes written when IOPS fell off the cliff"},
+      {"dirth.max_iops", K::Iops, false, "dirth",
+       "DIRTH: IOPS of the MaxIOPS point (within the ceiling)"},
+      {"dirth.max_iops_lat", K::Latency, true, "dirth",
+       "DIRTH: average response time at the MaxIOPS point"},
+      {"dirth.max_iops_p99999", K::Latency, true, "dirth",
+       "DIRTH: 99.999th percentile at the MaxIOPS point"},
+      {"dirth.min_iops", K::Iops, false, "dirth", "DIRTH: IOPS of the MinIOPS point (T1Q1)"},
+      {"dirth.min_iops_lat", K::Latency, true, "dirth",
+       "DIRTH: average response time at the MinIOPS point"},
+      {"xsr.seq_bw", K::Bandwidth, false, "xsr",
+       "XSR: settled throughput of access group 1 (sequential)"},
+      {"xsr.rnd_bw", K::Bandwidth, false, "xsr",
+       "XSR: settled throughput of access group 2 (random)"},
+      {"xsr.seq2_bw", K::Bandwidth, false, "xsr",
+       "XSR: settled throughput of access group 3 (sequential)"},
+      {"xsr.recovery_rnd", K::Latency, true, "xsr",
+       "XSR: time to settle after the switch to random writes"},
+      {"xsr.recovery_seq", K::Latency, true, "xsr",
+       "XSR: time to settle after the switch back to sequential"},
+      {"hir.baseline_iops", K::Iops, false, "hir", "HIR: IOPS at saturation, before any wait"},
+      {"hir.iops_shortest_wait", K::Iops, false, "hir",
+       "HIR: burst IOPS with the shortest idle wait"},
+      {"hir.iops_longest_wait", K::Iops, false, "hir",
+       "HIR: burst IOPS with the longest idle wait"},
+      {"hir.gain_pct", K::Percent, false, "hir",
+       "HIR: best wait state's burst IOPS over the baseline"},
+  };
+  return kRows;
 }
 
 }  // namespace storqual::runner

@@ -31,20 +31,124 @@
 //   the shortest and the longest wait, and the gain of the best state over the baseline.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/metric.hpp"
 #include "model/result.hpp"
+#include "reporting/method_reports.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/methods/sustained_write.hpp"
 
 namespace storqual::runner {
+
+// ---- SNIA PTS tests beyond steady-state IOPS, throughput and latency
+// (this file): write saturation (wsat), host idle recovery (hir), cross-stimulus
+// recovery (xsr) and demand intensity / response-time histograms (dirth). ----
+
+// One sample interval (the PTS's one-minute point, scaled with --runtime-scale).
+struct PtsSample {
+  double t_s = 0;          // end of the interval, seconds since the test's first write
+  double tgbw = 0;         // total bytes written since the purge, at the end of the interval
+  double iops = 0;         // reads + writes per second in the interval
+  double bw = 0;           // bytes per second in the interval
+  double lat_mean_ns = 0;  // mean completion latency in the interval
+  unsigned segment = 0;    // xsr: the access group (0, 1, 2); hir: the wait state; else 0
+};
+
+// xsr: one access group; hir: one wait state (its write bursts and idle waits).
+struct PtsSegment {
+  std::string label;  // "SEQ 1024KiB W", "wait 10 s"
+  std::string rw;
+  std::uint64_t bs = 0;
+  double start_s = 0, end_s = 0;  // on the samples' time axis
+  double wait_s = 0;              // hir: idle after each burst (as run)
+  unsigned bursts = 0;            // hir: write bursts in the state
+  double mean_iops = 0, mean_bw = 0, mean_lat_ns = 0;
+  double settled_bw = 0;    // xsr: the level the group settles to (median of its last samples)
+  double recovery_s = -1;   // xsr: from the switch until the level is reached; < 0: never
+  double settled_iops = 0;  // hir: IOPS of the bursts of the state (mean of all but the first)
+};
+
+// dirth: one point of the thread count x queue depth grid.
+struct PtsGridPoint {
+  unsigned threads = 1, qd = 1;
+  double iops = 0;
+  double lat_mean_ns = 0;  // average response time
+  double lat_max_ns = 0;   // maximum response time
+  bool within_ceiling = false;
+};
+
+struct PtsBin {
+  double upper_ns = 0;  // the bin holds response times in (previous upper, upper]
+  std::uint64_t count = 0;
+};
+
+// dirth: the response-time histogram at one chosen point.
+struct PtsHistogram {
+  std::string label;  // "MaxIOPS", "MidIOPS", "MinIOPS"
+  unsigned threads = 1, qd = 1;
+  double iops = 0;
+  double lat_mean_ns = 0, lat_p99_ns = 0, lat_p99999_ns = 0, lat_max_ns = 0;
+  std::vector<PtsBin> bins;
+};
+
+struct PtsReport {
+  std::string test;               // wsat | hir | xsr | dirth
+  std::string stimulus;           // the access pattern in the PTS's words, "RND 4KiB W T4Q32"
+  double interval_s = 0;          // sample interval as run
+  std::uint64_t range_bytes = 0;  // the tested range (one drive fill)
+  double full_scale_s = 0;        // what the test takes at --runtime-scale 1 (upper bound)
+  std::vector<PtsSample> samples;
+  // wsat: the 5-round window over the samples (the steady-state region); dirth: the tracking
+  // point's rounds; hir: the saturation before the wait states.
+  std::optional<reporting::SteadyStateReport> steady_state;
+  double steady_from_s = -1, steady_to_s = -1;  // wsat: the steady region on the time axis
+  double steady_from_tgbw = -1, steady_to_tgbw = -1;
+  double cliff_tgbw = -1;  // wsat: bytes written when IOPS fell off (interpolated); < 0: none
+  std::vector<PtsSegment> segments;
+  std::vector<PtsGridPoint> grid;
+  double ceiling_ns = 0;  // dirth: the response-time ceiling of the MaxIOPS point
+  std::vector<PtsHistogram> histograms;
+  // The test's figures as its section lists them (wsat.iops, ...); the test publishes the same in
+  // WorkloadResult::figures, which is what a claim reads.
+  std::vector<reporting::Figure> figures;
+};
+
+// The test's report in the result (model/method_report.hpp): kind "pts-<test>", the JSON key
+// "pts" (last), the PTS-style HTML section (pts_html.cpp); its figures are listed one verdict
+// each.
+class PtsMethodReport final : public reporting::MethodReport {
+ public:
+  PtsReport pts;
+  std::string kind_text;  // "pts-wsat"
+
+  [[nodiscard]] std::string_view kind() const noexcept override { return kind_text; }
+  [[nodiscard]] reporting::ReportSlot json_slot() const noexcept override {
+    return reporting::ReportSlot::Last;
+  }
+  void write_json(nlohmann::ordered_json& result) const override;
+  void render_html(std::string& out, const reporting::RunResult& run,
+                   const reporting::WorkloadResult& w) const override;
+  [[nodiscard]] bool lists_figures() const noexcept override { return true; }
+};
+
+// The PTS report of a result, or null when `w` is not a PTS test's.
+[[nodiscard]] const PtsReport* pts_report_of(const reporting::WorkloadResult& w) noexcept;
+// Reads it back from a result's JSON (reporting/method_reports.hpp): kind "pts-...", its figures
+// published again in WorkloadResult::figures.
+[[nodiscard]] std::shared_ptr<const reporting::MethodReport> read_pts_report(
+    const reporting::json::Node& workload, std::string_view kind, reporting::WorkloadResult& w);
 
 enum class PtsKind { Wsat, Hir, Xsr, Dirth };
 
@@ -130,28 +234,73 @@ using IdleFunction = std::function<void(double seconds)>;
 // ---- the analyses, pure functions over measured data ----
 
 // WSAT over a write timeline (t_s, write_iops, write_bw): samples, cliff, steady region, figures.
-[[nodiscard]] reporting::PtsReport analyze_wsat(std::span<const reporting::TimelinePoint> timeline,
-                                                const WsatConfig& config);
+[[nodiscard]] PtsReport analyze_wsat(std::span<const reporting::TimelinePoint> timeline,
+                                     const WsatConfig& config);
 
 // DIRTH's choice of points over a grid: indexes into `grid` of MaxIOPS (none: no point within the
 // ceiling), MidIOPS and MinIOPS; marks within_ceiling.
 struct DirthChoice {
   std::optional<std::size_t> max_iops, mid_iops, min_iops;
 };
-[[nodiscard]] DirthChoice choose_dirth_points(std::vector<reporting::PtsGridPoint>& grid,
-                                              double ceiling_ns);
+[[nodiscard]] DirthChoice choose_dirth_points(std::vector<PtsGridPoint>& grid, double ceiling_ns);
 
 // The response-time histogram of `buckets` in 1-2-5 bins per decade, with its percentiles.
-[[nodiscard]] reporting::PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> b);
+[[nodiscard]] PtsHistogram bin_histogram(std::span<const reporting::LatencyBucket> b);
 
 // XSR: the settled level and recovery time of samples [first, last) of one access group.
-void analyze_xsr_group(std::span<const reporting::PtsSample> samples, double start_s,
-                       double tolerance, reporting::PtsSegment& group);
+void analyze_xsr_group(std::span<const PtsSample> samples, double start_s, double tolerance,
+                       PtsSegment& group);
 
 // ---- figures a claim can name (spec sheets: <claim metric="wsat.iops" .../>): their names,
 // kinds and directions are rows of model/metric.hpp's figure_table() ----
 // The figure `name` of a report, or null when the run did not measure it.
-[[nodiscard]] const reporting::Figure* pts_figure(const reporting::PtsReport& report,
+[[nodiscard]] const reporting::Figure* pts_figure(const PtsReport& report,
                                                   std::string_view name) noexcept;
+
+class PtsMethod final : public Method {
+ public:
+  explicit PtsMethod(PtsTest test) : test_(std::move(test)) {}
+  [[nodiscard]] const PtsTest& test() const noexcept { return test_; }
+  [[nodiscard]] std::string_view element() const noexcept override { return to_string(test_.kind); }
+  [[nodiscard]] bool timed() const noexcept override { return true; }
+  // Many passes: its own section says what they measured, not the last pass alone.
+  [[nodiscard]] bool prints_fio_summary(const reporting::WorkloadResult& result) const override {
+    return !pts_report_of(result);
+  }
+  [[nodiscard]] reporting::WorkloadResult run(const WorkloadSpec& w,
+                                              const MethodContext& context) const override {
+    reporting::WorkloadResult r = run_pts_test(w, scale_pts_test(test_, context.runtime_scale),
+                                               context.measure, context.direct.stop);
+    if (const auto* report = dynamic_cast<const PtsMethodReport*>(r.method.get())) {
+      auto scaled = std::make_shared<PtsMethodReport>(*report);
+      scaled->pts.full_scale_s = pts_duration_s(test_, w);
+      r.method = std::move(scaled);
+    }
+    return r;
+  }
+  // What it takes at --runtime-scale 1: "wsat      RND 4KiB W T4Q32 ..., full scale up to 24.0 h".
+  [[nodiscard]] std::string summary_line(const WorkloadSpec& spec) const override {
+    const double s = pts_duration_s(test_, spec);
+    char full[32];
+    std::snprintf(full, sizeof full, s >= 3600 ? "%.1f h" : "%.0f min",
+                  s >= 3600 ? s / 3600 : s / 60);
+    char line[512];
+    std::snprintf(line, sizeof line, "%-9s %s, full scale up to %s",
+                  std::string(to_string(test_.kind)).c_str(), describe_pts(test_, spec).c_str(),
+                  full);
+    return line;
+  }
+
+ private:
+  PtsTest test_;
+};
+
+// The registry's entries for <wsat>, <dirth>, <xsr> and <hir>: each test as a method, its
+// stimulus (rw, bs) the PTS's before the element's own workload options; runtime and ramp_time
+// are the test's own (refused as attributes).
+[[nodiscard]] std::array<MethodEntry, 4> pts_method_entries();
+
+// The figures the tests publish (model/metric.hpp figure_table(); defined in docs/pts.md).
+[[nodiscard]] std::span<const reporting::FigureInfo> pts_figure_rows() noexcept;
 
 }  // namespace storqual::runner

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "model/metric.hpp"
+#include "runner/base/units.hpp"
 
 namespace storqual::runner {
 
@@ -63,8 +64,10 @@ reporting::WorkloadResult run_rounds(const WorkloadSpec& spec, const SteadyState
   last.id = spec.id;
   last.timeline = std::move(timeline);
   last.elapsed_s = elapsed;
-  last.steady = report.steady;
-  last.steady_state = std::move(report);
+  auto method = std::make_shared<SteadyStateRoundsReport>();
+  method->steady_flag = report.steady;
+  method->rounds = std::move(report);
+  last.method = std::move(method);
   return last;
 }
 
@@ -82,6 +85,67 @@ std::string describe(const reporting::SteadyStateReport& r) {
                 r.steady ? "steady" : "not steady", r.rounds.size(),
                 r.rounds.size() == 1 ? "" : "s", mean.c_str(), r.range_pct, r.slope_pct);
   return buf;
+}
+
+reporting::WorkloadResult SteadyStateRounds::run(const WorkloadSpec& w,
+                                                 const MethodContext& context) const {
+  SteadyStateConfig config = config_;
+  WorkloadSpec rounds = w;
+  if (config.round_time_s > 0) {
+    config.round_time_s = std::max(0.2, config.round_time_s * context.runtime_scale);
+    if (rounds.interval_s > config.round_time_s / 4)
+      rounds.interval_s = std::max(0.01, config.round_time_s / 10);
+  }
+  return run_rounds(rounds, config, context.measure);
+}
+
+namespace {
+
+// <workload rounds round_time steady_metric>: empty when none of them is given.
+std::optional<SteadyStateConfig> load_rounds(const XmlFile& file, pugi::xml_node node) {
+  pugi::xml_attribute rounds = node.attribute("rounds");
+  pugi::xml_attribute round_time = node.attribute("round_time");
+  pugi::xml_attribute metric = node.attribute("steady_metric");
+  if (!rounds && !round_time && !metric) return std::nullopt;
+  SteadyStateConfig c;
+  if (rounds) c.max_rounds = parse_count_attribute(file, rounds, 5, 1000);
+  if (round_time) {
+    try {
+      c.round_time_s = parse_duration(round_time.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(round_time, std::string("round_time: ") + e.what());
+    }
+    if (!(c.round_time_s > 0))
+      throw file.error_value(round_time, "round_time must be greater than 0");
+  }
+  if (metric) {
+    std::string_view m = metric.value();
+    if (m != "iops" && m != "bw" && m != "lat.mean")
+      throw file.error_value(
+          metric, "steady_metric: expected iops, bw or lat.mean, got '" + std::string(m) + "'");
+    c.metric = std::string(m);
+  }
+  return c;
+}
+
+std::shared_ptr<const Method> load_workload(const XmlFile& file, pugi::xml_node node,
+                                            WorkloadSpec& spec) {
+  apply_workload_attributes(file, node, spec, {"id", "rounds", "round_time", "steady_metric"},
+                            true);
+  if (auto config = load_rounds(file, node))
+    return std::make_shared<const SteadyStateRounds>(std::move(*config));
+  return plain_method();
+}
+
+std::shared_ptr<const Method> workload_in_rounds(const std::shared_ptr<const Method>& method) {
+  if (dynamic_cast<const SteadyStateRounds*>(method.get())) return method;
+  return std::make_shared<const SteadyStateRounds>(SteadyStateConfig{});
+}
+
+}  // namespace
+
+MethodEntry workload_method_entry() {
+  return {"workload", true, &load_workload, &workload_in_rounds};
 }
 
 }  // namespace storqual::runner

@@ -3,16 +3,17 @@
 #include "runner/methods/sustained_write.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "model/metric.hpp"
+#include "runner/base/units.hpp"
 
 namespace storqual::runner {
 
-reporting::SustainedWriteReport analyze_sustained_write(
-    std::span<const reporting::TimelinePoint> tl, double drop_fraction,
-    unsigned initial_intervals) {
-  reporting::SustainedWriteReport r;
+SustainedWriteReport analyze_sustained_write(std::span<const reporting::TimelinePoint> tl,
+                                             double drop_fraction, unsigned initial_intervals) {
+  SustainedWriteReport r;
   r.drop_fraction = drop_fraction;
   if (tl.empty()) return r;
   std::vector<double> dt(tl.size());
@@ -125,7 +126,6 @@ reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const Su
     }
   }
   out.id = spec.id;
-  out.kind = "sustained-write";
   out.params = pass.params;
   out.params.size = spec.params.size;
   out.elapsed_s = elapsed;
@@ -136,10 +136,80 @@ reporting::WorkloadResult run_sustained_write(const WorkloadSpec& spec, const Su
     out.write->bw_bytes = static_cast<double>(bytes) / elapsed;
   }
   out.timeline = std::move(timeline);
-  out.sustained = analyze_sustained_write(out.timeline, how.drop_fraction, how.initial_intervals);
-  reporting::add_figure(out.figures, "sustained.bw", out.sustained->post_cache_bw);
-  reporting::add_figure(out.figures, "sustained.initial_bw", out.sustained->initial_bw);
+  auto report = std::make_shared<SustainedWriteMethodReport>();
+  report->sustained =
+      analyze_sustained_write(out.timeline, how.drop_fraction, how.initial_intervals);
+  reporting::add_figure(out.figures, "sustained.bw", report->sustained->post_cache_bw);
+  reporting::add_figure(out.figures, "sustained.initial_bw", report->sustained->initial_bw);
+  out.method = std::move(report);
   return out;
+}
+
+namespace {
+
+SustainedWrite load_sustained(const XmlFile& file, pugi::xml_node node, WorkloadSpec& spec) {
+  SustainedWrite s;
+  if (pugi::xml_attribute rw = node.attribute("rw"); rw && std::string_view(rw.value()) != "write")
+    throw file.error_value(rw, "a sustained write is sequential writes (rw=write), got '" +
+                                   std::string(rw.value()) + "'");
+  spec.params.rw = "write";
+  pugi::xml_attribute volume = node.attribute("volume");
+  if (volume) {
+    std::string_view v = volume.value();
+    if (v.ends_with("x")) v.remove_suffix(1);
+    double f = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), f);
+    if (ec != std::errc() || p != v.data() + v.size() || !(f > 0) || f > 1000)
+      throw file.error_value(volume,
+                             "volume: expected a multiple of size such as 2x (0 < x <= "
+                             "1000), got '" +
+                                 std::string(volume.value()) + "'");
+    s.volume_factor = f;
+    spec.params.runtime_s = 0;
+  } else if (!node.attribute("runtime")) {
+    s.volume_factor = 2;  // SNIA's write saturation covers the range at least twice
+    spec.params.runtime_s = 0;
+  }
+  if (pugi::xml_attribute drop = node.attribute("drop")) {
+    double pct = 0;
+    try {
+      pct = parse_percent(drop.value());
+    } catch (const UnitError& e) {
+      throw file.error_value(drop, std::string("drop: ") + e.what());
+    }
+    if (!(pct > 0) || pct >= 100)
+      throw file.error_value(drop, "drop: expected a percentage between 0 and 100 (exclusive)");
+    s.drop_fraction = pct / 100;
+  }
+  spec.params.ramp_time_s = 0;  // the first second is the cache: it must be counted
+  return s;
+}
+
+std::shared_ptr<const Method> load_sustained_write(const XmlFile& file, pugi::xml_node node,
+                                                   WorkloadSpec& spec) {
+  apply_workload_attributes(file, node, spec, {"id", "volume", "drop"}, true);
+  return std::make_shared<const SustainedWriteMethod>(load_sustained(file, node, spec));
+}
+
+}  // namespace
+
+MethodEntry sustained_write_method_entry() {
+  return {"sustained-write", true, &load_sustained_write};
+}
+
+std::span<const reporting::FigureInfo> sustained_write_figure_rows() noexcept {
+  using K = reporting::MetricKind;
+  using reporting::MetricDirection;
+  static constexpr reporting::FigureInfo kRows[] = {
+      {"sustained.bw", K::Bandwidth, false, "sustained-write",
+       "write bandwidth after the cache (mean after the drop), sum over {jobs}",
+       MetricDirection::Write},
+      {"sustained.initial_bw", K::Bandwidth, false, "sustained-write",
+       "write bandwidth before any drop (median of the first intervals: the burst rate), sum over "
+       "{jobs}",
+       MetricDirection::Write},
+  };
+  return kRows;
 }
 
 }  // namespace storqual::runner

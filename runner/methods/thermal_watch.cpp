@@ -77,17 +77,8 @@ std::vector<ThrottleInterval> throttled_intervals(const std::vector<ThermalSampl
 
 void apply_throttling(reporting::WorkloadResult& r) {
   r.throttled = throttled_intervals(r.thermal);
-  if (r.sustained) {
-    auto& sw = *r.sustained;
-    sw.drop_cause.clear();
-    if (sw.dropped) {
-      const double step = r.timeline.size() > 1 ? r.timeline[1].t_s - r.timeline[0].t_s : 1;
-      const bool thermal = std::any_of(r.throttled.begin(), r.throttled.end(), [&](const auto& t) {
-        return t.start_s <= sw.cache_time_s + step && t.end_s >= sw.cache_time_s - step;
-      });
-      sw.drop_cause = thermal ? "thermal throttling" : "cache cliff";
-    }
-  }
+  if (r.method)
+    if (auto again = r.method->after_throttling(r)) r.method = std::move(again);
 }
 
 void attach_thermal(reporting::WorkloadResult& r, std::vector<ThermalSample> readings,

@@ -49,8 +49,7 @@ std::vector<std::string> or_whole_run(std::vector<std::string> ids,
 
 // A method that runs in timed rounds or passes has a time of its own even with runtime 0.
 bool timed(const SuiteWorkload& sw) {
-  return sw.spec.params.runtime_s > 0 || sw.spec.params.ramp_time_s > 0 || sw.steady_state ||
-         sw.pts || sw.sustained_write;
+  return sw.spec.params.runtime_s > 0 || sw.spec.params.ramp_time_s > 0 || sw.method->timed();
 }
 
 void command_line_deviations(const Suite& suite, const std::vector<WorkloadSpec>& plan,

@@ -41,13 +41,9 @@
 #include "runner/measure/fault_spec.hpp"
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/verify.hpp"
-#include "runner/methods/capacity_check.hpp"
 #include "runner/methods/host_limits.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/methods/preconditioning.hpp"
-#include "runner/methods/pts_tests.hpp"
-#include "runner/methods/steady_state.hpp"
-#include "runner/methods/sustained_write.hpp"
 #include "runner/methods/thermal_watch.hpp"
 #include "runner/methods/wear.hpp"
 #include "runner/qualification/deviations.hpp"
@@ -281,70 +277,32 @@ std::vector<std::string> precondition_suite(const Suite& suite,
   return lines;
 }
 
-reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const WorkloadSpec& w,
-                                         const QualificationOptions& o, const RunWorkload& measure);
-
-// One suite entry as its element asks: its own preconditioning, then a latency search, rounds to
-// steady state, a sustained write, a SNIA PTS test or a plain run.
+// One suite entry as its method asks (runner/methods/method.hpp): its own preconditioning, then
+// the method, every pass through `measure`; a method that drives the engine itself gets the run's
+// stop flag and engine wrapper instead.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const NvmePurgeAccess& nvme,
                                         const RunWorkload& measure,
                                         std::vector<std::string>& preconditioning) {
-  if (sw.capacity) {
-    CapacityCheck check = *sw.capacity;
-    check.target = w.params.target;
-    RunOptions ro;
-    ro.stop = &install_stop_handlers();
-    ro.wrap_engine = fault_wrapper(o);
-    return run_capacity_check(check, ro);
-  }
+  MethodContext context;
+  context.direct.stop = &install_stop_handlers();
+  context.direct.wrap_engine = fault_wrapper(o);
+  context.runtime_scale = o.runtime_scale;
+  if (!sw.method->runs_workloads()) return sw.method->run(w, context);
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
   // The host is judged over every pass of the method (merge_host_busy), not only over the pass
   // whose result is returned; a plain run's one report stays as it is.
   std::vector<reporting::HostBusyReport> busy;
-  const RunWorkload pass = [&](const WorkloadSpec& spec) {
+  context.measure = [&](const WorkloadSpec& spec) {
     reporting::WorkloadResult r = measure(spec);
     if (r.host_busy) busy.push_back(*r.host_busy);
     return r;
   };
-  reporting::WorkloadResult r = measure_method(sw, w, o, pass);
+  reporting::WorkloadResult r = sw.method->run(w, context);
   if (auto merged = merge_host_busy(busy)) r.host_busy = std::move(merged);
   return r;
-}
-
-// The entry's method (latency search, sustained write, SNIA PTS test, rounds to steady state or a
-// plain run), each pass through `measure`.
-reporting::WorkloadResult measure_method(const SuiteWorkload& sw, const WorkloadSpec& w,
-                                         const QualificationOptions& o,
-                                         const RunWorkload& measure) {
-  if (sw.latency_search) {
-    reporting::WorkloadResult best =
-        search_latency_bound(w, *sw.latency_search, [&](const WorkloadSpec& step) {
-          WorkloadSpec named = step;
-          named.id = w.id + " (iodepth " + std::to_string(step.params.iodepth) + ")";
-          return measure(named);
-        }).best;
-    best.id = w.id;
-    return best;
-  }
-  if (sw.sustained_write) return run_sustained_write(w, *sw.sustained_write, measure);
-  if (sw.pts) {  // SNIA PTS wsat/dirth/xsr/hir (runner/methods/pts_tests.hpp)
-    reporting::WorkloadResult r = run_pts_test(w, scale_pts_test(*sw.pts, o.runtime_scale), measure,
-                                               &install_stop_handlers());
-    if (r.pts) r.pts->full_scale_s = pts_duration_s(*sw.pts, w);
-    return r;
-  }
-  if (!sw.steady_state) return measure(w);
-  SteadyStateConfig config = *sw.steady_state;
-  WorkloadSpec rounds = w;
-  if (config.round_time_s > 0) {
-    config.round_time_s = std::max(0.2, config.round_time_s * o.runtime_scale);
-    if (rounds.interval_s > config.round_time_s / 4)
-      rounds.interval_s = std::max(0.01, config.round_time_s / 10);
-  }
-  return run_rounds(rounds, config, measure);
 }
 
 // Why the device is gone after workload `r`, or "" when it is still there: an I/O or the open
@@ -474,11 +432,11 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   for (const auto& sw : suite.workloads) {
     WorkloadSpec w = sw.spec;
     w.params.target = o.target;
-    if (sw.latency_search) w.params.iodepth = std::min(sw.latency_search->max_iodepth, 32u);
+    sw.method->plan(w);
     scale_workload(w, o);
     // --early-stop: every workload with a time limit of its own; rounds (SNIA PTS steady state)
     // and latency searches keep their own stopping rules. "off" turns a suite's rule off too.
-    if (o.early_stop && !sw.steady_state && !sw.latency_search)
+    if (o.early_stop && sw.method->takes_early_stop())
       set_workload_option(w, "early_stop", *o.early_stop);
     validate(w);
     plan.push_back(std::move(w));
@@ -568,11 +526,11 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
   r.preconditioning = std::move(preconditioning);
   // The report names the target as the user gave it, not the scratch file's temporary name.
   r.params.target = o.target;
+  const Method& method = *chosen.suite.workloads[i].method;
   WorkloadSpec as_run = plan[i];
-  as_run.params.iodepth = r.params.iodepth;              // a latency search chose its own
-  if (!r.capacity) r.fio_command = fio_command(as_run);  // a capacity check names its own method
-  // A PTS test is many passes: its own section says what they measured, not the last pass alone.
-  if (!r.skipped && !r.capacity && !r.pts)
+  as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own
+  r.fio_command = method.fio_command_as_run(as_run, r);
+  if (!r.skipped && method.prints_fio_summary(r))
     std::fputs(reporting::format_fio_summary(r).c_str(), con);
   return r;
 }

@@ -67,16 +67,16 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w) {
 namespace {
 
 // A workload that is not a plain run cannot be written as attributes alone (nor as a fio job).
+// A plain run is the <workload> method that takes no time of its own (rounds to steady state are
+// a <workload> too, a timed one).
 void expect_plain(const SuiteWorkload& w, const char* for_what) {
-  const char* method = w.latency_search    ? "a latency search"
-                       : w.steady_state    ? "a run to steady state"
-                       : w.precondition    ? "preconditioned"
-                       : w.sustained_write ? "a sustained write"
-                       : w.capacity        ? "a capacity check"
-                       : w.pts             ? "a SNIA PTS test"
-                                           : nullptr;
-  if (method)
-    throw UsageError("workload '" + w.id() + "' is " + method + ": " + for_what +
+  const bool plain = w.method->element() == "workload" && !w.method->timed();
+  const std::string what =
+      w.precondition ? "preconditioned"
+      : !plain       ? "a <" + std::string(w.method->element()) + "> method, not a plain run"
+                     : "";
+  if (!what.empty())
+    throw UsageError("workload '" + w.id() + "' is " + what + ": " + for_what +
                      " takes plain workloads only");
 }
 

@@ -39,40 +39,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string percentile_text(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", p);
-  return buf;
-}
-
-std::string available_percentiles() {
-  std::string out;
-  for (double p : kReportedPercentiles) {
-    if (!out.empty()) out += ", ";
-    out += "p" + percentile_text(p);
-  }
-  return out;
-}
-
-// "p99.9" -> 99.9 when it is one of the reported percentiles.
-std::optional<double> parse_stat(std::string_view stat, std::string_view context) {
-  if (stat == "mean") return std::nullopt;
-  if (stat.size() < 2 || stat.front() != 'p')
-    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
-                    "' (expected mean or pNN such as p99 or p99.9)");
-  double p = 0;
-  std::string_view digits = stat.substr(1);
-  auto [ptr, ec] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), p, std::chars_format::fixed);
-  if (ec != std::errc() || ptr != digits.data() + digits.size())
-    throw UnitError("unknown statistic '" + std::string(stat) + "' in '" + std::string(context) +
-                    "' (expected mean or pNN such as p99 or p99.9)");
-  for (double known : kReportedPercentiles)
-    if (std::fabs(known - p) < 1e-9) return known;
-  throw UnitError("percentile " + std::string(stat) +
-                  " is not reported (available: " + available_percentiles() + ")");
-}
-
 struct NumberAndUnit {
   double number = 0;
   std::string unit;  // trimmed suffix
@@ -397,7 +363,8 @@ Metric parse_metric(std::string_view name) {
   m.direction = parsed->direction;
   m.latency = parsed->latency;
   m.figure = parsed->figure;
-  if (m.kind == MetricKind::Latency && !m.figure) m.percentile = parse_stat(parsed->stat, name);
+  if (m.kind == MetricKind::Latency && !m.figure)
+    m.percentile = parse_percentile_stat(parsed->stat, name);
   return m;
 }
 

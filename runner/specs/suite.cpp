@@ -26,39 +26,6 @@ bool is_valid_name(std::string_view id) {
   return true;
 }
 
-std::string option_names(bool with_iodepth) {
-  std::string out;
-  for (const WorkloadOption& o : workload_options()) {
-    if (!with_iodepth && o.name == "iodepth") continue;
-    if (!out.empty()) out += ", ";
-    out += o.name;
-  }
-  return out;
-}
-
-// Applies every attribute except those in `own` (handled by the caller) through the option table.
-void apply_options(const XmlFile& file, pugi::xml_node node, WorkloadSpec& spec,
-                   std::initializer_list<std::string_view> own, bool allow_iodepth) {
-  for (pugi::xml_attribute a : node.attributes()) {
-    std::string_view name = a.name();
-    if (std::find(own.begin(), own.end(), name) != own.end()) continue;
-    if (!allow_iodepth && name == "iodepth")
-      throw file.error(a, "a latency search chooses the iodepth itself (expected max_iodepth)");
-    if (!find_workload_option(name)) {
-      std::string own_list;
-      for (auto o : own) own_list += std::string(o) + ", ";
-      throw file.error(a, "unknown attribute '" + std::string(name) + "' on <" + node.name() +
-                              "> (expected " + own_list + (own_list.empty() ? "" : "or ") +
-                              "a workload option: " + option_names(allow_iodepth) + ")");
-    }
-    try {
-      set_workload_option(spec, name, a.value());
-    } catch (const UnitError& e) {
-      throw file.error_value(a, e.what());
-    }
-  }
-}
-
 void expect_no_children(const XmlFile& file, pugi::xml_node node) {
   for (pugi::xml_node child : node.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata)
@@ -87,99 +54,12 @@ std::string take_id(const XmlFile& file, pugi::xml_node node) {
   return std::string(v);
 }
 
-LatencySearch load_search(const XmlFile& file, pugi::xml_node node) {
-  LatencySearch s;
-  pugi::xml_attribute limit = required_attribute(file, node, "limit");
-  try {
-    s.limit_ns = parse_duration(limit.value()) * 1e9;
-  } catch (const UnitError& e) {
-    throw file.error_value(limit, std::string("limit: ") + e.what());
-  }
-  if (!(s.limit_ns > 0)) throw file.error_value(limit, "limit must be greater than 0");
-  if (s.limit_ns > 3600e9) throw file.error_value(limit, "limit is absurd (more than 1 hour)");
-  if (pugi::xml_attribute stat = node.attribute("stat")) {
-    s.stat = stat.value();
-    try {
-      Metric m = parse_metric("lat." + s.stat);
-      s.percentile = m.percentile;
-    } catch (const UnitError& e) {
-      throw file.error_value(stat, std::string("stat: ") + e.what());
-    }
-  }
-  if (pugi::xml_attribute max = node.attribute("max_iodepth")) {
-    std::string_view v = max.value();
-    unsigned n = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > kMaxIodepth)
-      throw file.error_value(max, "max_iodepth: expected a whole number 1.." +
-                                      std::to_string(kMaxIodepth) + ", got '" + std::string(v) +
-                                      "'");
-    s.max_iodepth = n;
-  }
-  if (pugi::xml_attribute lat = node.attribute("latency")) {
-    s.latency = lat.value();
-    if (s.latency != "lat" && s.latency != "clat")
-      throw file.error_value(lat,
-                             "latency: expected lat (submission to completion) or clat "
-                             "(completion only), got '" +
-                                 s.latency + "'");
-  }
-  if (pugi::xml_attribute mode = node.attribute("search")) {
-    const std::string v = mode.value();
-    if (v != "sweep" && v != "bisect")
-      throw file.error_value(mode,
-                             "search: expected sweep (every depth 1, 2, 4 .. max_iodepth) "
-                             "or bisect, got '" +
-                                 v + "'");
-    s.bisect = v == "bisect";
-  }
-  return s;
-}
-
-unsigned parse_count(const XmlFile& file, pugi::xml_attribute a, unsigned lo, unsigned hi) {
-  std::string_view v = a.value();
-  unsigned n = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || p != v.data() + v.size() || n < lo || n > hi)
-    throw file.error_value(a, std::string(a.name()) + ": expected a whole number " +
-                                  std::to_string(lo) + ".." + std::to_string(hi) + ", got '" +
-                                  std::string(v) + "'");
-  return n;
-}
-
 bool parse_bit(const XmlFile& file, pugi::xml_attribute a) {
   std::string_view v = a.value();
   if (v == "1") return true;
   if (v == "0") return false;
   throw file.error_value(a,
                          std::string(a.name()) + ": expected 0 or 1, got '" + std::string(v) + "'");
-}
-
-// <workload rounds round_time steady_metric>: empty when none of them is given.
-std::optional<SteadyStateConfig> load_rounds(const XmlFile& file, pugi::xml_node node) {
-  pugi::xml_attribute rounds = node.attribute("rounds");
-  pugi::xml_attribute round_time = node.attribute("round_time");
-  pugi::xml_attribute metric = node.attribute("steady_metric");
-  if (!rounds && !round_time && !metric) return std::nullopt;
-  SteadyStateConfig c;
-  if (rounds) c.max_rounds = parse_count(file, rounds, 5, 1000);
-  if (round_time) {
-    try {
-      c.round_time_s = parse_duration(round_time.value());
-    } catch (const UnitError& e) {
-      throw file.error_value(round_time, std::string("round_time: ") + e.what());
-    }
-    if (!(c.round_time_s > 0))
-      throw file.error_value(round_time, "round_time must be greater than 0");
-  }
-  if (metric) {
-    std::string_view m = metric.value();
-    if (m != "iops" && m != "bw" && m != "lat.mean")
-      throw file.error_value(
-          metric, "steady_metric: expected iops, bw or lat.mean, got '" + std::string(m) + "'");
-    c.metric = std::string(m);
-  }
-  return c;
 }
 
 Precondition load_precondition(const XmlFile& file, pugi::xml_node node) {
@@ -196,93 +76,6 @@ Precondition load_precondition(const XmlFile& file, pugi::xml_node node) {
   if (pugi::xml_attribute a = node.attribute("independent")) p.independent = parse_bit(file, a);
   if (pugi::xml_attribute a = node.attribute("dependent")) p.dependent = parse_bit(file, a);
   return p;
-}
-
-SustainedWrite load_sustained(const XmlFile& file, pugi::xml_node node, WorkloadSpec& spec) {
-  SustainedWrite s;
-  if (pugi::xml_attribute rw = node.attribute("rw"); rw && std::string_view(rw.value()) != "write")
-    throw file.error_value(rw, "a sustained write is sequential writes (rw=write), got '" +
-                                   std::string(rw.value()) + "'");
-  spec.params.rw = "write";
-  pugi::xml_attribute volume = node.attribute("volume");
-  if (volume) {
-    std::string_view v = volume.value();
-    if (v.ends_with("x")) v.remove_suffix(1);
-    double f = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), f);
-    if (ec != std::errc() || p != v.data() + v.size() || !(f > 0) || f > 1000)
-      throw file.error_value(volume,
-                             "volume: expected a multiple of size such as 2x (0 < x <= "
-                             "1000), got '" +
-                                 std::string(volume.value()) + "'");
-    s.volume_factor = f;
-    spec.params.runtime_s = 0;
-  } else if (!node.attribute("runtime")) {
-    s.volume_factor = 2;  // SNIA's write saturation covers the range at least twice
-    spec.params.runtime_s = 0;
-  }
-  if (pugi::xml_attribute drop = node.attribute("drop")) {
-    double pct = 0;
-    try {
-      pct = parse_percent(drop.value());
-    } catch (const UnitError& e) {
-      throw file.error_value(drop, std::string("drop: ") + e.what());
-    }
-    if (!(pct > 0) || pct >= 100)
-      throw file.error_value(drop, "drop: expected a percentage between 0 and 100 (exclusive)");
-    s.drop_fraction = pct / 100;
-  }
-  spec.params.ramp_time_s = 0;  // the first second is the cache: it must be counted
-  return s;
-}
-
-std::optional<PtsKind> pts_kind_of(std::string_view element) {
-  for (PtsKind k : {PtsKind::Wsat, PtsKind::Dirth, PtsKind::Xsr, PtsKind::Hir})
-    if (element == to_string(k)) return k;
-  return std::nullopt;
-}
-
-// <wsat|dirth|xsr|hir id=... [own attributes] [workload options]>: the PTS's stimulus as defaults.
-PtsTest load_pts(const XmlFile& file, pugi::xml_node node, PtsKind kind, WorkloadSpec& spec) {
-  PtsTest t;
-  t.kind = kind;
-  switch (kind) {  // the PTS's stimulus, before the suite's own attributes
-    case PtsKind::Wsat:
-    case PtsKind::Hir:
-      spec.params.rw = "randwrite";
-      spec.params.bs = 4096;
-      break;
-    case PtsKind::Dirth:
-      spec.params.rw = "randrw";
-      spec.params.rwmixread = 65;
-      spec.params.bs = 8192;
-      break;
-    case PtsKind::Xsr:
-      spec.params.rw = "write";
-      break;
-  }
-  spec.params.ramp_time_s = 0;
-  for (pugi::xml_attribute a : node.attributes()) {
-    const std::string_view name = a.name();
-    if (name == "id") continue;
-    try {
-      if (set_pts_attribute(t, name, a.value())) continue;
-    } catch (const UnitError& e) {
-      throw file.error_value(a, e.what());
-    }
-    if (!find_workload_option(name) || name == "runtime" || name == "ramp_time")
-      throw file.error(
-          a, "unknown attribute '" + std::string(name) + "' on <" + node.name() + "> (expected " +
-                 pts_attribute_names(kind) +
-                 " or a workload option but runtime and ramp_time: " + option_names(true) + ")");
-    try {
-      set_workload_option(spec, name, a.value());
-    } catch (const UnitError& e) {
-      throw file.error_value(a, e.what());
-    }
-  }
-  spec.params.runtime_s = 0;
-  return t;
 }
 
 void load_children(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
@@ -304,9 +97,9 @@ Suite load_suite(const XmlFile& file) {
   if (std::string_view(root.name()) != "suite")
     throw file.error(root,
                      "unknown root element <" + std::string(root.name()) + "> (expected <suite>)");
-  expect_only(file, root, "name description",
-              "defaults precondition workload latency-search sustained-write capacity wsat "
-              "dirth xsr hir");
+  std::string elements = "defaults precondition";
+  for (const MethodEntry& e : method_entries()) elements += " " + std::string(e.element);
+  expect_only(file, root, "name description", elements);
   Suite suite;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (!is_valid_name(name.value()))
@@ -323,7 +116,7 @@ Suite load_suite(const XmlFile& file) {
                               file.position(defaults) + ")");
     defaults = d;
     expect_no_children(file, d);
-    apply_options(file, d, base, {}, true);
+    apply_workload_attributes(file, d, base, {}, true);
   }
 
   std::map<std::string, std::string> seen;  // id -> line:column
@@ -337,11 +130,12 @@ Suite load_suite(const XmlFile& file) {
       suite.precondition = load_precondition(file, node);
       continue;
     }
+    const MethodEntry* entry = find_method_entry(kind);  // expect_only admitted the element
     SuiteWorkload w;
-    if (kind == "capacity")
-      expect_no_children(file, node);
-    else
+    if (entry->takes_precondition)
       load_children(file, node, w);
+    else
+      expect_no_children(file, node);
     w.location = file.where(node);
     w.spec = base;
     w.spec.id = take_id(file, node);
@@ -349,57 +143,27 @@ Suite load_suite(const XmlFile& file) {
       throw file.error(node.attribute("id"),
                        "duplicate workload id '" + w.spec.id + "' (first at " + it->second + ")");
     seen.emplace(w.spec.id, file.position(node));
-    if (kind == "workload") {
-      apply_options(file, node, w.spec, {"id", "rounds", "round_time", "steady_metric"}, true);
-      w.steady_state = load_rounds(file, node);
-    } else if (kind == "capacity") {
-      CapacityCheck c;
-      c.id = w.spec.id;
-      c.ioengine = w.spec.params.ioengine;  // from <defaults>
-      c.direct = w.spec.params.direct;
-      c.location = w.location;
-      for (pugi::xml_attribute a : node.attributes()) {
-        if (std::string_view(a.name()) == "id") continue;
-        try {
-          set_capacity_option(c, a.name(), a.value());
-        } catch (const UnitError& e) {
-          throw file.error_value(a, e.what());
-        }
-      }
-      w.spec.params.rw = "write";
-      w.spec.params.bs = c.bs;
-      w.spec.params.size = 0;
-      w.spec.params.offset = 0;
-      w.capacity = std::move(c);
-    } else if (kind == "sustained-write") {
-      apply_options(file, node, w.spec, {"id", "volume", "drop"}, true);
-      w.sustained_write = load_sustained(file, node, w.spec);
-    } else if (auto pts_kind = pts_kind_of(kind)) {
-      w.pts = load_pts(file, node, *pts_kind, w.spec);
-    } else {  // latency-search
-      apply_options(file, node, w.spec, {"id", "max_iodepth", "limit", "stat", "latency", "search"},
-                    false);
-      w.latency_search = load_search(file, node);
-      w.spec.params.iodepth = 1;
-    }
-    if (w.precondition && w.precondition->dependent && !w.steady_state) {
-      if (kind != "workload")
+    w.method = entry->load(file, node, w.spec);
+    if (w.precondition && w.precondition->dependent) {
+      if (!entry->in_rounds)
         throw file.error(node,
                          "dependent preconditioning (the workload itself until steady) "
                          "needs a <workload>");
-      w.steady_state = SteadyStateConfig{};
+      w.method = entry->in_rounds(w.method);
     }
     validate_at(file, node, w.spec);
     suite.workloads.push_back(std::move(w));
   }
   if (suite.precondition && suite.precondition->dependent)
     for (auto& w : suite.workloads)
-      if (!w.latency_search && !w.sustained_write && !w.steady_state && !w.pts)
-        w.steady_state = SteadyStateConfig{};
-  if (suite.workloads.empty())
-    throw file.error(root,
-                     "<suite> needs at least one <workload>, <latency-search>, "
-                     "<sustained-write> or a PTS test (<wsat>, <dirth>, <xsr>, <hir>)");
+      if (const MethodEntry* entry = find_method_entry(w.method->element()); entry->in_rounds)
+        w.method = entry->in_rounds(w.method);
+  if (suite.workloads.empty()) {
+    std::string methods;
+    for (const MethodEntry& e : method_entries())
+      methods += (methods.empty() ? "<" : ", <") + std::string(e.element) + ">";
+    throw file.error(root, "<suite> needs at least one method element (" + methods + ")");
+  }
   return suite;
 }
 
@@ -409,31 +173,6 @@ bool looks_like_path(std::string_view s) {
 }
 
 }  // namespace
-
-std::string SuiteWorkload::fio_equivalent() const {
-  if (capacity) {
-    const std::string density =
-        capacity->interval ? "one every " + format_size_fio(capacity->interval)
-                           : std::to_string(capacity->samples) + " samples spread over the target";
-    return "capacity check: " + format_size_fio(capacity->bs) + " blocks, " + density +
-           ", written with distinct headers then read back (f3probe-like; no fio equivalent)";
-  }
-  if (!latency_search) {
-    std::string cmd = fio_command(spec);
-    if (!spec.early_stop.empty())
-      cmd += "  # early stop " + spec.early_stop +
-             ": storqual may end it before the runtime once its figure is known "
-             "(docs/measurement.md); fio runs the full runtime";
-    return cmd;
-  }
-  WorkloadSpec deepest = spec;
-  deepest.params.iodepth = latency_search->max_iodepth;
-  return fio_command(deepest) + "  # latency search: iodepth 1.." +
-         std::to_string(latency_search->max_iodepth) +
-         (latency_search->bisect ? " then bisected" : ", every power of two") +
-         ", highest IOPS with " + latency_search->label() +
-         " <= " + format_ns(latency_search->limit_ns);
-}
 
 const SuiteWorkload* Suite::find(std::string_view id) const noexcept {
   for (const auto& w : workloads)

@@ -7,42 +7,35 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "runner/measure/workload.hpp"
-#include "runner/methods/capacity_check.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/methods/preconditioning.hpp"
-#include "runner/methods/pts_tests.hpp"
-#include "runner/methods/steady_state.hpp"
-#include "runner/methods/sustained_write.hpp"
 
 namespace storqual::runner {
 
-// One entry of a suite in file order. For a latency search, `spec` holds everything but the
-// iodepth, which the search chooses (spec.params.iodepth is 1).
+// One entry of a suite in file order: its workload and the method its element names
+// (runner/methods/method.hpp). For a latency search, `spec` holds everything but the iodepth,
+// which the search chooses (spec.params.iodepth is 1).
 struct SuiteWorkload {
   WorkloadSpec spec;
-  std::optional<LatencySearch> latency_search;
-  // <workload rounds="25" round_time="60s" steady_metric="iops">: run in rounds to steady state.
-  std::optional<SteadyStateConfig> steady_state;
+  std::shared_ptr<const Method> method = plain_method();
   // <precondition> inside the element: done before this workload, over its range.
   std::optional<Precondition> precondition;
-  // <sustained-write>: writes until a volume or a time; spec.params.rw is "write".
-  std::optional<SustainedWrite> sustained_write;
-  // <capacity>: the real-capacity check (runner/methods/capacity_check.hpp) instead of a workload;
-  // spec says rw=write over the whole target so that the safety guard treats it as the write it is.
-  std::optional<CapacityCheck> capacity;
-  // <wsat>, <dirth>, <xsr> or <hir>: a SNIA PTS test (runner/methods/pts_tests.hpp); spec holds its
-  // stimulus (bs, iodepth, numjobs, rw).
-  std::optional<PtsTest> pts;
   std::string location;  // "file:line:column" of the element
   [[nodiscard]] const std::string& id() const noexcept { return spec.id; }
-  // The equivalent fio command; a latency search gives its deepest step and a comment.
-  [[nodiscard]] std::string fio_equivalent() const;
+  // The equivalent fio command (Method::fio_equivalent).
+  [[nodiscard]] std::string fio_equivalent() const { return method->fio_equivalent(spec); }
+  // The method as its own type, or null when it is another (tests, and a method's own code).
+  template <class M>
+  [[nodiscard]] const M* method_as() const noexcept {
+    return dynamic_cast<const M*>(method.get());
+  }
 };
 
 class Suite {

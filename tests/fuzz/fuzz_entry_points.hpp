@@ -23,6 +23,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/methods/method.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/spec_sheet.hpp"
@@ -53,6 +54,7 @@ inline const runner::Suite& reference_suite() {
 }
 
 inline Outcome feed_spec_sheet(std::string_view bytes) {
+  runner::register_method_reports();  // the methods\' figures and report readers, once
   runner::SpecSheet sheet;
   try {
     sheet = runner::SpecSheet::parse(std::string(bytes), "fuzz-spec.xml");
@@ -67,6 +69,7 @@ inline Outcome feed_spec_sheet(std::string_view bytes) {
 }
 
 inline Outcome feed_suite(std::string_view bytes) {
+  runner::register_method_reports();  // the methods\' figures and report readers, once
   runner::Suite suite;
   try {
     suite = runner::Suite::parse(std::string(bytes), "fuzz-suite.xml");
@@ -124,6 +127,7 @@ inline Outcome feed_fio_job(std::string_view bytes) {
 // The first byte chooses the parser; the rest is its text. For claim values the text is
 // "metric\nvalue" (an unparsable metric falls back to one of iops, bw, lat.p99).
 inline Outcome feed_units(std::string_view bytes) {
+  runner::register_method_reports();  // the methods\' figures and report readers, once
   if (bytes.empty()) return Outcome::Refused;
   const unsigned char selector = static_cast<unsigned char>(bytes.front());
   const std::string_view text = bytes.substr(1);
@@ -184,6 +188,7 @@ inline void render_and_check(const reporting::RunResult& run) {
 // What `storqual report` does with a result file: read it, then re-render JUnit, HTML, the console
 // table and JSON. The JUnit must be well-formed XML and the JSON must read back.
 inline Outcome feed_result_json(std::string_view bytes) {
+  runner::register_method_reports();  // the methods\' figures and report readers, once
   reporting::RunResult run;
   try {
     run = reporting::run_result_from_json(bytes);

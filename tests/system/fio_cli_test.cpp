@@ -110,7 +110,8 @@ TEST_F(FioCli, ExportIsAJobFileFioAccepts) {
               runner::workload_attributes(original.workloads[i].spec));
   auto method = run_command({STORQUAL_BINARY, "suites", "export", "latency-bound", "--fio"});
   EXPECT_EQ(method.exit_code, 2);
-  EXPECT_NE(method.err.find("latency search"), std::string::npos) << method.err;
+  EXPECT_NE(method.err.find("is a <latency-search> method, not a plain run"), std::string::npos)
+      << method.err;
   if (run_command({"sh", "-c", "command -v fio"}).exit_code != 0)
     GTEST_SKIP() << "fio is not installed: fio --parse-only not tried";
   auto parse = run_command({"fio", "--parse-only", job});

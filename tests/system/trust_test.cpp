@@ -119,13 +119,14 @@ TEST(SteadyRequired, AWorkloadForcedNotToSettleIsInconclusiveWithTheWindowsNumbe
   w.params.target = "null";
   w.interval_s = 0.02;
   int calls = 0;
-  auto r = run_rounds(w, *sw.steady_state, [&](const WorkloadSpec& spec) {
-    *round = ++calls;
-    return run_workload(spec, ro);
-  });
-  ASSERT_TRUE(r.steady_state);
-  EXPECT_FALSE(r.steady_state->steady);
-  EXPECT_EQ(r.steady_state->rounds.size(), 6u);
+  auto r =
+      run_rounds(w, sw.method_as<SteadyStateRounds>()->config(), [&](const WorkloadSpec& spec) {
+        *round = ++calls;
+        return run_workload(spec, ro);
+      });
+  ASSERT_TRUE(steady_state_of(r));
+  EXPECT_FALSE(steady_state_of(r)->steady);
+  EXPECT_EQ(steady_state_of(r)->rounds.size(), 6u);
   auto v = judge(sheet, suite, {r});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, reporting::VerdictStatus::Error);
@@ -134,9 +135,9 @@ TEST(SteadyRequired, AWorkloadForcedNotToSettleIsInconclusiveWithTheWindowsNumbe
   // The window's numbers as the detector computed them.
   char numbers[128];
   std::snprintf(numbers, sizeof numbers, "range %.1f%% of mean, slope %.1f%% of mean)",
-                r.steady_state->range_pct, r.steady_state->slope_pct);
+                steady_state_of(r)->range_pct, steady_state_of(r)->slope_pct);
   EXPECT_NE(v[0].message.find(numbers), std::string::npos) << v[0].message;
-  EXPECT_GT(r.steady_state->range_pct, 20);
+  EXPECT_GT(steady_state_of(r)->range_pct, 20);
   std::printf("%s\n", v[0].message.c_str());
 }
 

@@ -57,9 +57,9 @@ class CapacityOnFile : public ::testing::Test {
 TEST_F(CapacityOnFile, ATrueDeviceIsWhole) {
   auto r = run_capacity_check(check_);
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
-  ASSERT_TRUE(r.capacity);
-  const auto& c = *r.capacity;
-  EXPECT_EQ(r.kind, "capacity");
+  ASSERT_TRUE(capacity_report_of(r));
+  const auto& c = *capacity_report_of(r);
+  EXPECT_EQ(r.kind(), "capacity");
   EXPECT_EQ(c.reported_bytes, kSize);
   EXPECT_EQ(c.sample_interval, kSize / 1024);
   EXPECT_EQ(c.samples, 1024u);
@@ -75,8 +75,8 @@ TEST_F(CapacityOnFile, ATrueDeviceIsWhole) {
 TEST_F(CapacityOnFile, WrappingFakeIsFoundWithinOneInterval) {
   const std::uint64_t real = kSize / 8;
   auto r = run_capacity_check(check_, fake(real));
-  ASSERT_TRUE(r.capacity);
-  const auto& c = *r.capacity;
+  ASSERT_TRUE(capacity_report_of(r));
+  const auto& c = *capacity_report_of(r);
   EXPECT_EQ(c.reported_bytes, kSize);
   EXPECT_LE(c.usable_bytes > real ? c.usable_bytes - real : real - c.usable_bytes,
             c.sample_interval);
@@ -98,8 +98,8 @@ TEST_F(CapacityOnFile, AWrapAtAMultipleOfTheIntervalIsFound) {
   check_.interval = 256 << 10;                             // density by distance instead of count
   const std::uint64_t real = kSize / 8 + 3 * (256 << 10);  // a multiple of it, not a power of 2
   auto r = run_capacity_check(check_, fake(real));
-  ASSERT_TRUE(r.capacity);
-  const auto& c = *r.capacity;
+  ASSERT_TRUE(capacity_report_of(r));
+  const auto& c = *capacity_report_of(r);
   EXPECT_EQ(c.sample_interval, 256u << 10);
   EXPECT_EQ(c.samples, kSize / (256 << 10));
   EXPECT_GE(c.usable_bytes, real);
@@ -133,11 +133,12 @@ TEST(CapacityInFiles, SuiteElementSheetMetricAndVerdict) {
                              "card.xml");
   ASSERT_EQ(suite.workloads.size(), 2u);
   const auto& sw = suite.workloads[0];
-  ASSERT_TRUE(sw.capacity);
-  EXPECT_EQ(sw.capacity->id, "real-capacity");
-  EXPECT_EQ(sw.capacity->samples, 8192u);
-  EXPECT_EQ(sw.capacity->bs, 64u << 10);
-  EXPECT_EQ(sw.capacity->ioengine, "psync");
+  const auto* capacity = sw.method_as<CapacityMethod>();
+  ASSERT_TRUE(capacity);
+  EXPECT_EQ(capacity->check().id, "real-capacity");
+  EXPECT_EQ(capacity->check().samples, 8192u);
+  EXPECT_EQ(capacity->check().bs, 64u << 10);
+  EXPECT_EQ(capacity->check().ioengine, "psync");
   EXPECT_TRUE(writes(sw.spec));  // the safety guard sees the write
   EXPECT_EQ(suite.workloads[1].spec.verify, VerifyAlgorithm::Xxh3);
   try {
@@ -165,10 +166,11 @@ TEST(CapacityInFiles, SuiteElementSheetMetricAndVerdict) {
 
   reporting::WorkloadResult fake;
   fake.id = "real-capacity";
-  fake.kind = "capacity";
-  fake.capacity.emplace();
-  fake.capacity->reported_bytes = 64000000000ull;
-  fake.capacity->usable_bytes = 8ull << 30;
+  auto report = std::make_shared<CapacityMethodReport>();
+  report->capacity.emplace();
+  report->capacity->reported_bytes = 64000000000ull;
+  report->capacity->usable_bytes = 8ull << 30;
+  fake.method = std::move(report);
   reporting::add_figure(fake.figures, "capacity", 8ull << 30);  // as the check publishes it
   reporting::WorkloadResult other;
   other.id = "randwrite-4k";

@@ -233,7 +233,6 @@ TEST(Wear, WafAndDwpdAreClaimsASheetCanMake) {
 WorkloadResult sustained_write_with_drop() {
   WorkloadResult r;
   r.id = "fill";
-  r.kind = "sustained-write";
   r.params.rw = "write";
   r.write.emplace();
   r.write->bw_bytes = 2e9;
@@ -244,7 +243,9 @@ WorkloadResult sustained_write_with_drop() {
     p.write_bw = i <= 12 ? 3e9 : 1e9;
     r.timeline.push_back(p);
   }
-  r.sustained = analyze_sustained_write(r.timeline, 0.5, 5);
+  auto report = std::make_shared<SustainedWriteMethodReport>();
+  report->sustained = analyze_sustained_write(r.timeline, 0.5, 5);
+  r.method = std::move(report);
   return r;
 }
 
@@ -258,8 +259,8 @@ std::vector<reporting::ThermalSample> readings(const std::vector<std::string>& p
 
 TEST(Throttling, ACapturedThermalTransitionMarksTheIntervalAndExplainsTheDrop) {
   auto r = sustained_write_with_drop();
-  ASSERT_TRUE(r.sustained->dropped);
-  EXPECT_NEAR(r.sustained->cache_time_s, 12, 1);
+  ASSERT_TRUE(sustained_write_report(r)->dropped);
+  EXPECT_NEAR(sustained_write_report(r)->cache_time_s, 12, 1);
   attach_thermal(r,
                  readings({"smart-thermal-0.bin", "smart-thermal-1.bin", "smart-thermal-2.bin",
                            "smart-thermal-3.bin", "smart-thermal-4.bin", "smart-thermal-5.bin"}),
@@ -272,7 +273,7 @@ TEST(Throttling, ACapturedThermalTransitionMarksTheIntervalAndExplainsTheDrop) {
   EXPECT_DOUBLE_EQ(r.throttled[0].end_s, 20);
   EXPECT_EQ(r.throttled[0].level, "TMT1");
   EXPECT_EQ(r.throttled[0].seconds, 40u);
-  EXPECT_EQ(r.sustained->drop_cause, "thermal throttling");
+  EXPECT_EQ(sustained_write_report(r)->drop_cause, "thermal throttling");
 
   // The verdicts say so: a claim over the workload names the throttled span, and the
   // measured-only summary attributes the drop to throttling rather than the cache.
@@ -299,7 +300,7 @@ TEST(Throttling, ACapturedThermalTransitionMarksTheIntervalAndExplainsTheDrop) {
   ASSERT_EQ(back.workloads[0].throttled.size(), 1u);
   EXPECT_DOUBLE_EQ(back.workloads[0].throttled[0].start_s, 10);
   EXPECT_EQ(back.workloads[0].thermal.size(), 6u);
-  EXPECT_EQ(back.workloads[0].sustained->drop_cause, "thermal throttling");
+  EXPECT_EQ(sustained_write_report(back.workloads[0])->drop_cause, "thermal throttling");
   const std::string html = reporting::render_html(run);
   EXPECT_NE(html.find("throttled (TMT1, 40 s)"), std::string::npos);
   EXPECT_NE(html.find("throughput drop (thermal throttling, not the cache)"), std::string::npos);
@@ -310,7 +311,7 @@ TEST(Throttling, WithoutThermalTransitionsTheDropIsTheCache) {
   attach_thermal(r, readings({"smart-thermal-0.bin", "smart-thermal-1.bin", "smart-thermal-2.bin"}),
                  r.elapsed_s);
   EXPECT_TRUE(r.throttled.empty());
-  EXPECT_EQ(r.sustained->drop_cause, "cache cliff");
+  EXPECT_EQ(sustained_write_report(r)->drop_cause, "cache cliff");
 }
 
 TEST(Throttling, ReadingsOverTheWholeWorkloadAreShiftedOntoTheMeasuredPart) {

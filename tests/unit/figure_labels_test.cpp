@@ -4,6 +4,7 @@
 // a percentile), of a latency search's result; the verdicts carry them; the HTML shows them next
 // to the numbers and ends with the glossary, every term of which docs/reports.md defines too.
 #include "reporting/figure_labels.hpp"
+#include "runner/methods/latency_search.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ TEST(FigureLabels, MetricDefinitions) {
   EXPECT_EQ(metric_definition("read.lat.p99", rr),
             "p99 of lat (submission to completion) over every read I/O of 1 job");
   WorkloadResult search = rr;
-  search.kind = "latency-search";
+  search.method = std::make_shared<runner::LatencySearchMethodReport>();
   EXPECT_EQ(metric_definition("iops", search),
             "read IOPS, sum over 1 job, mean over 60 s, at iodepth 32 (the search's choice)");
   EXPECT_EQ(latency_stat_definition("clat.mean"),

@@ -281,6 +281,9 @@ TEST(FioSuite, ExportRefusesWhatFioCannotRun) {
   const Suite s =
       Suite::parse(R"(<suite name="s"><latency-search id="l" limit="1ms"/></suite>)", "s.xml");
   EXPECT_THROW((void)fio_job_text(s, ""), UsageError);
+  const Suite rounds = Suite::parse(
+      R"(<suite name="s"><workload id="r" rounds="5" round_time="1s"/></suite>)", "s.xml");
+  EXPECT_THROW((void)fio_job_text(rounds, ""), UsageError);  // a <workload>, but timed
   const Suite e = Suite::parse(
       R"(<suite name="s"><workload id="e" runtime="10s" early_stop="ci:1%@95"/></suite>)", "s.xml");
   try {

@@ -19,6 +19,12 @@
 namespace storqual::runner {
 namespace {
 
+const LatencySearchMethodReport& report_of(const reporting::WorkloadResult& r) {
+  static const LatencySearchMethodReport none;
+  const auto* report = dynamic_cast<const LatencySearchMethodReport*>(r.method.get());
+  return report ? *report : none;
+}
+
 // A device whose IOPS grow linearly with depth up to a knee (each I/O takes base_ns), and only
 // slowly past it (0.2% per extra request); latency follows Little's law: depth / IOPS.
 double model_iops(double depth, double base_ns, unsigned knee) {
@@ -72,8 +78,8 @@ TEST(LatencySearch, FindsTheDeepestDepthUnderTheLimit) {
   EXPECT_GE(out.best.params.iodepth, answer - answer / 8);
   EXPECT_LE(out.best.params.iodepth, answer);
   EXPECT_DOUBLE_EQ(out.best.read->iops, model_iops(out.best.params.iodepth, 100000, 8));
-  EXPECT_EQ(out.best.kind, "latency-search");
-  EXPECT_EQ(out.best.latency_curve.size(), out.curve.size());
+  EXPECT_EQ(out.best.kind(), "latency-search");
+  EXPECT_EQ(report_of(out.best).curve.size(), out.curve.size());
   EXPECT_LT(runs, 16);
   // The curve is sorted and monotone in IOPS (up to the knee) and in latency.
   for (std::size_t i = 1; i < out.curve.size(); ++i) {
@@ -136,7 +142,7 @@ TEST(LatencySearch, DefaultSweepRunsEveryDepthAndReportsTheWholeCurve) {
   ASSERT_EQ(out.curve.size(), every.size());
   EXPECT_FALSE(out.curve.back().within_limit);
   EXPECT_EQ(out.best.params.iodepth, 64u);  // the best passing point of the sweep (exact: 93)
-  EXPECT_EQ(out.best.latency_stat, "lat.mean");
+  EXPECT_EQ(report_of(out.best).stat, "lat.mean");
   // A maximum that is not a power of two is the last step.
   s.max_iodepth = 48;
   depths.clear();
@@ -164,15 +170,15 @@ TEST(LatencySearch, ClatOrLatIsSelectable) {
   WorkloadSpec w;
   auto lat = search_latency_bound(w, s, measure);
   EXPECT_FALSE(lat.limit_met);
-  EXPECT_EQ(lat.best.latency_stat, "lat.mean");
+  EXPECT_EQ(report_of(lat.best).stat, "lat.mean");
   s.latency = "clat";
   auto clat = search_latency_bound(w, s, measure);
   EXPECT_TRUE(clat.limit_met);
   EXPECT_EQ(clat.best.params.iodepth, 8u);
-  EXPECT_EQ(clat.best.latency_stat, "clat.mean");
+  EXPECT_EQ(report_of(clat.best).stat, "clat.mean");
   s.percentile = 99.0;
   s.stat = "p99";
-  EXPECT_EQ(search_latency_bound(w, s, measure).best.latency_stat, "clat.p99");
+  EXPECT_EQ(report_of(search_latency_bound(w, s, measure).best).stat, "clat.p99");
 }
 
 // Must-show: a device whose latency by depth is not monotone. The fault engine's law: 50 us +

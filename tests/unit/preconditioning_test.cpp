@@ -13,6 +13,7 @@
 #include "devices/nvme_admin.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/job_runner.hpp"
+#include "runner/methods/steady_state.hpp"
 #include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 
@@ -230,9 +231,10 @@ TEST(PreconditionElement, SuiteAndWorkloadLevel) {
   EXPECT_FALSE(s.precondition->dependent);
   ASSERT_TRUE(s.workloads[0].precondition);
   EXPECT_TRUE(s.workloads[0].precondition->dependent);
-  ASSERT_TRUE(s.workloads[0].steady_state) << "dependent preconditioning runs in rounds";
-  EXPECT_EQ(s.workloads[0].steady_state->max_rounds, 25u);
-  EXPECT_FALSE(s.workloads[1].steady_state);
+  const auto* rounds = s.workloads[0].method_as<SteadyStateRounds>();
+  ASSERT_TRUE(rounds) << "dependent preconditioning runs in rounds";
+  EXPECT_EQ(rounds->config().max_rounds, 25u);
+  EXPECT_FALSE(s.workloads[1].method_as<SteadyStateRounds>());
   auto error_of = [](const char* text) {
     try {
       (void)Suite::parse(text, "b.xml");

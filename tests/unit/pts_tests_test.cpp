@@ -66,7 +66,7 @@ WorkloadSpec null_spec(const std::string& id, std::uint64_t size) {
 
 const reporting::Figure& figure(const reporting::WorkloadResult& r, std::string_view name) {
   static const reporting::Figure none{"missing", -1, ""};
-  const auto* f = pts_figure(*r.pts, name);
+  const auto* f = pts_figure(*pts_report_of(r), name);
   return f ? *f : none;
 }
 
@@ -83,9 +83,9 @@ TEST(PtsWsat, FindsTheInjectedCliffWithinOneSampleInterval) {
   t.wsat.interval_s = 0.02;
   const auto r = run_pts_test(null_spec("wsat", 64ull << 20), t, dev.measure());
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
-  ASSERT_TRUE(r.pts);
-  const auto& p = *r.pts;
-  EXPECT_EQ(r.kind, "pts-wsat");
+  ASSERT_TRUE(pts_report_of(r));
+  const auto& p = *pts_report_of(r);
+  EXPECT_EQ(r.kind(), "pts-wsat");
   ASSERT_GT(p.samples.size(), 100u);
   EXPECT_NEAR(p.samples.back().tgbw, 128.0 * (1 << 20), 4096 * 4);  // both fills, no more
   // One sample interval at the fast rate (the widest interval around the cliff) in bytes.
@@ -107,12 +107,12 @@ TEST(PtsWsat, FindsTheInjectedCliffWithinOneSampleInterval) {
   // Moving the cliff moves the finding with it.
   dev.plan.throughput_cliff->after_bytes = kCliff / 2;
   const auto earlier = run_pts_test(null_spec("wsat", 64ull << 20), t, dev.measure());
-  EXPECT_NEAR(earlier.pts->cliff_tgbw, static_cast<double>(kCliff / 2), interval_bytes);
+  EXPECT_NEAR(pts_report_of(earlier)->cliff_tgbw, static_cast<double>(kCliff / 2), interval_bytes);
 }
 
 // DIRTH: one thread, QD 1..32, the response time 50 us + per_in_flight x QD; ceiling 1 ms.
-reporting::PtsGridPoint dirth_max_point(std::chrono::nanoseconds per_in_flight,
-                                        reporting::WorkloadResult* out = nullptr) {
+PtsGridPoint dirth_max_point(std::chrono::nanoseconds per_in_flight,
+                             reporting::WorkloadResult* out = nullptr) {
   ManualDevice dev;
   dev.plan.latency = FaultPlan::Latency{.base = microseconds(50), .per_in_flight = per_in_flight};
   PtsTest t;
@@ -129,10 +129,11 @@ reporting::PtsGridPoint dirth_max_point(std::chrono::nanoseconds per_in_flight,
   w.params.bs = 8192;
   auto r = run_pts_test(w, t, dev.measure());
   EXPECT_TRUE(r.errors.empty());
-  EXPECT_TRUE(r.pts && r.pts->steady_state && r.pts->steady_state->steady);
-  EXPECT_EQ(r.pts->grid.size(), 6u);
-  reporting::PtsGridPoint best;
-  for (const auto& g : r.pts->grid)
+  EXPECT_TRUE(pts_report_of(r) && pts_report_of(r)->steady_state &&
+              pts_report_of(r)->steady_state->steady);
+  EXPECT_EQ(pts_report_of(r)->grid.size(), 6u);
+  PtsGridPoint best;
+  for (const auto& g : pts_report_of(r)->grid)
     if (g.within_ceiling && g.iops > best.iops) best = g;
   EXPECT_EQ(figure(r, "dirth.max_iops").value, best.iops);
   if (out) *out = std::move(r);
@@ -148,7 +149,7 @@ TEST(PtsDirth, TheMaxIopsPointMovesWhenTheLatencyLawMoves) {
   EXPECT_GT(a.iops, b.iops);
   EXPECT_NEAR(a.lat_mean_ns, 50e3 + 20e3 * 32, 30e3);
   // The chosen points have their histograms: MaxIOPS, MidIOPS, MinIOPS (T1Q1).
-  const auto& p = *gentle.pts;
+  const auto& p = *pts_report_of(gentle);
   ASSERT_EQ(p.histograms.size(), 3u);
   EXPECT_EQ(p.histograms[0].label, "MaxIOPS");
   EXPECT_EQ(p.histograms[2].label, "MinIOPS");
@@ -194,7 +195,7 @@ TEST(PtsDirth, EachPassIsNamedForWhatItMeasures) {
   EXPECT_EQ(ids[7], "dirth-8k (MaxIOPS T2Q1 histogram)");
   EXPECT_EQ(ids[8], "dirth-8k (MinIOPS T1Q1 histogram)");
   EXPECT_EQ(r.id, "dirth-8k");
-  EXPECT_EQ(r.kind, "pts-dirth");
+  EXPECT_EQ(r.kind(), "pts-dirth");
 }
 
 TEST(PtsHir, BurstIopsGrowWithTheIdleWaitWhenTheDeviceRecoversWhileIdle) {
@@ -218,7 +219,7 @@ TEST(PtsHir, BurstIopsGrowWithTheIdleWaitWhenTheDeviceRecoversWhileIdle) {
         clock->advance(std::chrono::nanoseconds(static_cast<std::int64_t>(s * 1e9)));
       });
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
-  const auto& p = *r.pts;
+  const auto& p = *pts_report_of(r);
   ASSERT_EQ(p.segments.size(), 5u);
   EXPECT_EQ(p.samples.size(), 15u);
   const double baseline = figure(r, "hir.baseline_iops").value;
@@ -241,32 +242,32 @@ TEST(PtsHir, BurstIopsGrowWithTheIdleWaitWhenTheDeviceRecoversWhileIdle) {
       run_pts_test(null_spec("hir", 16ull << 20), t, dev.measure(), nullptr, [clock](double s) {
         clock->advance(std::chrono::nanoseconds(static_cast<std::int64_t>(s * 1e9)));
       });
-  for (const auto& s : flat.pts->segments)
+  for (const auto& s : pts_report_of(flat)->segments)
     EXPECT_NEAR(s.settled_iops, baseline, baseline * 0.1) << s.label;
 }
 
 // XSR's settle time on synthetic samples: 1 s per sample; the group settles at 100 after 4 s.
 TEST(PtsXsr, RecoveryIsTheTimeToTheFirstSampleThatStaysNearTheSettledLevel) {
-  std::vector<reporting::PtsSample> s;
+  std::vector<PtsSample> s;
   for (double v : {300.0, 250.0, 180.0, 130.0, 105.0, 98.0, 101.0, 99.0, 100.0, 102.0}) {
-    reporting::PtsSample x;
+    PtsSample x;
     x.t_s = 10 + static_cast<double>(s.size()) + 1;
     x.bw = v;
     s.push_back(x);
   }
-  reporting::PtsSegment g;
+  PtsSegment g;
   analyze_xsr_group(s, 10, 0.2, g);
   EXPECT_DOUBLE_EQ(g.settled_bw, 100);
   EXPECT_DOUBLE_EQ(g.recovery_s, 5);  // the fifth sample (105) is the first within 20%
   // A group that never gets there.
-  std::vector<reporting::PtsSample> up;
+  std::vector<PtsSample> up;
   for (int i = 0; i < 6; ++i) {
-    reporting::PtsSample x;
+    PtsSample x;
     x.t_s = i + 1;
     x.bw = i < 5 ? 10 : 1000;
     up.push_back(x);
   }
-  reporting::PtsSegment h;
+  PtsSegment h;
   analyze_xsr_group(up, 0, 0.2, h);
   EXPECT_EQ(h.settled_bw, 10);
   EXPECT_EQ(h.recovery_s, 1);
@@ -282,7 +283,7 @@ TEST(PtsXsr, ThreeAccessGroupsOnTheNullEngine) {
   t.xsr.interval_s = 0.05;
   const auto r = run_pts_test(null_spec("xsr", 64ull << 20), t, dev.measure());
   ASSERT_TRUE(r.errors.empty());
-  const auto& p = *r.pts;
+  const auto& p = *pts_report_of(r);
   ASSERT_EQ(p.segments.size(), 3u);
   EXPECT_EQ(p.segments[0].bs, 1u << 20);
   EXPECT_EQ(p.segments[1].bs, 8192u);
@@ -300,21 +301,24 @@ TEST(PtsSuites, TheFourStandardSuitesLoadWithTheSpecsParameters) {
   const std::string dir = std::string(STORQUAL_SOURCE_DIR) + "/suites/";
   const Suite wsat = Suite::load(dir + "snia-wsat.xml");
   ASSERT_EQ(wsat.workloads.size(), 1u);
-  ASSERT_TRUE(wsat.workloads[0].pts);
-  EXPECT_EQ(wsat.workloads[0].pts->kind, PtsKind::Wsat);
-  EXPECT_EQ(wsat.workloads[0].pts->wsat.fills, 4);
-  EXPECT_EQ(wsat.workloads[0].pts->wsat.time_limit_s, 24 * 3600);
+  ASSERT_TRUE(wsat.workloads[0].method_as<PtsMethod>());
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().kind, PtsKind::Wsat);
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().wsat.fills, 4);
+  EXPECT_EQ(wsat.workloads[0].method_as<PtsMethod>()->test().wsat.time_limit_s, 24 * 3600);
   EXPECT_EQ(pts_stimulus(wsat.workloads[0].spec), "RND 4KiB W T4Q32");
-  EXPECT_EQ(pts_duration_s(*wsat.workloads[0].pts, wsat.workloads[0].spec), 24 * 3600);
+  EXPECT_EQ(
+      pts_duration_s(wsat.workloads[0].method_as<PtsMethod>()->test(), wsat.workloads[0].spec),
+      24 * 3600);
   const Suite dirth = Suite::load(dir + "snia-dirth.xml");
-  const auto& d = *dirth.workloads[0].pts;
+  const auto& d = dirth.workloads[0].method_as<PtsMethod>()->test();
   EXPECT_EQ(d.dirth.threads, (std::vector<unsigned>{32, 16, 8, 6, 4, 2, 1}));
   EXPECT_EQ(d.dirth.ceiling_ns, 5e6);
   EXPECT_EQ(pts_stimulus(dirth.workloads[0].spec), "RND 8KiB R/W 65:35 T1Q1");
   const Suite xsr = Suite::load(dir + "snia-xsr.xml");
-  EXPECT_EQ(pts_duration_s(*xsr.workloads[0].pts, xsr.workloads[0].spec), 22 * 3600);
+  EXPECT_EQ(pts_duration_s(xsr.workloads[0].method_as<PtsMethod>()->test(), xsr.workloads[0].spec),
+            22 * 3600);
   const Suite hir = Suite::load(dir + "snia-hir.xml");
-  const auto& h = *hir.workloads[0].pts;
+  const auto& h = hir.workloads[0].method_as<PtsMethod>()->test();
   EXPECT_EQ(h.hir.waits_s, (std::vector<double>{5, 10, 15, 25, 50}));
   EXPECT_EQ(h.hir.cycles, 360u);
   // 25 rounds of a minute, 360 x (5 s + wait) per state, 4 returns to baseline of 30 min.
@@ -388,11 +392,12 @@ TEST(PtsClaims, FiguresAreMetricsWithTheirUnitsAndDirection) {
       "x.xml");
   reporting::WorkloadResult w;
   w.id = "wsat-4k";
-  w.kind = "pts-wsat";
-  w.pts.emplace();
-  w.pts->test = "wsat";
-  w.pts->figures = {{"wsat.iops", 4800, "IOPS"}, {"wsat.drop_pct", 85, "%"}};
-  w.figures = w.pts->figures;  // as the test publishes them
+  auto report = std::make_shared<PtsMethodReport>();
+  report->kind_text = "pts-wsat";
+  report->pts.test = "wsat";
+  report->pts.figures = {{"wsat.iops", 4800, "IOPS"}, {"wsat.drop_pct", 85, "%"}};
+  w.figures = report->pts.figures;  // as the test publishes them
+  w.method = std::move(report);
   w.write.emplace();
   w.write->iops = 5000;
   reporting::WorkloadResult plain;
@@ -431,11 +436,12 @@ TEST(PtsClaims, ACliffMeasuredOnABusyHostIsMarked) {
       "x.xml");
   reporting::WorkloadResult w;
   w.id = "wsat-4k";
-  w.kind = "pts-wsat";
-  w.pts.emplace();
-  w.pts->test = "wsat";
-  w.pts->figures = {{"wsat.cliff_tgbw", 2e9, "B"}};
-  w.figures = w.pts->figures;
+  auto report = std::make_shared<PtsMethodReport>();
+  report->kind_text = "pts-wsat";
+  report->pts.test = "wsat";
+  report->pts.figures = {{"wsat.cliff_tgbw", 2e9, "B"}};
+  w.figures = report->pts.figures;
+  w.method = std::move(report);
   w.write.emplace();
   w.write->iops = 5000;
   const auto quiet = judge(sheet, suite, {w});
@@ -455,8 +461,7 @@ TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
   reporting::RunResult run;
   reporting::WorkloadResult w;
   w.id = "dirth";
-  w.kind = "pts-dirth";
-  reporting::PtsReport p;
+  PtsReport p;
   p.test = "dirth";
   p.stimulus = "RND 8KiB R/W 65:35 T1Q1";
   p.interval_s = 0.25;
@@ -472,7 +477,7 @@ TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
   p.steady_from_tgbw = 3;
   p.steady_to_tgbw = 4;
   p.cliff_tgbw = 5;
-  reporting::PtsSegment g;
+  PtsSegment g;
   g.label = "wait 10s";
   g.rw = "randwrite";
   g.bs = 4096;
@@ -489,7 +494,7 @@ TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
   p.segments = {g};
   p.grid = {{4, 8, 1000, 2e5, 9e5, true}};
   p.ceiling_ns = 5e6;
-  reporting::PtsHistogram h;
+  PtsHistogram h;
   h.label = "MaxIOPS";
   h.threads = 4;
   h.qd = 8;
@@ -501,13 +506,16 @@ TEST(PtsJson, EveryFieldOfTheReportIsWrittenAndReadBack) {
   h.bins = {{1e5, 10}, {2e5, 0}, {5e5, 3}};
   p.histograms = {h};
   p.figures = {{"dirth.max_iops", 1000, "IOPS"}};
-  w.pts = p;
+  auto report = std::make_shared<PtsMethodReport>();
+  report->kind_text = "pts-dirth";
+  report->pts = p;
+  w.method = std::move(report);
   run.workloads.push_back(w);
   const std::string text = reporting::to_json_text(run);
   const reporting::RunResult back = reporting::run_result_from_json(text);
   ASSERT_EQ(back.workloads.size(), 1u);
-  ASSERT_TRUE(back.workloads[0].pts);
-  const auto& q = *back.workloads[0].pts;
+  ASSERT_TRUE(pts_report_of(back.workloads[0]));
+  const auto& q = *pts_report_of(back.workloads[0]);
   EXPECT_EQ(q.stimulus, p.stimulus);
   EXPECT_EQ(q.samples[0].segment, 2u);
   EXPECT_EQ(q.samples[0].tgbw, 4096);

@@ -16,6 +16,10 @@
 #include "reporting/html_report.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
+#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/latency_search.hpp"
+#include "runner/methods/steady_state.hpp"
+#include "runner/methods/sustained_write.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
@@ -134,10 +138,11 @@ TEST(ReportHtml, SixHundredSecondTimelineStaysUnderTwoMegabytes) {
 TEST(ReportHtml, LatencySearchGetsItsCurveWithTheLimit) {
   RunResult r = sample::run(false);
   auto& w = r.workloads[0];
-  w.kind = "latency-search";
-  w.latency_stat = "mean";
-  w.latency_limit_ns = 10e6;
-  w.latency_curve = {{1, 9100, 109e3, true}, {32, 98000, 3.2e6, true}, {64, 99000, 12.5e6, false}};
+  auto search = std::make_shared<runner::LatencySearchMethodReport>();
+  search->stat = "mean";
+  search->limit_ns = 10e6;
+  search->curve = {{1, 9100, 109e3, true}, {32, 98000, 3.2e6, true}, {64, 99000, 12.5e6, false}};
+  w.method = std::move(search);
   const std::string html = render_html(r);
   EXPECT_EQ(count(html, "<svg"), kSampleCharts + 1);
   EXPECT_EQ(count(html, "data-chart=\"latency-curve\""), 1u);
@@ -194,8 +199,10 @@ RunResult with_steady_state(bool steady) {
   s.range_pct = 1.33;
   s.slope_pct = steady ? 0.62 : 12.4;
   s.steady = steady;
-  w.steady_state = s;
-  w.steady = steady;
+  auto rounds = std::make_shared<runner::SteadyStateRoundsReport>();
+  rounds->rounds = s;
+  rounds->steady_flag = steady;
+  w.method = std::move(rounds);
   return r;
 }
 
@@ -247,8 +254,7 @@ TEST(ReportHtml, SteadyStateShowsRoundsWindowCriteriaVerdictAndTheWindowOnTheTim
 TEST(ReportHtml, SustainedWriteShowsCacheSizeDropTimeRatesAndTheDropOnTheTimeline) {
   RunResult r = sample::run(false);
   auto& w = r.workloads[3];  // seqwrite-1m-qd32, 60 s
-  w.kind = "sustained-write";
-  SustainedWriteReport s;
+  runner::SustainedWriteReport s;
   s.bytes_written = 24ull << 30;
   s.initial_bw = 510e6;
   s.drop_fraction = 0.5;
@@ -256,7 +262,12 @@ TEST(ReportHtml, SustainedWriteShowsCacheSizeDropTimeRatesAndTheDropOnTheTimelin
   s.cache_bytes = 12ull << 30;
   s.cache_time_s = 30.5;
   s.post_cache_bw = 180e6;
-  w.sustained = s;
+  auto with_sustained = [](WorkloadResult& into, const runner::SustainedWriteReport& report) {
+    auto method = std::make_shared<runner::SustainedWriteMethodReport>();
+    method->sustained = report;
+    into.method = std::move(method);
+  };
+  with_sustained(w, s);
   const std::string sec = section_of(render_html(r), "seqwrite-1m-qd32");
   EXPECT_NE(sec.find("<tr><th>write-cache size</th><td>12884901888 B (12.0 GiB)</td></tr>"),
             std::string::npos);
@@ -269,7 +280,7 @@ TEST(ReportHtml, SustainedWriteShowsCacheSizeDropTimeRatesAndTheDropOnTheTimelin
   EXPECT_EQ(count(sec, "<line class=\"xmark\" x1=\"494.0\""), 2u);
   EXPECT_EQ(count(sec, ">write cache exhausted after 12.0 GiB</text>"), 2u);
   s.dropped = false;
-  r.workloads[3].sustained = s;
+  with_sustained(r.workloads[3], s);
   const std::string flat = section_of(render_html(r), "seqwrite-1m-qd32");
   EXPECT_EQ(flat.find("xmark"), std::string::npos);
   EXPECT_NE(flat.find("no drop: the rate stayed above the threshold over all 24.0 GiB written"),
@@ -381,8 +392,7 @@ TEST(ReportHtml, CapacityBoxShowsClaimedAndRealCapacityAliasingAndSampleDensity)
   RunResult r = sample::run(false);
   WorkloadResult w;
   w.id = "capacity";
-  w.kind = "capacity";
-  CapacityReport c;
+  runner::CapacityReport c;
   c.reported_bytes = 64ull << 30;
   c.usable_bytes = 8ull << 30;
   c.sample_interval = 64ull << 20;
@@ -393,7 +403,9 @@ TEST(ReportHtml, CapacityBoxShowsClaimedAndRealCapacityAliasingAndSampleDensity)
   c.aliased_to = 0;
   c.misplaced = 896;
   c.findings = {{"misplaced", 8ull << 30, 0, 0, 0}};
-  w.capacity = c;
+  auto capacity = std::make_shared<runner::CapacityMethodReport>();
+  capacity->capacity = c;
+  w.method = std::move(capacity);
   r.workloads.push_back(w);
   ClaimVerdict v;
   v.workloads = {"capacity"};
@@ -532,7 +544,7 @@ TEST(ReportHtml, ThroughputGridAndNoGridForAPlainSuite) {
   r.workloads.push_back(sample::workload("tp-128k-write", "write", 128 << 10, 32, 0, 3000, 1e6, 3));
   r.workloads.push_back(sample::workload("tp-128k-read", "read", 128 << 10, 32, 4000, 0, 1e6, 3));
   auto sustained = sample::workload("sustained-128k", "write", 128 << 10, 32, 0, 2000, 1e6, 3);
-  sustained.kind = "sustained-write";
+  sustained.method = std::make_shared<runner::SustainedWriteMethodReport>();
   r.workloads.push_back(sustained);
   const auto rows = matrix_cells(render_html(r), "bw");
   ASSERT_EQ(rows.size(), 2u);
@@ -550,7 +562,10 @@ TEST(ReportHtml, HostileTextInTheNewSectionsStaysText) {
   auto build = [](const std::string& text) {
     RunResult r = with_steady_state(false);
     auto& w = r.workloads[1];
-    w.steady_state->metric = text;
+    auto rounds = std::make_shared<runner::SteadyStateRoundsReport>(
+        dynamic_cast<const runner::SteadyStateRoundsReport&>(*w.method));
+    rounds->rounds->metric = text;
+    w.method = std::move(rounds);
     w.preconditioning = {text};
     HostLimitReport h;
     h.limited = true;

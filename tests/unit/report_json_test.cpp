@@ -7,11 +7,18 @@
 #include <string>
 
 #include "reporting/result_json.hpp"
+#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/latency_search.hpp"
+#include "runner/methods/steady_state.hpp"
+#include "runner/methods/sustained_write.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {
 namespace {
+
+using runner::CapacityReport;
+using runner::SustainedWriteReport;
 
 void expect_latency_eq(const LatencySummary& a, const LatencySummary& b) {
   EXPECT_EQ(a.samples, b.samples);
@@ -50,6 +57,27 @@ void expect_findings_eq(const std::vector<IntegrityFinding>& a,
     EXPECT_EQ(a[i].expected_sequence, b[i].expected_sequence);
     EXPECT_EQ(a[i].found_sequence, b[i].found_sequence);
   }
+}
+
+template <class T>
+std::optional<T> optional_of(const T* p) {
+  return p ? std::optional<T>(*p) : std::nullopt;
+}
+
+std::optional<bool> steady_of(const WorkloadResult& w) {
+  return w.method ? w.method->steady() : std::nullopt;
+}
+
+const runner::LatencySearchMethodReport* curve_of(const WorkloadResult& w) {
+  return dynamic_cast<const runner::LatencySearchMethodReport*>(w.method.get());
+}
+
+std::shared_ptr<const runner::SteadyStateRoundsReport> rounds_report(
+    std::optional<bool> steady, std::optional<SteadyStateReport> rounds) {
+  auto report = std::make_shared<runner::SteadyStateRoundsReport>();
+  report->steady_flag = steady;
+  report->rounds = std::move(rounds);
+  return report;
 }
 
 void expect_steady_state_eq(const std::optional<SteadyStateReport>& a,
@@ -192,7 +220,7 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
     const auto& wa = a.workloads[i];
     const auto& wb = b.workloads[i];
     EXPECT_EQ(wa.id, wb.id);
-    EXPECT_EQ(wa.kind, wb.kind);
+    EXPECT_EQ(wa.kind(), wb.kind());
     EXPECT_EQ(wa.params.rw, wb.params.rw);
     EXPECT_EQ(wa.params.bs, wb.params.bs);
     EXPECT_EQ(wa.params.iodepth, wb.params.iodepth);
@@ -225,23 +253,31 @@ void expect_run_eq(const RunResult& a, const RunResult& b) {
     EXPECT_EQ(wa.errors, wb.errors);
     EXPECT_EQ(wa.interrupted, wb.interrupted);
     EXPECT_EQ(wa.fio_command, wb.fio_command);
-    EXPECT_EQ(wa.steady, wb.steady);
-    ASSERT_EQ(wa.latency_curve.size(), wb.latency_curve.size());
-    for (std::size_t c = 0; c < wa.latency_curve.size(); ++c) {
-      EXPECT_EQ(wa.latency_curve[c].iodepth, wb.latency_curve[c].iodepth);
-      EXPECT_EQ(wa.latency_curve[c].iops, wb.latency_curve[c].iops);
-      EXPECT_EQ(wa.latency_curve[c].latency_ns, wb.latency_curve[c].latency_ns);
-      EXPECT_EQ(wa.latency_curve[c].within_limit, wb.latency_curve[c].within_limit);
+    EXPECT_EQ(steady_of(wa), steady_of(wb));
+    const auto* ca = curve_of(wa);
+    const auto* cb = curve_of(wb);
+    ASSERT_EQ(ca == nullptr, cb == nullptr);
+    if (ca) {
+      ASSERT_EQ(ca->curve.size(), cb->curve.size());
+      for (std::size_t c = 0; c < ca->curve.size(); ++c) {
+        EXPECT_EQ(ca->curve[c].iodepth, cb->curve[c].iodepth);
+        EXPECT_EQ(ca->curve[c].iops, cb->curve[c].iops);
+        EXPECT_EQ(ca->curve[c].latency_ns, cb->curve[c].latency_ns);
+        EXPECT_EQ(ca->curve[c].within_limit, cb->curve[c].within_limit);
+      }
+      EXPECT_EQ(ca->limit_ns, cb->limit_ns);
+      EXPECT_EQ(ca->stat, cb->stat);
     }
-    EXPECT_EQ(wa.latency_limit_ns, wb.latency_limit_ns);
-    EXPECT_EQ(wa.latency_stat, wb.latency_stat);
-    expect_steady_state_eq(wa.steady_state, wb.steady_state);
-    expect_sustained_eq(wa.sustained, wb.sustained);
+    expect_steady_state_eq(optional_of(runner::steady_state_of(wa)),
+                           optional_of(runner::steady_state_of(wb)));
+    expect_sustained_eq(optional_of(runner::sustained_write_report(wa)),
+                        optional_of(runner::sustained_write_report(wb)));
     expect_host_limit_eq(wa.host_limit, wb.host_limit);
     EXPECT_EQ(wa.preconditioning, wb.preconditioning);
     EXPECT_EQ(wa.skipped, wb.skipped);
     expect_integrity_eq(wa.integrity, wb.integrity);
-    expect_capacity_eq(wa.capacity, wb.capacity);
+    expect_capacity_eq(optional_of(runner::capacity_report_of(wa)),
+                       optional_of(runner::capacity_report_of(wb)));
   }
   ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
   for (std::size_t i = 0; i < a.verdicts.size(); ++i) {
@@ -267,7 +303,7 @@ RunResult rich_result() {
   auto& w = r.workloads[1];
   w.errors = {"pwrite at 4096: Input/output error"};
   w.interrupted = true;
-  w.steady = false;
+  w.method = rounds_report(false, std::nullopt);
   w.write->errors = 2;
   w.write->first_errno = 5;
   w.write->first_error_offset = 123456789;
@@ -277,11 +313,11 @@ RunResult rich_result() {
   w.params.rwmixread = 70;
   w.params.direct = false;
   w.cpu.usr_pct = 1.0 / 3.0;  // not representable in decimal: must survive exactly
-  r.workloads[0].steady = true;
-  r.workloads[0].kind = "latency-search";
-  r.workloads[0].latency_curve = {{1, 9100.5, 109e3, true}, {64, 99000, 12.5e6, false}};
-  r.workloads[0].latency_limit_ns = 10e6;
-  r.workloads[0].latency_stat = "mean";
+  auto search = std::make_shared<runner::LatencySearchMethodReport>();
+  search->curve = {{1, 9100.5, 109e3, true}, {64, 99000, 12.5e6, false}};
+  search->limit_ns = 10e6;
+  search->stat = "mean";
+  r.workloads[0].method = std::move(search);
   r.device.identity.push_back({"odd", "tab\there \"quoted\" \\ unicode \u00b5s", "test"});
   return r;
 }
@@ -308,7 +344,7 @@ RunResult full_result() {
   ss.range_limit_pct = 15;
   ss.slope_limit_pct = 7.5;
   ss.steady = true;
-  w.steady_state = ss;
+  w.method = rounds_report(true, ss);
   SustainedWriteReport sw;
   sw.bytes_written = (3ull << 40) + 17;
   sw.initial_bw = 1.9e9;
@@ -317,7 +353,9 @@ RunResult full_result() {
   sw.cache_bytes = 42ull << 30;
   sw.cache_time_s = 22.125;
   sw.post_cache_bw = 4.5e8;
-  w.sustained = sw;
+  auto sustained = std::make_shared<runner::SustainedWriteMethodReport>();
+  sustained->sustained = sw;
+  r.workloads[3].method = std::move(sustained);  // a result holds one method's report
   HostLimitReport hl;
   hl.limited = true;
   hl.reasons = {"job thread CPU 98%", "IOPS at 85% of the engine's ceiling"};
@@ -361,7 +399,9 @@ RunResult full_result() {
   cr.foreign = 10;
   cr.read_errors = 11;
   cr.findings = {{"misplaced", 1ull << 36, 0, 0, 0}};
-  w.capacity = cr;
+  auto capacity = std::make_shared<runner::CapacityMethodReport>();
+  capacity->capacity = cr;
+  r.workloads[4].method = std::move(capacity);
   r.workloads[3].skipped = "";  // present but empty is not the same as absent
   r.verdicts[1].kind = reporting::VerdictKind::Baseline;
   r.verdicts[2].kind = reporting::VerdictKind::Lot;
@@ -392,13 +432,13 @@ TEST(ReportJson, RoundTripKeepsEveryOptionalPart) {
   EXPECT_EQ(w["steady_state"]["window_first"], 1);
   EXPECT_EQ(w["steady_state"]["window_last"], 2);
   EXPECT_EQ(w["steady_state"]["slope_limit_pct"], 7.5);
-  EXPECT_EQ(w["sustained"]["cache_bytes"], 42ull << 30);
+  EXPECT_EQ(j["workloads"][3]["sustained"]["cache_bytes"], 42ull << 30);
   EXPECT_EQ(w["host_limit"]["reasons"][0], "job thread CPU 98%");
   EXPECT_EQ(w["host_limit"]["link_width"], 2);
   EXPECT_EQ(w["preconditioning"][1], "sequential 128k writes over 10 GiB");
   EXPECT_EQ(w["skipped"], "bs 512 is below the logical block size 4096");
   EXPECT_EQ(w["integrity"]["findings"][1]["found_sequence"], 3);
-  EXPECT_EQ(w["capacity"]["aliasing_start"], 1ull << 36);
+  EXPECT_EQ(j["workloads"][4]["capacity"]["aliasing_start"], 1ull << 36);
   EXPECT_EQ(j["workloads"][3]["skipped"], "");
   EXPECT_EQ(j["verdicts"][1]["kind"], "baseline");
   EXPECT_EQ(j["deviations"][1]["kind"], "busy-host");
@@ -417,14 +457,19 @@ TEST(ReportJson, OptionalPartsAreAbsentWhenNotSet) {
   for (const auto& v : j["verdicts"]) EXPECT_FALSE(v.contains("kind")) << "a claim has no kind";
   // And null reads back as absent, as for "steady".
   auto k = to_json(full_result());
-  for (const char* key : {"steady_state", "sustained", "host_limit", "skipped", "capacity"})
+  for (const char* key : {"steady_state", "host_limit", "skipped"})
     k["workloads"][2][key] = nullptr;
-  k["workloads"][2]["capacity"] = {{"aliasing_start", nullptr}};
+  k["workloads"][3]["sustained"] = nullptr;
+  k["workloads"][4]["capacity"] = {{"aliasing_start", nullptr}};
   const RunResult back = run_result_from_json(k.dump());
   const auto& w = back.workloads[2];
-  EXPECT_FALSE(w.steady_state || w.sustained || w.host_limit || w.skipped);
-  ASSERT_TRUE(w.capacity.has_value());
-  EXPECT_FALSE(w.capacity->aliasing_start.has_value());
+  EXPECT_FALSE(runner::steady_state_of(w) || w.host_limit || w.skipped);
+  EXPECT_EQ(steady_of(w), true) << "\"steady\" is still there";
+  EXPECT_FALSE(runner::sustained_write_report(back.workloads[3]));
+  EXPECT_EQ(back.workloads[3].kind(), "sustained-write");
+  const auto* capacity = runner::capacity_report_of(back.workloads[4]);
+  ASSERT_TRUE(capacity);
+  EXPECT_FALSE(capacity->aliasing_start.has_value());
 }
 
 TEST(ReportJson, KeysFollowTheDesign) {
@@ -502,6 +547,31 @@ TEST(ReportJson, BadInputNamesTheJsonPath) {
             std::string::npos);
 }
 
+// A method's report is read by its method's reader (reporting/method_reports.hpp): a kind no
+// method writes is refused, naming it, rather than read with the method's part dropped; a report
+// in the wrong shape names its path as any other part does.
+TEST(ReportJson, AKindNoMethodWritesIsRefusedByName) {
+  auto j = to_json(full_result());
+  j["workloads"][1]["kind"] = "burn-in";
+  EXPECT_EQ(error_of(j.dump()),
+            "workloads[1].kind: unknown kind 'burn-in' (no method of this storqual writes it)");
+  j = to_json(full_result());
+  j["workloads"][0]["latency_curve"][1]["iodepth"] = "deep";
+  EXPECT_EQ(error_of(j.dump()),
+            "workloads[0].latency_curve[1].iodepth: expected a non-negative integer, got string");
+  j = to_json(full_result());
+  j["workloads"][0]["kind"] = "pts-wsat";  // a PTS result without its report
+  EXPECT_EQ(error_of(j.dump()), "workloads[0].pts: missing (required)");
+  // Each method's report comes back as its own type, with its kind.
+  const RunResult back = run_result_from_json(to_json_text(full_result()));
+  EXPECT_EQ(back.workloads[0].kind(), "latency-search");
+  EXPECT_TRUE(curve_of(back.workloads[0]));
+  EXPECT_EQ(back.workloads[2].kind(), "workload");
+  EXPECT_TRUE(runner::steady_state_of(back.workloads[2]));
+  EXPECT_EQ(back.workloads[3].kind(), "sustained-write");
+  EXPECT_EQ(back.workloads[4].kind(), "capacity");
+}
+
 TEST(ReportJson, WrongTypesInOptionalPartsNameTheJsonPath) {
   struct Case {
     const char* pointer;  // JSON pointer into full_result()
@@ -531,12 +601,12 @@ TEST(ReportJson, WrongTypesInOptionalPartsNameTheJsonPath) {
        "of range), got number"},
       {"/workloads/2/steady_state/mean", true,
        "workloads[2].steady_state.mean: expected a number, got boolean"},
-      {"/workloads/2/sustained", nlohmann::ordered_json::array(),
-       "workloads[2].sustained: expected an object, got array"},
-      {"/workloads/2/sustained/cache_bytes", "42g",
-       "workloads[2].sustained.cache_bytes: expected a non-negative integer, got string"},
-      {"/workloads/2/sustained/dropped", 1,
-       "workloads[2].sustained.dropped: expected true or false, got number"},
+      {"/workloads/3/sustained", nlohmann::ordered_json::array(),
+       "workloads[3].sustained: expected an object, got array"},
+      {"/workloads/3/sustained/cache_bytes", "42g",
+       "workloads[3].sustained.cache_bytes: expected a non-negative integer, got string"},
+      {"/workloads/3/sustained/dropped", 1,
+       "workloads[3].sustained.dropped: expected true or false, got number"},
       {"/workloads/2/host_limit", 7, "workloads[2].host_limit: expected an object, got number"},
       {"/workloads/2/host_limit/reasons", "cpu",
        "workloads[2].host_limit.reasons: expected an array, got string"},
@@ -552,8 +622,8 @@ TEST(ReportJson, WrongTypesInOptionalPartsNameTheJsonPath) {
       {"/workloads/2/skipped", 5, "workloads[2].skipped: expected a string, got number"},
       {"/workloads/2/integrity/findings/0/offset", "0",
        "workloads[2].integrity.findings[0].offset: expected a non-negative integer, got string"},
-      {"/workloads/2/capacity/aliased_to", "x",
-       "workloads[2].capacity.aliased_to: expected a non-negative integer, got string"},
+      {"/workloads/4/capacity/aliased_to", "x",
+       "workloads[4].capacity.aliased_to: expected a non-negative integer, got string"},
       {"/verdicts/1/kind", false, "verdicts[1].kind: expected a string, got boolean"},
   };
   for (const auto& c : cases) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/result.hpp"
+#include "runner/methods/steady_state.hpp"
 
 namespace storqual::reporting::sample {
 
@@ -154,7 +155,9 @@ inline RunResult run(bool failing, std::size_t seconds = 60) {
   r.verdicts.push_back(verdict("seqread-1m-qd32", "bw", "B/s", 540e6, 523 * 1048576.0, 10, s));
   r.verdicts.push_back(verdict("seqwrite-1m-qd32", "bw", "B/s", 520e6, 481 * 1048576.0, 15, s));
   if (failing) {
-    r.workloads[1].steady = false;            // the write cache ran out: not steady
+    auto rounds = std::make_shared<runner::SteadyStateRoundsReport>();
+    rounds->steady_flag = false;  // the write cache ran out: not steady
+    r.workloads[1].method = std::move(rounds);
     r.workloads[4].cpu = {38.0, 61.5, 97.0};  // the host, not the disk, set the pace
     ClaimVerdict skipped;
     skipped.workloads = {"randread-4k-qd1"};

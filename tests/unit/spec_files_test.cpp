@@ -16,6 +16,10 @@
 #include <string>
 
 #include "runner/base/xml_file.hpp"
+#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/latency_search.hpp"
+#include "runner/methods/pts_tests.hpp"
+#include "runner/methods/sustained_write.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
@@ -109,7 +113,7 @@ TEST(ShippedFiles, EveryStandardSuiteLoadsWithDescriptionAndWorkloads) {
     EXPECT_EQ(s.name + ".xml", path.filename().string());  // found by name, so names must agree
     EXPECT_FALSE(s.description.empty());
     // A SNIA PTS test (wsat, dirth, xsr, hir) is one element that runs many workloads itself.
-    const bool pts = s.workloads.size() == 1 && s.workloads[0].pts;
+    const bool pts = s.workloads.size() == 1 && s.workloads[0].method_as<PtsMethod>();
     if (!pts) {
       EXPECT_GE(s.workloads.size(), 3u);
     }
@@ -146,14 +150,15 @@ TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
   Suite bound = Suite::load(dir / "latency-bound.xml");  // the latency-bounded IOPS method
   int searches = 0;
   for (const auto& w : bound.workloads) {
-    if (!w.latency_search) continue;
+    const auto* search = w.method_as<LatencySearchMethod>();
+    if (!search) continue;
     ++searches;
     EXPECT_EQ(w.spec.params.bs, 4096u);
-    EXPECT_DOUBLE_EQ(w.latency_search->limit_ns, 10e6);
-    EXPECT_FALSE(w.latency_search->percentile.has_value());  // mean
-    EXPECT_EQ(w.latency_search->label(), "lat.mean");
-    EXPECT_FALSE(w.latency_search->bisect);  // every depth, as the method sweeps
-    EXPECT_EQ(w.spec.params.size, 0u);       // the whole target
+    EXPECT_DOUBLE_EQ(search->search().limit_ns, 10e6);
+    EXPECT_FALSE(search->search().percentile.has_value());  // mean
+    EXPECT_EQ(search->search().label(), "lat.mean");
+    EXPECT_FALSE(search->search().bisect);  // every depth, as the method sweeps
+    EXPECT_EQ(w.spec.params.size, 0u);      // the whole target
   }
   EXPECT_EQ(searches, 2);
   // The write cliff: the write search runs on a preconditioned device and the 2M write is a
@@ -164,8 +169,9 @@ TEST(ShippedFiles, StandardSuitesFollowTheirMethods) {
   EXPECT_TRUE(write_search->precondition->independent);
   const SuiteWorkload* seqwrite = bound.find("seqwrite-2m-qd1");
   ASSERT_NE(seqwrite, nullptr);
-  ASSERT_TRUE(seqwrite->sustained_write.has_value());
-  EXPECT_EQ(seqwrite->sustained_write->volume_factor, 0);  // time based
+  const auto* sustained = seqwrite->method_as<SustainedWriteMethod>();
+  ASSERT_TRUE(sustained);
+  EXPECT_EQ(sustained->how().volume_factor, 0);  // time based
   EXPECT_GE(seqwrite->spec.params.runtime_s, 300);
   Suite quick = Suite::load(dir / "quick.xml");
   double seconds = 0;
@@ -182,13 +188,14 @@ TEST(ShippedFiles, TheIntegritySuiteVerifiesAndChecksCapacity) {
   Suite s = Suite::load(kSource / "suites" / "integrity.xml");
   ASSERT_EQ(s.workloads.size(), 3u);
   const SuiteWorkload& capacity = s.workloads.front();
-  ASSERT_TRUE(capacity.capacity) << capacity.id();
+  const auto* check = capacity.method_as<CapacityMethod>();
+  ASSERT_TRUE(check) << capacity.id();
   EXPECT_EQ(capacity.id(), "capacity-sampled");
-  EXPECT_EQ(capacity.capacity->samples, 4096u);
-  EXPECT_EQ(capacity.capacity->interval, 0u);
-  EXPECT_EQ(capacity.capacity->bs, 4096u);
-  EXPECT_TRUE(capacity.capacity->direct);
-  EXPECT_NE(capacity.capacity->algorithm, VerifyAlgorithm::None);
+  EXPECT_EQ(check->check().samples, 4096u);
+  EXPECT_EQ(check->check().interval, 0u);
+  EXPECT_EQ(check->check().bs, 4096u);
+  EXPECT_TRUE(check->check().direct);
+  EXPECT_NE(check->check().algorithm, VerifyAlgorithm::None);
 
   const SuiteWorkload* random = s.find("verify-randwrite-4k");
   ASSERT_NE(random, nullptr);

@@ -106,11 +106,11 @@ TEST(SteadyStateRounds, StopsAtTheFirstSteadyWindow) {
     EXPECT_DOUBLE_EQ(s.params.runtime_s, 2);
     return fake_round(s, iops[calls - 1]);
   });
-  ASSERT_TRUE(r.steady_state);
-  const auto& ss = *r.steady_state;
+  ASSERT_TRUE(steady_state_of(r));
+  const auto& ss = *steady_state_of(r);
   EXPECT_TRUE(ss.steady);
-  ASSERT_TRUE(r.steady.has_value());
-  EXPECT_TRUE(*r.steady);
+  ASSERT_TRUE(r.method && r.method->steady().has_value());
+  EXPECT_TRUE(*r.method->steady());
   // Rounds 4..8 (35000 .. 30100) have a range of 16% but the slope fails; 5..9 is steady.
   EXPECT_EQ(ss.rounds.size(), 9u);
   EXPECT_EQ(ss.window_first, 4u);
@@ -137,10 +137,10 @@ TEST(SteadyStateRounds, GivesUpAfterTheBound) {
     return fake_round(s, calls % 2 ? 1000 : 500);  // never settles
   });
   EXPECT_EQ(calls, 8u);
-  ASSERT_TRUE(r.steady_state);
-  EXPECT_FALSE(r.steady_state->steady);
-  EXPECT_FALSE(*r.steady);
-  EXPECT_EQ(describe(*r.steady_state).rfind("not steady after 8 rounds (window mean ", 0), 0u);
+  ASSERT_TRUE(steady_state_of(r));
+  EXPECT_FALSE(steady_state_of(r)->steady);
+  EXPECT_FALSE(r.method->steady().value_or(true));
+  EXPECT_EQ(describe(*steady_state_of(r)).rfind("not steady after 8 rounds (window mean ", 0), 0u);
 }
 
 TEST(SteadyStateRounds, StopsAtARoundWithErrors) {
@@ -154,8 +154,8 @@ TEST(SteadyStateRounds, StopsAtARoundWithErrors) {
   });
   EXPECT_EQ(calls, 3u);
   EXPECT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.steady_state->rounds.size(), 2u);
-  EXPECT_FALSE(r.steady_state->steady);
+  EXPECT_EQ(steady_state_of(r)->rounds.size(), 2u);
+  EXPECT_FALSE(steady_state_of(r)->steady);
 }
 
 TEST(SteadyStateSuite, RoundsAttributesAndErrors) {
@@ -166,12 +166,14 @@ TEST(SteadyStateSuite, RoundsAttributesAndErrors) {
   <workload id="plain" rw="randread"/>
 </suite>)",
                          "t.xml");
-  ASSERT_TRUE(s.workloads[0].steady_state);
-  EXPECT_EQ(s.workloads[0].steady_state->max_rounds, 25u);
-  EXPECT_DOUBLE_EQ(s.workloads[0].steady_state->round_time_s, 60);
-  EXPECT_EQ(s.workloads[1].steady_state->metric, "bw");
-  EXPECT_DOUBLE_EQ(s.workloads[1].steady_state->round_time_s, 0);
-  EXPECT_FALSE(s.workloads[2].steady_state);
+  auto rounds = [&](std::size_t i) { return s.workloads[i].method_as<SteadyStateRounds>(); };
+  ASSERT_TRUE(rounds(0));
+  ASSERT_TRUE(rounds(1));
+  EXPECT_EQ(rounds(0)->config().max_rounds, 25u);
+  EXPECT_DOUBLE_EQ(rounds(0)->config().round_time_s, 60);
+  EXPECT_EQ(rounds(1)->config().metric, "bw");
+  EXPECT_DOUBLE_EQ(rounds(1)->config().round_time_s, 0);
+  EXPECT_FALSE(rounds(2));
   auto error_of = [](const char* text) {
     try {
       (void)Suite::parse(text, "bad.xml");
@@ -209,8 +211,8 @@ TEST(SteadyStateVerdict, RequiredButNotSteadyIsInconclusive) {
   ASSERT_EQ(v.size(), 2u);
   // The cliff is older than the window by round 8 (rounds 4..8 are flat at 30k): it settled, so
   // the claim is judged, and fails (30k is 25% below 40k).
-  ASSERT_TRUE(rw.steady_state->steady);
-  EXPECT_EQ(rw.steady_state->rounds.size(), 8u);
+  ASSERT_TRUE(steady_state_of(rw)->steady);
+  EXPECT_EQ(steady_state_of(rw)->rounds.size(), 8u);
   EXPECT_EQ(v[0].status, reporting::VerdictStatus::Fail) << v[0].message;
   EXPECT_EQ(v[0].message, "measured 30k IOPS, 25.0% below the claimed 40k (tolerance 10%)");
   EXPECT_EQ(v[1].status, reporting::VerdictStatus::Error);

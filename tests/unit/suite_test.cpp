@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "runner/base/xml_file.hpp"
+#include "runner/methods/latency_search.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {
@@ -51,7 +52,7 @@ TEST(Suite, DefaultsApplyToEveryWorkloadWhereverTheyStand) {
   EXPECT_EQ(seq.params.bs, 1u << 20);
   EXPECT_EQ(seq.params.numjobs, 1u);
   EXPECT_DOUBLE_EQ(seq.params.runtime_s, 60);
-  EXPECT_FALSE(s.workloads[1].latency_search.has_value());
+  EXPECT_FALSE(s.workloads[1].method_as<LatencySearchMethod>());
 
   const auto& mix = s.find("mix")->spec;
   EXPECT_EQ(mix.params.rwmixread, 70u);
@@ -63,20 +64,20 @@ TEST(Suite, LatencySearchKeepsItsParameters) {
   Suite s = Suite::parse(kSuite, "suite.xml");
   const SuiteWorkload* w = s.find("randread-lat");
   ASSERT_NE(w, nullptr);
-  ASSERT_TRUE(w->latency_search.has_value());
-  EXPECT_EQ(w->latency_search->max_iodepth, 256u);
-  EXPECT_DOUBLE_EQ(w->latency_search->limit_ns, 10e6);
-  ASSERT_TRUE(w->latency_search->percentile.has_value());
-  EXPECT_DOUBLE_EQ(*w->latency_search->percentile, 99.9);
+  ASSERT_TRUE(w->method_as<LatencySearchMethod>());
+  EXPECT_EQ(w->method_as<LatencySearchMethod>()->search().max_iodepth, 256u);
+  EXPECT_DOUBLE_EQ(w->method_as<LatencySearchMethod>()->search().limit_ns, 10e6);
+  ASSERT_TRUE(w->method_as<LatencySearchMethod>()->search().percentile.has_value());
+  EXPECT_DOUBLE_EQ(*w->method_as<LatencySearchMethod>()->search().percentile, 99.9);
   EXPECT_EQ(w->spec.params.iodepth, 1u);
   EXPECT_EQ(w->spec.params.size, 5ull << 30);  // defaults apply to searches too
 
   const SuiteWorkload* d = s.find("randwrite-lat");
-  ASSERT_TRUE(d->latency_search.has_value());
-  EXPECT_EQ(d->latency_search->max_iodepth, 1024u);  // default
-  EXPECT_FALSE(d->latency_search->percentile.has_value());
-  EXPECT_EQ(d->latency_search->stat, "mean");
-  EXPECT_DOUBLE_EQ(d->latency_search->limit_ns, 2.5e6);
+  ASSERT_TRUE(d->method_as<LatencySearchMethod>());
+  EXPECT_EQ(d->method_as<LatencySearchMethod>()->search().max_iodepth, 1024u);  // default
+  EXPECT_FALSE(d->method_as<LatencySearchMethod>()->search().percentile.has_value());
+  EXPECT_EQ(d->method_as<LatencySearchMethod>()->search().stat, "mean");
+  EXPECT_DOUBLE_EQ(d->method_as<LatencySearchMethod>()->search().limit_ns, 2.5e6);
 }
 
 TEST(Suite, EveryWorkloadHasAnEquivalentFioCommand) {

@@ -79,12 +79,12 @@ TEST(SustainedWriteRun, VolumeMakesPassesOverTheRange) {
   });
   ASSERT_EQ(sizes.size(), 3u);
   EXPECT_EQ(sizes[2], 5 * w.params.bs);
-  EXPECT_EQ(r.kind, "sustained-write");
+  EXPECT_EQ(r.kind(), "sustained-write");
   EXPECT_EQ(r.write->bytes, 25 * w.params.bs);
   EXPECT_DOUBLE_EQ(r.elapsed_s, 3);
   ASSERT_EQ(r.timeline.size(), 3u);
   EXPECT_DOUBLE_EQ(r.timeline[2].t_s, 3);
-  ASSERT_TRUE(r.sustained);
+  ASSERT_TRUE(sustained_write_report(r));
   EXPECT_EQ(r.params.size, w.params.size);
 }
 
@@ -95,12 +95,12 @@ TEST(SustainedWriteSuite, ElementAndClaim) {
   <sustained-write id="timed" bs="1m" runtime="30m"/>
 </suite>)",
                          "t.xml");
-  ASSERT_TRUE(s.workloads[0].sustained_write);
-  EXPECT_DOUBLE_EQ(s.workloads[0].sustained_write->volume_factor, 2);
-  EXPECT_DOUBLE_EQ(s.workloads[0].sustained_write->drop_fraction, 0.4);
+  ASSERT_TRUE(s.workloads[0].method_as<SustainedWriteMethod>());
+  EXPECT_DOUBLE_EQ(s.workloads[0].method_as<SustainedWriteMethod>()->how().volume_factor, 2);
+  EXPECT_DOUBLE_EQ(s.workloads[0].method_as<SustainedWriteMethod>()->how().drop_fraction, 0.4);
   EXPECT_EQ(s.workloads[0].spec.params.rw, "write");
   EXPECT_DOUBLE_EQ(s.workloads[0].spec.params.runtime_s, 0);
-  EXPECT_DOUBLE_EQ(s.workloads[1].sustained_write->volume_factor, 0);
+  EXPECT_DOUBLE_EQ(s.workloads[1].method_as<SustainedWriteMethod>()->how().volume_factor, 0);
   EXPECT_DOUBLE_EQ(s.workloads[1].spec.params.runtime_s, 1800);
   try {
     (void)Suite::parse(R"(<suite name="t"><sustained-write id="a" rw="randwrite"/></suite>)",
@@ -119,9 +119,11 @@ TEST(SustainedWriteSuite, ElementAndClaim) {
   reporting::WorkloadResult fill;
   fill.id = "fill";
   fill.write = reporting::DirectionResult{};
-  fill.sustained = reporting::SustainedWriteReport{};
-  fill.sustained->dropped = true;
-  fill.sustained->post_cache_bw = 380e6;
+  auto report = std::make_shared<SustainedWriteMethodReport>();
+  report->sustained = SustainedWriteReport{};
+  report->sustained->dropped = true;
+  report->sustained->post_cache_bw = 380e6;
+  fill.method = std::move(report);
   reporting::add_figure(fill.figures, "sustained.bw", 380e6);  // as the method publishes it
   reporting::WorkloadResult timed;
   timed.id = "timed";
@@ -168,8 +170,8 @@ TEST(SustainedWriteOnFaultEngine, FindsTheCacheWithinFivePercent) {
   how.volume_factor = 1;
   auto r = run_sustained_write(w, how, [&](const WorkloadSpec& s) { return run_workload(s, ro); });
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
-  ASSERT_TRUE(r.sustained);
-  const auto& sw = *r.sustained;
+  ASSERT_TRUE(sustained_write_report(r));
+  const auto& sw = *sustained_write_report(r);
   EXPECT_TRUE(sw.dropped);
   EXPECT_NEAR(static_cast<double>(sw.cache_bytes), static_cast<double>(kCache), 0.05 * kCache)
       << "initial " << sw.initial_bw << " B/s, post-cache " << sw.post_cache_bw << " B/s";

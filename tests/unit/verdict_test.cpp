@@ -7,6 +7,7 @@
 
 #include "reporting/verdict_status.hpp"
 #include "runner/cli/cli.hpp"
+#include "runner/methods/steady_state.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -384,11 +385,15 @@ TEST(Verdict, SteadyStateClaimsSayWhetherTheRunWasSteady) {
   EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
             "measured 10k IOPS, equal to the claimed 10k (tolerance 10%); steady state was not "
             "measured");
-  r.steady = false;
+  auto rounds = std::make_shared<SteadyStateRoundsReport>();
+  rounds->steady_flag = false;
+  r.method = rounds;
   EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
             "measured 10k IOPS, equal to the claimed 10k (tolerance 10%); not steady (SNIA PTS "
             "rounds gave up)");
-  r.steady = true;
+  rounds = std::make_shared<SteadyStateRoundsReport>();
+  rounds->steady_flag = true;
+  r.method = rounds;
   EXPECT_EQ(judge(s, sata_suite(), {r})[0].message,
             "measured 10k IOPS, equal to the claimed 10k (tolerance 10%)");
 }

@@ -15,6 +15,7 @@
 #include "reporting/verdict_status.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/methods/capacity_check.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -252,13 +253,14 @@ TEST(ResultJson, IntegrityAndCapacityRoundTrip) {
   w.integrity->findings.push_back({"stale", 1048576, 1048576, 9, 4});
   reporting::WorkloadResult c;
   c.id = "capacity";
-  c.kind = "capacity";
-  c.capacity.emplace();
-  c.capacity->reported_bytes = 64ull << 30;
-  c.capacity->usable_bytes = 8ull << 30;
-  c.capacity->sample_interval = 16 << 20;
-  c.capacity->aliasing_start = 8ull << 30;
-  c.capacity->aliased_to = 0;
+  auto report = std::make_shared<CapacityMethodReport>();
+  report->capacity.emplace();
+  report->capacity->reported_bytes = 64ull << 30;
+  report->capacity->usable_bytes = 8ull << 30;
+  report->capacity->sample_interval = 16 << 20;
+  report->capacity->aliasing_start = 8ull << 30;
+  report->capacity->aliased_to = 0;
+  c.method = std::move(report);
   run.workloads = {w, c};
   auto back = reporting::run_result_from_json(reporting::to_json_text(run));
   ASSERT_EQ(back.workloads.size(), 2u);
@@ -268,11 +270,11 @@ TEST(ResultJson, IntegrityAndCapacityRoundTrip) {
   EXPECT_EQ(back.workloads[0].integrity->bad_inline, 1u);
   ASSERT_EQ(back.workloads[0].integrity->findings.size(), 1u);
   EXPECT_EQ(back.workloads[0].integrity->findings[0].expected_sequence, 9u);
-  ASSERT_TRUE(back.workloads[1].capacity);
-  EXPECT_EQ(back.workloads[1].capacity->usable_bytes, 8ull << 30);
-  EXPECT_EQ(back.workloads[1].capacity->aliasing_start, 8ull << 30);
-  EXPECT_EQ(back.workloads[1].capacity->aliased_to, 0u);
-  EXPECT_FALSE(back.workloads[0].capacity);
+  ASSERT_TRUE(capacity_report_of(back.workloads[1]));
+  EXPECT_EQ(capacity_report_of(back.workloads[1])->usable_bytes, 8ull << 30);
+  EXPECT_EQ(capacity_report_of(back.workloads[1])->aliasing_start, 8ull << 30);
+  EXPECT_EQ(capacity_report_of(back.workloads[1])->aliased_to, 0u);
+  EXPECT_FALSE(capacity_report_of(back.workloads[0]));
 }
 
 }  // namespace

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The measured-only verdicts of SNIA PTS figures (see pts_verdict.hpp).
-#include "runner/judge/pts_verdict.hpp"
+// The measured-only verdicts of a method's listed figures (see figure_verdicts.hpp).
+#include "runner/judge/figure_verdicts.hpp"
 
 #include "model/metric.hpp"
 #include "model/quantity_format.hpp"
 
 namespace storqual::runner {
 
-void append_pts_figure_verdicts(const reporting::WorkloadResult& r,
-                                std::vector<reporting::ClaimVerdict>& out) {
-  for (const auto& f : r.pts->figures) {
+void append_figure_verdicts(const reporting::WorkloadResult& r,
+                            std::vector<reporting::ClaimVerdict>& out) {
+  for (const auto& f : r.figures) {
     reporting::ClaimVerdict v;
     v.workloads = {r.id};
     v.metric = f.name;

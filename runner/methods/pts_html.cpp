@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The PTS-style HTML section of a wsat/dirth/xsr/hir test (see pts_html.hpp).
-#include "reporting/pts_html.hpp"
+// The PTS-style HTML section of a wsat/dirth/xsr/hir test (PtsMethodReport::render_html, see
+// pts_tests.hpp), in the style of the PTS report: the test and device header (device, capacity,
+// firmware, purge method, preconditioning, steady-state convergence and its 5-round window), the
+// plots the PTS names for the test (SVG, reporting/svg_chart.hpp) and the figures claims judge.
+// Charts are <figure class="chart-block" data-chart="pts-...">.
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +14,12 @@
 #include "reporting/html_report.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
+#include "runner/methods/pts_tests.hpp"
 
-namespace storqual::reporting {
+namespace storqual::runner {
 namespace {
+
+using namespace reporting;
 
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -74,7 +80,7 @@ std::string steady_text(const SteadyStateReport& s) {
 
 // The PTS's test and device header.
 void header(std::string& o, const RunResult& run, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+  const PtsReport& p = *pts_report_of(w);
   o += "<table class=\"pts-header\"><tbody>";
   row(o, "test", test_name(p.test) + " (SNIA SSS PTS 2.0.x)");
   row(o, "stimulus", p.stimulus);
@@ -86,9 +92,9 @@ void header(std::string& o, const RunResult& run, const WorkloadResult& w) {
   if (!capacity.empty()) {
     char* end = nullptr;
     const double bytes = std::strtod(capacity.c_str(), &end);
-    row(o, "capacity", capacity + " B (" + format_bytes_iec(bytes) + ")");
+    row(o, "capacity", capacity + " B (" + reporting::format_bytes_iec(bytes) + ")");
   }
-  row(o, "tested range", format_bytes_iec(static_cast<double>(p.range_bytes)));
+  row(o, "tested range", reporting::format_bytes_iec(static_cast<double>(p.range_bytes)));
   const std::string firmware = identity(run, "firmware");
   row(o, "firmware", firmware.empty() ? "not reported" : firmware);
   std::string purge = "none", pre;
@@ -129,7 +135,7 @@ std::string iops_tick(double v) {
 }
 
 void wsat(std::string& o, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+  const PtsReport& p = *pts_report_of(w);
   const bool region = p.steady_from_s >= 0;
   for (const bool by_tgbw : {false, true}) {
     LineChart c;
@@ -164,7 +170,7 @@ void wsat(std::string& o, const WorkloadResult& w) {
           prev_b = pt.tgbw;
         }
       }
-      c.x_markers.push_back({x, "cliff at " + format_bytes_iec(p.cliff_tgbw)});
+      c.x_markers.push_back({x, "cliff at " + reporting::format_bytes_iec(p.cliff_tgbw)});
     }
     if (const Figure* sat = [&]() -> const Figure* {
           for (const auto& f : p.figures)
@@ -187,7 +193,7 @@ void wsat(std::string& o, const WorkloadResult& w) {
 }
 
 void dirth(std::string& o, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+  const PtsReport& p = *pts_report_of(w);
   std::map<unsigned, std::vector<const PtsGridPoint*>> by_threads;
   for (const auto& g : p.grid) by_threads[g.threads].push_back(&g);
   // Demand intensity: response time against IOPS, one series per thread count along QD.
@@ -248,7 +254,7 @@ void dirth(std::string& o, const WorkloadResult& w) {
 }
 
 void xsr(std::string& o, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+  const PtsReport& p = *pts_report_of(w);
   for (const bool latency : {false, true}) {
     LineChart c;
     c.title = w.id + ": XSR " + (latency ? "response time" : "throughput") + " vs time";
@@ -292,7 +298,7 @@ void xsr(std::string& o, const WorkloadResult& w) {
 }
 
 void hir(std::string& o, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+  const PtsReport& p = *pts_report_of(w);
   double baseline = 0;
   for (const auto& f : p.figures)
     if (f.name == "hir.baseline_iops") baseline = f.value;
@@ -325,8 +331,9 @@ void hir(std::string& o, const WorkloadResult& w) {
 
 }  // namespace
 
-std::string render_pts_section(const RunResult& run, const WorkloadResult& w) {
-  const PtsReport& p = *w.pts;
+void PtsMethodReport::render_html(std::string& out, const RunResult& run,
+                                  const WorkloadResult& w) const {
+  const PtsReport& p = pts;
   std::string o = "<div class=\"box pts\" data-pts=\"" + esc(p.test) + "\"><h4>SNIA PTS " +
                   esc(test_name(p.test)) + "</h4>";
   header(o, run, w);
@@ -336,7 +343,7 @@ std::string render_pts_section(const RunResult& run, const WorkloadResult& w) {
   if (p.test == "hir") hir(o, w);
   figures_table(o, p);
   o += "</div>";
-  return o;
+  out += o;
 }
 
-}  // namespace storqual::reporting
+}  // namespace storqual::runner

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// A method: the test procedure one suite element asks for (docs/architecture.md, "Where to add":
+// a method). The plain run, rounds to steady state, the latency search, the sustained write, the
+// capacity check and each SNIA PTS test are methods. A method
+//  - reads its suite element (`MethodEntry::load`: its own attributes, the workload options through
+//    the one option table, the defaults its procedure implies),
+//  - adjusts its planned workload (`plan`, before scaling and validation),
+//  - runs itself, every pass through the qualification's `RunWorkload` seam (progress line, busy
+//    host, thermal sampler, fault injection) or, when it drives the engine itself, with the run's
+//    `RunOptions` (stop flag and engine wrapper) from the context,
+//  - says what it is for a reader: its fio equivalent, its line in `storqual suites`.
+// Its result (reporting::WorkloadResult) carries its figures by name (WorkloadResult::figures)
+// and its own report (WorkloadResult::method).
+//
+// The registry (method_registry.cpp) lists every method's suite element; the suite loader and the
+// qualification know methods only through this interface.
+#pragma once
+
+#include <pugixml.hpp>
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/result.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "runner/measure/workload.hpp"
+
+namespace storqual::runner {
+
+// What a method's run gets from the qualification.
+struct MethodContext {
+  RunWorkload measure;  // every pass of a method that runs workloads
+  RunOptions direct;    // stop flag and engine wrapper, for a method that drives the engine itself
+  double runtime_scale = 1;  // --runtime-scale, for a method with timed steps of its own
+};
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  // The suite element ("workload", "latency-search", "wsat", ...).
+  [[nodiscard]] virtual std::string_view element() const noexcept = 0;
+  // Adjusts a planned workload (the target set, before scaling and validation): a latency search
+  // plans at its deepest step (at most 32), so that the safety guard and the plan see that depth.
+  virtual void plan(WorkloadSpec& /*workload*/) const {}
+  // Whether --early-stop applies to it: false for a method with its own stopping rule.
+  [[nodiscard]] virtual bool takes_early_stop() const noexcept { return true; }
+  // Whether it takes time of its own even with runtime 0 (rounds, passes, a PTS test), so that
+  // --runtime-scale changes what it measures.
+  [[nodiscard]] virtual bool timed() const noexcept { return false; }
+  // Whether it runs through RunWorkload passes: preconditioning before it and the busy-host
+  // report merged over its passes. False for a method that drives the engine itself.
+  [[nodiscard]] virtual bool runs_workloads() const noexcept { return true; }
+  // Whether the console prints fio's layout of `result` after it (false for a method whose result
+  // is not one workload's counts: its own report section says what it measured).
+  [[nodiscard]] virtual bool prints_fio_summary(const reporting::WorkloadResult& /*result*/) const {
+    return true;
+  }
+  // The result's fio command: fio_command(as_run) (a latency search's chosen depth in as_run), or a
+  // method's own description of what it ran (the capacity check's, in `result`).
+  [[nodiscard]] virtual std::string fio_command_as_run(
+      const WorkloadSpec& as_run, const reporting::WorkloadResult& result) const;
+  // Runs the method on a planned workload `w` (its id, target and region final).
+  [[nodiscard]] virtual reporting::WorkloadResult run(const WorkloadSpec& w,
+                                                      const MethodContext& context) const = 0;
+  // The equivalent fio command (with a comment where fio has none), for `storqual suites -v`.
+  [[nodiscard]] virtual std::string fio_equivalent(const WorkloadSpec& spec) const;
+  // Its line in `storqual suites`, after the id: "randread  4k    QD32 x1, 1m".
+  [[nodiscard]] virtual std::string summary_line(const WorkloadSpec& spec) const;
+};
+
+// The plain run: one workload through `measure`, or several of them with an early stop.
+[[nodiscard]] std::shared_ptr<const Method> plain_method();
+
+// How a suite element becomes a method: `spec` holds the suite's <defaults> and the element's id;
+// `load` applies the element's attributes (to its own configuration and, through the option table,
+// to `spec`) and returns the method. Throws FileError at the attribute or element at fault.
+struct MethodEntry {
+  std::string_view element;
+  // Whether the element may hold a <precondition> (capacity drives the device itself: no).
+  bool takes_precondition = true;
+  std::shared_ptr<const Method> (*load)(const XmlFile& file, pugi::xml_node node,
+                                        WorkloadSpec& spec);
+  // The method run in rounds to steady state (dependent preconditioning, SNIA PTS: the workload
+  // itself until steady), the method itself when it already runs in rounds; null for an element
+  // that cannot (only <workload> can).
+  std::shared_ptr<const Method> (*in_rounds)(const std::shared_ptr<const Method>& method) = nullptr;
+};
+
+// Registers every method's report reader (reporting/method_reports.hpp), once; before a result is
+// read (the command line does it first; method_entries() does it too).
+void register_method_reports();
+
+// Every method's suite element, in documentation order (method_registry.cpp).
+[[nodiscard]] std::span<const MethodEntry> method_entries() noexcept;
+[[nodiscard]] const MethodEntry* find_method_entry(std::string_view element) noexcept;
+
+// ---- helpers for a method's `load` ----
+
+// Applies every attribute of `node` except `own` (the method's own, handled by the caller) through
+// the workload option table; `allow_iodepth` false refuses iodepth (a method that chooses it).
+void apply_workload_attributes(const XmlFile& file, pugi::xml_node node, WorkloadSpec& spec,
+                               std::initializer_list<std::string_view> own, bool allow_iodepth);
+// "bs, iodepth, ...": the option table's names, for messages.
+[[nodiscard]] std::string workload_option_names(bool with_iodepth);
+// The plain line of `storqual suites` with `depth` for the queue depth: "randread  4k    QD32 x1,
+// 1m".
+[[nodiscard]] std::string plain_summary_line(const WorkloadSpec& spec, const std::string& depth);
+// A whole number attribute lo..hi; throws FileError naming it.
+[[nodiscard]] unsigned parse_count_attribute(const XmlFile& file, pugi::xml_attribute a,
+                                             unsigned lo, unsigned hi);
+
+}  // namespace storqual::runner

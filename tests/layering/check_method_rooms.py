@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""A method is one room (docs/architecture.md, "Where to add": a method).
+
+For every method, the product files (model/, engines/, devices/, reporting/, runner/, app/)
+outside the method's own files that name one of its types, functions or its suite element, comments
+left out. A method may be named by at most two others: the registry (runner/methods/
+method_registry.cpp) and, for the rounds and the plain run, the other half of the <workload>
+element or a method that builds on it. More fails the check.
+
+  check_method_rooms.py ROOT            the check (ctest method_rooms)
+  check_method_rooms.py ROOT --report   the table, without failing
+  check_method_rooms.py --self-test     proves the check fails on a method named from three files
+"""
+import os
+import re
+import sys
+import tempfile
+
+PRODUCT = ["model", "engines", "devices", "reporting", "runner", "app"]
+MAX_OUTSIDE = 2
+
+# name: (its own files, what names it). SteadyStateConfig and SteadyStateReport are the SNIA
+# steady-state criteria (runner/measure/steady_criteria.hpp) and their result in the model, which
+# early stop and the PTS tests use too: not the rounds method's own. The string "capacity" names the
+# check's element, kind and figure but also a device's capacity (a row of the PTS header): what
+# counts is a comparison with it or a lookup of the figure by that name.
+METHODS = {
+    "plain run": (
+        ["runner/methods/method.hpp", "runner/methods/method.cpp"],
+        [r"\bPlainRun\b", r"\bplain_method\b"],
+    ),
+    "steady state": (
+        ["runner/methods/steady_state.hpp", "runner/methods/steady_state.cpp",
+         "runner/methods/steady_state_report.cpp"],
+        [r"\bSteadyStateRounds\w*\b", r"\bsteady_state_of\b", r"\bread_steady_state_report\b",
+         r"\bworkload_method_entry\b", r"\brun_rounds\b", r'"steady_metric"'],
+    ),
+    "latency search": (
+        ["runner/methods/latency_search.hpp", "runner/methods/latency_search.cpp",
+         "runner/methods/latency_search_report.cpp"],
+        [r"\bLatencySearch\w*\b", r"\bLatencyCurvePoint\b", r"\bsearch_latency_bound\b",
+         r"\bread_latency_search_report\b", r"\blatency_search_method_entry\b",
+         r'"latency-search"'],
+    ),
+    "sustained write": (
+        ["runner/methods/sustained_write.hpp", "runner/methods/sustained_write.cpp",
+         "runner/methods/sustained_write_report.cpp"],
+        [r"\bSustainedWrite\w*\b", r"\bsustained_write_\w+\b", r"\brun_sustained_write\b",
+         r"\bread_sustained_write_report\b", r'"sustained-write"'],
+    ),
+    "capacity check": (
+        ["runner/methods/capacity_check.hpp", "runner/methods/capacity_check.cpp",
+         "runner/methods/capacity_report.cpp"],
+        [r"\bCapacity(Check|Method|MethodReport|Report)\b",
+         r"\bcapacity_(report_of|summary|verdict|method_entry|figure_rows)\b",
+         r"\brun_capacity_check\b", r"\bread_capacity_report\b",
+         r'(kind|element|metric|name)(\(\))?\s*[!=]=\s*"capacity"', r'parse_metric\("capacity"\)'],
+    ),
+    "SNIA PTS tests": (
+        ["runner/methods/pts_tests.hpp", "runner/methods/pts_tests.cpp",
+         "runner/methods/pts_report.cpp", "runner/methods/pts_html.cpp"],
+        [r"\bPts[A-Z]\w*\b", r"\bpts_[a-z_]+\b", r"\brun_pts_test\b", r'"(wsat|dirth|xsr|hir)"',
+         r'"pts-'],
+    ),
+}
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def product_files(root):
+    out = {}
+    for folder in PRODUCT:
+        for dirpath, _, names in os.walk(os.path.join(root, folder)):
+            for name in names:
+                if name.endswith((".cpp", ".hpp")):
+                    path = os.path.join(dirpath, name)
+                    with open(path, encoding="utf-8") as f:
+                        out[os.path.relpath(path, root)] = strip_comments(f.read())
+    return out
+
+
+def rooms(root, methods=METHODS):
+    files = product_files(root)
+    table = {}
+    for name, (own, patterns) in methods.items():
+        outside = []
+        for path, text in sorted(files.items()):
+            if path in own:
+                continue
+            found = sorted({m.group(0) for p in patterns for m in re.finditer(p, text)})
+            if found:
+                outside.append((path, found))
+        table[name] = outside
+    return table
+
+
+def report(table):
+    for name, outside in table.items():
+        print(f"{name}: {len(outside)} product file(s) outside its own name it")
+        for path, found in outside:
+            print(f"    {path}: {', '.join(found[:5])}")
+
+
+def check(root):
+    table = rooms(root)
+    bad = {n: o for n, o in table.items() if len(o) > MAX_OUTSIDE}
+    if bad:
+        report(bad)
+        print(f"method_rooms: a method is named by more than {MAX_OUTSIDE} files outside its own "
+              "(docs/architecture.md, \"Where to add\": a method)", file=sys.stderr)
+        return 1
+    print(f"method_rooms: {len(table)} methods, each named by at most {MAX_OUTSIDE} files outside "
+          "its own")
+    return 0
+
+
+def self_test():
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "runner", "methods"))
+        os.makedirs(os.path.join(tmp, "reporting"))
+
+        def write(rel, text):
+            with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+
+        write("runner/methods/sustained_write.hpp", "struct SustainedWriteReport {};\n")
+        write("runner/methods/method_registry.cpp", "auto e = sustained_write_method_entry();\n")
+        write("reporting/a.cpp", "// SustainedWriteReport in a comment does not count\n")
+        if check(tmp) != 0:
+            print("self-test: a method named from one file outside failed the check", file=sys.stderr)
+            return 1
+        write("reporting/b.cpp", "const SustainedWriteReport* r;\n")
+        write("reporting/c.cpp", 'if (kind == "sustained-write") {}\n')
+        if check(tmp) == 0:
+            print("self-test: a method named from three files outside passed", file=sys.stderr)
+            return 1
+    print("method_rooms self-test: the check fails when it should")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if "--report" in argv[2:]:
+        report(rooms(argv[1]))
+        return 0
+    return check(argv[1])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
