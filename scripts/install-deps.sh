@@ -17,7 +17,7 @@ build_pkgs=(build-essential cmake ninja-build pkg-config git
   liburing-dev libaio-dev libnvme-dev libjson-c-dev libssl-dev libblkid-dev libmount-dev libudev-dev libxxhash-dev libisal-dev
   libboost-program-options-dev libpugixml-dev nlohmann-json3-dev)
 test_pkgs=(googletest libgtest-dev libgmock-dev file clang clang-format libclang-rt-dev
-  fio util-linux mount fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-jsonschema python3-pil chromium poppler-utils dpkg-dev
+  fio fio-examples util-linux mount fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-jsonschema python3-pil chromium poppler-utils dpkg-dev
   ccache ansible-core yamllint python3-yaml python3-kubernetes)
 
 pkgs=("${build_pkgs[@]}")

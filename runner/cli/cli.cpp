@@ -31,7 +31,7 @@ constexpr Command kCommands[] = {
     {"bench", "run one ad-hoc workload and print fio-like numbers", cmd_bench},
     {"identify", "show who a device is (or list every block device)", cmd_identify},
     {"check", "validate spec sheets and suites", cmd_check},
-    {"suites", "list the standard suites", cmd_suites},
+    {"suites", "list the standard suites; import and export fio job files", cmd_suites},
     {"report", "re-render or merge result files", cmd_report},
 };
 

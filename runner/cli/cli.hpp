@@ -17,6 +17,8 @@ int cmd_run(const Args& args);
 int cmd_identify(const Args& args);
 int cmd_check(const Args& args);
 int cmd_suites(const Args& args);
+int cmd_suites_import(const Args& args);  // `suites import` (cmd_suites_fio.cpp)
+int cmd_suites_export(const Args& args);  // `suites export`
 int cmd_report(const Args& args);
 
 int cli_main(int argc, char** argv);

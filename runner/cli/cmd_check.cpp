@@ -11,6 +11,7 @@
 #include "runner/cli/command_options.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/specs/cross_check.hpp"
+#include "runner/specs/fio_suite.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 
@@ -75,6 +76,13 @@ int cmd_check(const Args& args) {
 
   for (const std::string& file : files) {
     try {
+      if (is_fio_job_file(file)) {  // a fio job file as a suite (docs/fio-files.md)
+        const FioImport im = import_fio_file(file);
+        for (const std::string& note : im.ignored) std::fprintf(stderr, "note: %s\n", note.c_str());
+        std::printf("ok: %s (fio job file, suite '%s', %s)\n", file.c_str(), im.suite.name.c_str(),
+                    reporting::count_of(im.suite.workloads.size(), "workload").c_str());
+        continue;
+      }
       if (detect_file_kind(file) == FileKind::Suite) {
         Suite suite = Suite::load(file);
         std::printf("ok: %s (suite '%s', %s)\n", file.c_str(), suite.name.c_str(),

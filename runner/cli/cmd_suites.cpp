@@ -31,6 +31,9 @@ void print_suite(const Suite& suite, bool with_fio) {
 }  // namespace
 
 int cmd_suites(const Args& args) {
+  if (!args.empty() && (args[0] == "import" || args[0] == "export"))  // fio jobs in and out
+    return (args[0] == "import" ? cmd_suites_import
+                                : cmd_suites_export)(Args(args.begin() + 1, args.end()));
   po::options_description visible("storqual suites [NAME|FILE...] [options]");
   std::vector<std::string> suite_dirs;
   visible.add_options()("help,h", "show this help")("verbose,v",
@@ -47,7 +50,8 @@ int cmd_suites(const Args& args) {
   if (parse_command_options(args, all, visible, vm, &positional,
                             "Without names: one line per standard suite and its workloads. With "
                             "names or files: those suites, with the equivalent fio command of "
-                            "every workload."))
+                            "every workload. `storqual suites import FILE.fio` and `storqual "
+                            "suites export NAME --fio`: fio job files in and out (--help each)."))
     return kExitPass;
   std::vector<std::filesystem::path> dirs(suite_dirs.begin(), suite_dirs.end());
   if (dirs.empty()) dirs = default_suite_dirs();

@@ -170,6 +170,10 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.interval_s = parse_uint("log_avg_msec", v, 10, 3600000) / 1000.0;
      }},
+    {"io_limit",
+     "stop after this many bytes of all jobs together, with a runtime whichever comes first "
+     "(fio's io_size counts per job: io_limit = io_size x numjobs); 0: off",
+     "0", "size", [](WorkloadSpec& w, std::string_view v) { w.io_limit = parse_size(v); }},
     {"io_timeout", "a request outstanding longer than this ends the workload with an error", "0",
      "duration",
      [](WorkloadSpec& w, std::string_view v) {

@@ -12,6 +12,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/version.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_suite.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
@@ -167,7 +168,8 @@ Suite load_suite(const XmlFile& file) {
 }
 
 bool looks_like_path(std::string_view s) {
-  return s.find('/') != std::string_view::npos || s.ends_with(".xml");
+  return s.find('/') != std::string_view::npos || s.ends_with(".xml") ||
+         is_fio_job_file(std::filesystem::path(s));
 }
 
 }  // namespace
@@ -179,6 +181,7 @@ const SuiteWorkload* Suite::find(std::string_view id) const noexcept {
 }
 
 Suite Suite::load(const std::filesystem::path& path) {
+  if (is_fio_job_file(path)) return import_fio_file(path).suite;  // docs/fio-files.md
   XmlFile file(path);
   Suite s = load_suite(file);
   s.path = path;

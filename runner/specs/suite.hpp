@@ -71,8 +71,8 @@ class Suite {
 [[nodiscard]] std::filesystem::path resolve_suite(std::string_view name_or_file,
                                                   const std::vector<std::filesystem::path>& dirs);
 
-// The suite a spec sheet names: a name from `dirs`, or a path ending in .xml or containing '/'
-// taken relative to the sheet's own directory.
+// The suite a spec sheet names: a name from `dirs`, or a path ending in .xml (or .fio or .job, a
+// fio job file) or containing '/' taken relative to the sheet's own directory.
 [[nodiscard]] std::filesystem::path resolve_suite_for_sheet(
     const std::string& suite, const std::filesystem::path& sheet_path,
     const std::vector<std::filesystem::path>& dirs);

@@ -25,6 +25,7 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/methods/method.hpp"
 #include "runner/specs/cross_check.hpp"
+#include "runner/specs/fio_suite.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 
@@ -79,6 +80,46 @@ inline Outcome feed_suite(std::string_view bytes) {
     (void)w.fio_equivalent();
     if (suite.find(w.id()) == nullptr)
       broken("a suite workload is not found by its own id", w.id());
+  }
+  return Outcome::Accepted;
+}
+
+// A fio job file (or, when the first byte is '!', a fio command line) as `storqual suites import`
+// reads it, on a fixed host without includes. An accepted one must write suite XML that the suite
+// loader reads back to as many workloads, and its fio export (when fio can run it) must import
+// again.
+inline Outcome feed_fio_job(std::string_view bytes) {
+  runner::FioEnvironment env;
+  env.getenv = [](const std::string& name) -> std::optional<std::string> {
+    return name == "SIZE" ? std::optional<std::string>("64m") : std::nullopt;
+  };
+  runner::FioImport im;
+  try {
+    if (!bytes.empty() && bytes.front() == '!')
+      im = runner::import_fio_jobs(runner::parse_fio_command_line(bytes.substr(1), env), "fuzz");
+    else
+      im = runner::import_fio_jobs(runner::parse_fio_job_text(bytes, "fuzz.fio", env), "fuzz");
+  } catch (const runner::FileError&) {
+    return Outcome::Refused;
+  }
+  const std::string xml = runner::suite_xml_text(im.suite);
+  try {
+    if (runner::Suite::parse(xml, "fuzz-import.xml").workloads.size() != im.suite.workloads.size())
+      broken("the imported suite XML reads back to another number of workloads", xml);
+  } catch (const runner::FileError& e) {
+    broken("the suite XML of an imported job file does not load",
+           std::string(e.what()) + "\n" + xml);
+  }
+  std::string job;
+  try {
+    job = runner::fio_job_text(im.suite, "/dev/null");
+  } catch (const storqual::UsageError&) {
+    return Outcome::Accepted;  // a workload fio cannot run as storqual does
+  }
+  try {
+    (void)runner::import_fio_jobs(runner::parse_fio_job_text(job, "export.fio", env), "fuzz");
+  } catch (const runner::FileError& e) {
+    broken("an exported job file does not import", std::string(e.what()) + "\n" + job);
   }
   return Outcome::Accepted;
 }

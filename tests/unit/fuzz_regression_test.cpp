@@ -191,6 +191,12 @@ TEST(FuzzRegression, UnitParsers) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, FioJobFileImport) {
+  const Tally t = feed_all("fio_job", fuzz::feed_fio_job, 5);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, ResultJsonReaderAndReports) {
   const Tally t = feed_all("result_json", fuzz::feed_result_json, 4);
   EXPECT_GT(t.accepted, 0);

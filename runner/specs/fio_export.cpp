@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// The writers of fio_suite.hpp: a suite of plain workloads as suite XML, and as a fio job file.
+#include <cmath>
+#include <pugixml.hpp>
+#include <sstream>
+#include <utility>
+
+#include "runner/base/units.hpp"
+#include "runner/specs/fio_suite.hpp"
+
+namespace storqual::runner {
+namespace {
+
+const char* bit(bool b) {
+  return b ? "1" : "0";
+}
+
+}  // namespace
+
+WorkloadAttributes workload_attributes(const WorkloadSpec& w) {
+  const WorkloadSpec d;
+  const auto& p = w.params;
+  const auto& dp = d.params;
+  WorkloadAttributes a;
+  auto add = [&](bool differs, const char* name, std::string value) {
+    if (differs) a.emplace_back(name, std::move(value));
+  };
+  add(true, "rw", p.rw);
+  add(true, "bs", format_size_fio(p.bs));
+  add(true, "iodepth", std::to_string(p.iodepth));
+  add(p.numjobs != dp.numjobs, "numjobs", std::to_string(p.numjobs));
+  add(p.runtime_s != dp.runtime_s, "runtime", format_duration_fio(p.runtime_s));
+  add(p.ramp_time_s != dp.ramp_time_s, "ramp_time", format_duration_fio(p.ramp_time_s));
+  add(p.size != dp.size, "size", format_size_fio(p.size));
+  add(w.max_size != d.max_size, "max_size", format_size_fio(w.max_size));
+  add(p.offset != dp.offset, "offset", format_size_fio(p.offset));
+  add(p.rwmixread != dp.rwmixread, "rwmixread", std::to_string(p.rwmixread));
+  add(true, "ioengine", p.ioengine);
+  add(true, "direct", bit(p.direct));
+  add(p.randommap != dp.randommap, "norandommap", bit(!p.randommap));
+  add(w.fixedbufs != d.fixedbufs, "fixedbufs", bit(w.fixedbufs));
+  add(w.registerfiles != d.registerfiles, "registerfiles", bit(w.registerfiles));
+  add(w.sqpoll != d.sqpoll, "sqpoll", bit(w.sqpoll));
+  add(w.iopoll != d.iopoll, "hipri", bit(w.iopoll));
+  add(w.iodepth_batch != d.iodepth_batch, "iodepth_batch_submit", std::to_string(w.iodepth_batch));
+  add(w.iodepth_batch_complete != d.iodepth_batch_complete, "iodepth_batch_complete_min",
+      std::to_string(w.iodepth_batch_complete));
+  add(w.spin_wait_s != d.spin_wait_s, "spin_wait",
+      w.spin_wait_s < 0 ? std::string("auto") : format_duration_fio(w.spin_wait_s));
+  add(w.early_stop != d.early_stop, "early_stop", w.early_stop);
+  add(w.interval_s != d.interval_s, "log_avg_msec",
+      std::to_string(static_cast<long long>(std::llround(w.interval_s * 1000))));
+  add(w.io_timeout_s != d.io_timeout_s, "io_timeout", format_duration_fio(w.io_timeout_s));
+  add(w.rate_iops != d.rate_iops, "rate_iops",
+      std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
+  add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
+  add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
+  add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
+  add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
+  add(w.verify_backlog_batch != d.verify_backlog_batch, "verify_backlog_batch",
+      std::to_string(w.verify_backlog_batch));
+  add(w.do_verify != d.do_verify, "do_verify", bit(w.do_verify));
+  add(w.io_limit != d.io_limit, "io_limit", format_size_fio(w.io_limit));
+  return a;
+}
+
+namespace {
+
+// A workload that is not a plain run cannot be written as attributes alone (nor as a fio job).
+// A plain run is the <workload> method that takes no time of its own (rounds to steady state are
+// a <workload> too, a timed one).
+void expect_plain(const SuiteWorkload& w, const char* for_what) {
+  const bool plain = w.method->element() == "workload" && !w.method->timed();
+  const std::string what =
+      w.precondition ? "preconditioned"
+      : !plain       ? "a <" + std::string(w.method->element()) + "> method, not a plain run"
+                     : "";
+  if (!what.empty())
+    throw UsageError("workload '" + w.id() + "' is " + what + ": " + for_what +
+                     " takes plain workloads only");
+}
+
+}  // namespace
+
+std::string suite_xml_text(const Suite& suite) {
+  pugi::xml_document doc;
+  pugi::xml_node root = doc.append_child("suite");
+  root.append_attribute("name") = suite.name.c_str();
+  if (!suite.description.empty()) root.append_attribute("description") = suite.description.c_str();
+  if (suite.precondition) throw UsageError("a suite <precondition> cannot be written here");
+  for (const SuiteWorkload& w : suite.workloads) {
+    expect_plain(w, "the suite writer");
+    pugi::xml_node n = root.append_child("workload");
+    n.append_attribute("id") = w.id().c_str();
+    for (const auto& [name, value] : workload_attributes(w.spec))
+      n.append_attribute(name.c_str()) = value.c_str();
+  }
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
+  return out.str();
+}
+
+std::string fio_job_text(const Suite& suite, const std::string& target) {
+  std::string out = "; fio job file of the storqual suite '" + suite.name +
+                    "' (storqual suites export " + suite.name +
+                    " --fio): one job per workload, one after another, as storqual runs them.\n"
+                    "[global]\n"
+                    "; storqual's jobs are threads of one process and draw a new random "
+                    "sequence each run\nthread\nrandrepeat=0\n";
+  if (target.empty())
+    out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
+  else
+    out += "filename=" + target + "\n";
+  if (suite.precondition) throw UsageError("the suite's <precondition> has no fio equivalent");
+  for (const SuiteWorkload& w : suite.workloads) {
+    expect_plain(w, "--fio");
+    const WorkloadSpec& s = w.spec;
+    const auto& p = s.params;
+    auto refuse = [&](const std::string& what) {
+      throw UsageError("workload '" + w.id() + "': " + what + " has no fio equivalent");
+    };
+    if (!s.early_stop.empty()) refuse("early_stop");
+    if (s.max_size) refuse("max_size");
+    if (s.io_timeout_s > 0) refuse("io_timeout");
+    if (s.verify == VerifyAlgorithm::Xxh3) refuse("verify=xxh3");
+    if (s.spin_wait_s >= 0) refuse("spin_wait");
+    out += "\n[" + w.id() + "]\nstonewall\nioengine=" + p.ioengine + "\nrw=" + p.rw +
+           "\nbs=" + format_size_fio(p.bs) + "\niodepth=" + std::to_string(p.iodepth) +
+           "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
+    if (p.rwmixread != 50) out += "rwmixread=" + std::to_string(p.rwmixread) + "\n";
+    if (p.size) out += "size=" + format_size_fio(p.size) + "\n";
+    if (p.offset) out += "offset=" + format_size_fio(p.offset) + "\n";
+    // storqual's runtime is time based; with io_limit, whichever comes first: fio's runtime and
+    // io_size without time_based.
+    if (p.runtime_s > 0)
+      out += std::string(s.io_limit ? "" : "time_based\n") +
+             "runtime=" + format_duration_fio(p.runtime_s) + "\n";
+    if (p.ramp_time_s > 0) out += "ramp_time=" + format_duration_fio(p.ramp_time_s) + "\n";
+    if (s.io_limit) {
+      if (s.io_limit % p.numjobs) refuse("io_limit not divisible by numjobs");
+      out += "io_size=" + format_size_fio(s.io_limit / p.numjobs) + "\n";
+    }
+    if (!p.randommap) out += "norandommap\n";
+    // storqual's 0 (everything ready) is fio's 0 (iodepth at once); fio's default is 1.
+    out += "iodepth_batch_submit=" + std::to_string(s.iodepth_batch) + "\n";
+    if (s.iodepth_batch_complete > 0)
+      out += "iodepth_batch_complete_min=" + std::to_string(s.iodepth_batch_complete) + "\n";
+    if (p.ioengine == "io_uring") {
+      if (s.fixedbufs) out += "fixedbufs\n";
+      if (s.registerfiles) out += "registerfiles\n";
+      if (s.sqpoll) out += "sqthread_poll\n";
+      if (s.iopoll) out += "hipri\n";
+    }
+    if (s.interval_s != 1.0)
+      out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
+    if (s.rate_iops > 0) out += "rate_iops=" + std::to_string(std::llround(s.rate_iops)) + "\n";
+    if (s.rate_bytes) out += "rate=" + std::to_string(s.rate_bytes) + "\n";
+    if (s.continue_on_error) out += "continue_on_error=io\n";
+    if (s.verify == VerifyAlgorithm::Crc32c) {
+      out += "verify=crc32c\n";
+      if (s.verify_backlog) out += "verify_backlog=" + std::to_string(s.verify_backlog) + "\n";
+      if (s.verify_backlog_batch)
+        out += "verify_backlog_batch=" + std::to_string(s.verify_backlog_batch) + "\n";
+      if (!s.do_verify) out += "do_verify=0\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace storqual::runner

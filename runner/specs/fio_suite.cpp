@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: Apache-2.0
+// fio jobs as suite workloads, and back: the one table of fio's options (fio 3.33's HOWTO and
+// options.c for their meaning), the job groups fio runs together, and the writers of suite XML and
+// fio job files.
+#include "runner/specs/fio_suite.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <pugixml.hpp>
+#include <set>
+#include <sstream>
+
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/specs/spec_sheet.hpp"
+
+namespace storqual::runner {
+namespace {
+
+// How an option of fio is taken. Map: the workload option `target` (runner/measure/workload.hpp)
+// with the value converted by `kind`; Special: its own code in apply_option; Ignore: accepted and
+// listed with `target` as the reason; Refuse: an error with `target` as the reason, unless the
+// value is `harmless` (fio's default, which changes nothing).
+enum class Take { Map, Special, Ignore, Refuse };
+enum class Kind { None, Int, Bool, Size, Time };
+
+struct FioOptionRule {
+  std::string_view name;
+  Take take;
+  Kind kind = Kind::None;
+  std::string_view target = {};
+  std::string_view harmless = {};
+};
+
+constexpr std::string_view kOutputOnly = "it shapes fio's output only";
+constexpr std::string_view kTarget = "the target is the run's --target";
+constexpr std::string_view kRandom =
+    "storqual draws its own random sequence (the same pattern, other offsets)";
+
+const FioOptionRule kFioOptions[] = {
+    {"rw", Take::Special},
+    {"bs", Take::Special},
+    {"bsrange", Take::Special},
+    {"size", Take::Special},
+    {"filesize", Take::Special},
+    {"io_size", Take::Special},
+    {"offset", Take::Special},
+    {"runtime", Take::Special},
+    {"ramp_time", Take::Special},
+    {"time_based", Take::Special},
+    {"direct", Take::Special},
+    {"buffered", Take::Special},
+    {"ioengine", Take::Special},
+    {"kb_base", Take::Special},
+    {"continue_on_error", Take::Special},
+    {"verify", Take::Special},
+    {"stonewall", Take::Special},
+    {"wait_for", Take::Special},
+    {"name", Take::Special},
+    {"iodepth", Take::Map, Kind::Int, "iodepth"},
+    {"numjobs", Take::Map, Kind::Int, "numjobs"},
+    {"rwmixread", Take::Map, Kind::Int, "rwmixread"},
+    {"rwmixwrite", Take::Map, Kind::Int, "rwmixwrite"},
+    {"iodepth_batch_submit", Take::Map, Kind::Int, "iodepth_batch_submit"},
+    {"iodepth_batch_complete_min", Take::Map, Kind::Int, "iodepth_batch_complete_min"},
+    {"fixedbufs", Take::Map, Kind::Bool, "fixedbufs"},
+    {"registerfiles", Take::Map, Kind::Bool, "registerfiles"},
+    {"sqthread_poll", Take::Map, Kind::Bool, "sqpoll"},
+    {"hipri", Take::Map, Kind::Bool, "hipri"},
+    {"norandommap", Take::Map, Kind::Bool, "norandommap"},
+    {"rate_iops", Take::Map, Kind::Int, "rate_iops"},
+    {"rate", Take::Map, Kind::Size, "rate"},
+    {"verify_backlog", Take::Map, Kind::Int, "verify_backlog"},
+    {"verify_backlog_batch", Take::Map, Kind::Int, "verify_backlog_batch"},
+    {"do_verify", Take::Map, Kind::Bool, "do_verify"},
+    {"log_avg_msec", Take::Map, Kind::Int, "log_avg_msec", "0"},
+    {"filename", Take::Ignore, Kind::None, kTarget},
+    {"directory", Take::Ignore, Kind::None, kTarget},
+    {"thread", Take::Ignore, Kind::None, "storqual's jobs are always threads"},
+    {"randrepeat", Take::Ignore, Kind::None, kRandom},
+    {"randseed", Take::Ignore, Kind::None, kRandom},
+    {"allrandrepeat", Take::Ignore, Kind::None, kRandom},
+    {"random_generator", Take::Ignore, Kind::None, kRandom},
+    {"group_reporting", Take::Ignore, Kind::None, kOutputOnly},
+    {"new_group", Take::Ignore, Kind::None, kOutputOnly},
+    {"description", Take::Ignore, Kind::None, kOutputOnly},
+    {"write_bw_log", Take::Ignore, Kind::None, kOutputOnly},
+    {"write_lat_log", Take::Ignore, Kind::None, kOutputOnly},
+    {"write_iops_log", Take::Ignore, Kind::None, kOutputOnly},
+    {"write_hist_log", Take::Ignore, Kind::None, kOutputOnly},
+    {"write_iolog", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_hist_msec", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_hist_coarseness", Take::Ignore, Kind::None, kOutputOnly},
+    {"per_job_logs", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_offset", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_compression", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_unix_epoch", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_max_value", Take::Ignore, Kind::None, kOutputOnly},
+    {"log_prio", Take::Ignore, Kind::None, kOutputOnly},
+    {"percentile_list", Take::Ignore, Kind::None, kOutputOnly},
+    {"clat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
+    {"lat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
+    {"slat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
+    {"significant_figures", Take::Ignore, Kind::None, kOutputOnly},
+    {"unified_rw_reporting", Take::Ignore, Kind::None, kOutputOnly},
+    {"block_error_percentiles", Take::Ignore, Kind::None, kOutputOnly},
+    {"disable_lat", Take::Ignore, Kind::None, kOutputOnly},
+    {"disable_clat", Take::Ignore, Kind::None, kOutputOnly},
+    {"disable_slat", Take::Ignore, Kind::None, kOutputOnly},
+    {"disable_bw_measurement", Take::Ignore, Kind::None, kOutputOnly},
+    {"gtod_reduce", Take::Ignore, Kind::None, kOutputOnly},
+    {"stats", Take::Ignore, Kind::None, kOutputOnly},
+    {"bwavgtime", Take::Ignore, Kind::None, kOutputOnly},
+    {"iopsavgtime", Take::Ignore, Kind::None, kOutputOnly},
+    {"disk_util", Take::Ignore, Kind::None, kOutputOnly},
+    {"output-format", Take::Ignore, Kind::None, kOutputOnly},
+    {"output", Take::Ignore, Kind::None, kOutputOnly},
+    {"minimal", Take::Ignore, Kind::None, kOutputOnly},
+    {"eta", Take::Ignore, Kind::None, kOutputOnly},
+    {"eta-newline", Take::Ignore, Kind::None, kOutputOnly},
+    {"status-interval", Take::Ignore, Kind::None, kOutputOnly},
+    {"loops", Take::Refuse, Kind::None, "storqual covers the region once or runs for runtime", "1"},
+    {"startdelay", Take::Refuse, Kind::None, "storqual starts a workload's jobs together", "0"},
+    {"thinktime", Take::Refuse, Kind::None, "storqual issues I/O without think time", "0"},
+    {"nrfiles", Take::Refuse, Kind::None, "storqual runs on one target", "1"},
+    {"fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
+    {"fdatasync", Take::Refuse, Kind::None, "storqual issues no fdatasync", "0"},
+    {"end_fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
+    {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
+    {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
+    {"number_ios", Take::Refuse, Kind::None, "storqual has no I/O count limit (io_size is)", "0"},
+    {"offset_increment", Take::Refuse, Kind::None, "storqual's jobs share one region", "0"},
+    {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
+    {"rate_process", Take::Refuse, Kind::None, "storqual's rate is fio's linear one", "linear"},
+    {"random_distribution", Take::Refuse, Kind::None, "storqual's random offsets are uniform",
+     "random"},
+    {"bssplit", Take::Refuse, Kind::None, "a storqual workload has one block size"},
+    {"blockalign", Take::Refuse, Kind::None, "storqual aligns every I/O to bs"},
+    {"latency_target", Take::Refuse, Kind::None,
+     "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},
+    {"ss", Take::Refuse, Kind::None,
+     "steady state is rounds= on a suite <workload> (docs/methodology.md)"},
+    {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
+    {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
+    {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
+    {"invalidate", Take::Refuse, Kind::None, "storqual does not drop the target's page cache"},
+};
+
+const std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"readwrite", "rw"},
+    {"blocksize", "bs"},
+    {"blocksize_range", "bsrange"},
+    {"timeout", "runtime"},
+    {"io_limit", "io_size"},
+    {"iodepth_batch", "iodepth_batch_submit"},
+    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
+    {"threads", "thread"},
+    {"wait_for_previous", "stonewall"},
+    {"use_thread", "thread"},
+};
+
+std::string canonical(std::string_view name) {
+  for (const auto& [alias, real] : kAliases)
+    if (alias == name) return std::string(real);
+  return std::string(name);
+}
+
+const FioOptionRule* find_rule(std::string_view name) {
+  for (const auto& r : kFioOptions)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+[[noreturn]] void refuse(const FioOption& o, std::string_view why) {
+  throw FileError(o.location + ": option '" + o.name + (o.has_value ? "=" + o.value : "") +
+                  "': " + std::string(why));
+}
+
+// fio's sizes (parse.c str_to_decimal, get_mult_bytes): k/m/g/t/p (and kb, mb, ...) are kb_base
+// multiples; KiB, MiB, ... the other base (with fio's default kb_base=1024, 4KiB is 4000 bytes).
+std::uint64_t fio_bytes(const FioOption& o, std::string_view v, unsigned kb_base) {
+  if (v.starts_with("("))
+    refuse(o, "arithmetic in parentheses: Debian's fio 3.33 is built without it (fio refuses it)");
+  std::size_t i = 0;
+  int base = 10;
+  if (v.starts_with("0x") || v.starts_with("0X")) {
+    base = 16;
+    i = 2;
+  }
+  std::uint64_t n = 0;
+  const char* begin = v.data() + i;
+  auto [p, ec] = std::from_chars(begin, v.data() + v.size(), n, base);
+  if (ec != std::errc() || p == begin) refuse(o, "expected a size such as 4k, 1m or 10g");
+  std::string suffix(p, v.data() + v.size());
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (suffix.starts_with("%")) refuse(o, "a percentage of the target: storqual takes sizes");
+  if (suffix.starts_with(".")) refuse(o, "a fraction: fio reads only the whole number before '.'");
+  const unsigned other = kb_base == 1000 ? 1024 : 1000;
+  static const std::string_view kPowers = "kmgtp";
+  unsigned pow = 0, mult = kb_base;
+  if (!suffix.empty()) {
+    const std::size_t at = kPowers.find(suffix[0]);
+    const bool iec = suffix.size() == 3 && suffix.substr(1) == "ib";
+    if (at == std::string_view::npos ||
+        !(suffix.size() == 1 || suffix == std::string(1, suffix[0]) + "b" || iec))
+      refuse(o, "unknown size unit '" + suffix + "' (fio's are k, m, g, t, p, kb.., KiB..)");
+    pow = static_cast<unsigned>(at) + 1;
+    if (iec) mult = other;
+  }
+  for (; pow > 0; --pow)
+    if (__builtin_mul_overflow(n, std::uint64_t{mult}, &n)) refuse(o, "the size is too large");
+  return n;
+}
+
+// fio's times (parse.c get_mult_time) in microseconds: us, ms, s, m, h, d; a plain number is
+// seconds for runtime and ramp_time.
+std::uint64_t fio_micros(const FioOption& o, std::string_view v) {
+  if (v.starts_with("(")) refuse(o, "arithmetic in parentheses: Debian's fio 3.33 has none");
+  std::uint64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p == v.data()) refuse(o, "expected a time such as 60, 60s, 5m or 1h");
+  std::string suffix(p, v.data() + v.size());
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::uint64_t mult = 1000000;
+  if (suffix == "us" || suffix == "usec")
+    mult = 1;
+  else if (suffix == "ms" || suffix == "msec")
+    mult = 1000;
+  else if (suffix == "s" || suffix.empty())
+    mult = 1000000;
+  else if (suffix == "m")
+    mult = 60000000;
+  else if (suffix == "h")
+    mult = 3600000000ull;
+  else if (suffix == "d")
+    mult = 86400000000ull;
+  else
+    refuse(o, "unknown time unit '" + suffix + "' (fio's are us, ms, s, m, h, d)");
+  if (__builtin_mul_overflow(n, mult, &n)) refuse(o, "the time is too long");
+  return n;
+}
+
+// Whole microseconds in the largest unit that keeps them exact, as format_duration_fio writes
+// them, so that a duration reads back to the same double.
+std::string micros_text(std::uint64_t us) {
+  if (us % 1000000 == 0) return std::to_string(us / 1000000) + "s";
+  if (us % 1000 == 0) return std::to_string(us / 1000) + "ms";
+  return std::to_string(us) + "us";
+}
+
+// One job's options applied in fio's order, starting from fio's defaults.
+struct JobState {
+  WorkloadSpec spec;
+  std::uint64_t read_bs = 4096, write_bs = 4096;
+  std::string bs_where;
+  std::uint64_t size = 0, filesize = 0, io_size = 0;
+  bool time_based = false;
+  bool stonewall = false;
+  std::string wait_for;
+  std::string name;
+  unsigned kb_base = 1024;
+  std::string location;
+};
+
+WorkloadSpec fio_defaults() {
+  WorkloadSpec s;
+  s.params.rw = "read";
+  s.params.ioengine = "psync";
+  s.params.direct = false;
+  s.fixedbufs = false;
+  s.registerfiles = false;
+  s.iodepth_batch = 1;  // fio submits each I/O as it is ready (iodepth_batch_submit=1)
+  return s;
+}
+
+void set(JobState& j, const FioOption& o, std::string_view storqual_name, const std::string& v) {
+  try {
+    set_workload_option(j.spec, storqual_name, v);
+  } catch (const UnitError& e) {
+    refuse(o, e.what());
+  }
+}
+
+std::string flag_value(const FioOption& o) {
+  return o.has_value ? o.value : std::string("1");
+}
+
+void apply_special(JobState& j, const FioOption& o, std::string_view name) {
+  const std::string v = flag_value(o);
+  if (name == "rw") {
+    if (v.find(':') != std::string::npos)
+      refuse(o, "an offset modifier (rw=MODE:N): storqual's sequential I/O has no holes");
+    set(j, o, "rw", v == "readwrite" ? "rw" : v);
+  } else if (name == "bs" || name == "bsrange") {
+    std::vector<std::uint64_t> parts;
+    std::stringstream in(v);
+    for (std::string part; std::getline(in, part, ',');) {
+      if (name == "bsrange") {
+        const auto dash = part.find('-');
+        const std::uint64_t lo = fio_bytes(o, part.substr(0, dash), j.kb_base);
+        const std::uint64_t hi =
+            dash == std::string::npos ? lo : fio_bytes(o, part.substr(dash + 1), j.kb_base);
+        if (lo != hi) refuse(o, "a range of block sizes: a storqual workload has one block size");
+        parts.push_back(lo);
+      } else {
+        parts.push_back(part.empty() ? 0 : fio_bytes(o, part, j.kb_base));
+      }
+    }
+    if (parts.empty() || parts.size() > 3) refuse(o, "expected bs=READ[,WRITE[,TRIM]]");
+    // fio: an empty part keeps that direction's default; one value is both directions.
+    if (parts[0]) j.read_bs = parts[0];
+    j.write_bs = parts.size() == 1 ? j.read_bs : (parts[1] ? parts[1] : j.write_bs);
+    j.bs_where = o.location;
+  } else if (name == "size") {
+    j.size = fio_bytes(o, v, j.kb_base);
+  } else if (name == "filesize") {
+    if (v.find('-') != std::string::npos || v.find(':') != std::string::npos)
+      refuse(o, "a range of file sizes: storqual runs on one target");
+    j.filesize = fio_bytes(o, v, j.kb_base);
+  } else if (name == "io_size") {
+    j.io_size = fio_bytes(o, v, j.kb_base);
+  } else if (name == "offset") {
+    set(j, o, "offset", std::to_string(fio_bytes(o, v, j.kb_base)));
+  } else if (name == "runtime" || name == "ramp_time") {
+    set(j, o, name, micros_text(fio_micros(o, v)));
+  } else if (name == "time_based") {
+    j.time_based = v != "0";
+  } else if (name == "direct" || name == "buffered") {
+    if (v != "0" && v != "1") refuse(o, "expected 0 or 1");
+    set(j, o, "direct", (v == "1") == (name == "direct") ? "1" : "0");
+  } else if (name == "ioengine") {
+    if (v == "sync")
+      refuse(o, "storqual's synchronous engine is psync (pread/pwrite), not read/write with lseek");
+    set(j, o, "ioengine", v);
+  } else if (name == "continue_on_error") {
+    if (v == "none" || v == "0")
+      set(j, o, "continue_on_error", "0");
+    else if (v == "io")
+      set(j, o, "continue_on_error", "1");
+    else
+      refuse(o, "storqual continues on I/O errors only (continue_on_error=io)");
+  } else if (name == "verify") {
+    if (v == "0" || v == "null")
+      set(j, o, "verify", "0");
+    else if (v == "crc32c" || v == "crc32c-intel")
+      set(j, o, "verify", "crc32c");
+    else
+      refuse(o, "storqual verifies with crc32c (or its own xxh3): fio's '" + v + "' is neither");
+  } else if (name == "stonewall") {
+    j.stonewall = v != "0";
+  } else if (name == "wait_for") {
+    j.wait_for = v;
+  } else if (name == "name") {
+    if (!o.from_global) j.name = v;  // fio: the section names its job over a [global] name=
+  }
+}
+
+void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ignored) {
+  const std::string name = canonical(o.name);
+  const FioOptionRule* rule = find_rule(name);
+  if (!rule)
+    refuse(o, "storqual has no equivalent of fio's '" + o.name +
+                  "' (docs/fio-files.md lists the options it takes)");
+  switch (rule->take) {
+    case Take::Ignore: {  // once per line, also when every job inherits it from [global]
+      std::string note =
+          o.location + ": option '" + o.name + "' ignored: " + std::string(rule->target);
+      if (std::find(ignored.begin(), ignored.end(), note) == ignored.end())
+        ignored.push_back(std::move(note));
+      return;
+    }
+    case Take::Refuse:
+      if (!rule->harmless.empty() && o.has_value && o.value == rule->harmless) return;
+      refuse(o, rule->target);
+    case Take::Special:
+      apply_special(j, o, name);
+      return;
+    case Take::Map:
+      break;
+  }
+  std::string v = rule->kind == Kind::Bool ? flag_value(o) : o.value;
+  if (!rule->harmless.empty() && v == rule->harmless) return;
+  if (!o.has_value && rule->kind != Kind::Bool) refuse(o, "expected a value");
+  if (v.find(',') != std::string::npos)
+    refuse(o, "a value per direction: storqual takes one for reads and writes");
+  if (rule->kind == Kind::Size) v = std::to_string(fio_bytes(o, v, j.kb_base));
+  set(j, o, rule->target, v);
+}
+
+// The workload of one job: its options, then what fio's defaults and termination rules imply.
+JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
+  JobState j;
+  j.spec = fio_defaults();
+  j.name = job.name;
+  j.location = job.location;
+  for (const FioOption& o : job.options)  // fio applies kb_base before the sizes
+    if (canonical(o.name) == "kb_base") {
+      if (o.value != "1000" && o.value != "1024") refuse(o, "expected 1000 or 1024");
+      j.kb_base = o.value == "1000" ? 1000 : 1024;
+    }
+  for (const FioOption& o : job.options) apply_option(j, o, ignored);
+  auto& p = j.spec.params;
+  const RwMode mode = parse_rw(p.rw);
+  if (rw_reads(mode) && rw_writes(mode) && j.read_bs != j.write_bs)
+    throw FileError(j.bs_where + ": option 'bs': reads of " + format_size_fio(j.read_bs) +
+                    " and writes of " + format_size_fio(j.write_bs) +
+                    ": a storqual workload has one block size");
+  p.bs = rw_reads(mode) ? j.read_bs : j.write_bs;
+  // fio's region: size, else the file's size (filesize), else the whole target.
+  p.size = j.size ? j.size : j.filesize;
+  const std::uint64_t per_job = j.io_size ? j.io_size : p.size;
+  if (j.time_based && p.runtime_s <= 0)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': time_based without runtime runs until stopped (give runtime)");
+  if (j.time_based && j.io_size)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': io_size with time_based: storqual's io_limit ends the run at the bytes "
+                    "or the runtime, whichever comes first (drop time_based for that)");
+  if (!j.time_based && (p.runtime_s > 0 || j.io_size)) {
+    // fio without time_based ends at the bytes or the runtime, whichever comes first; storqual's
+    // runtime is always time based, its io_limit the bytes of all jobs together.
+    if (per_job == 0)
+      throw FileError(j.location + ": job '" + j.name +
+                      "': runtime without time_based and without size: fio stops when the "
+                      "target is covered, storqual would pass over it again (give size or "
+                      "time_based)");
+    if (__builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
+      throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
+  }
+  if (p.ioengine != "io_uring") {  // io_uring's options mean nothing to the others: storqual's
+    j.spec.fixedbufs = WorkloadSpec{}.fixedbufs;  // defaults, as a suite without them has
+    j.spec.registerfiles = WorkloadSpec{}.registerfiles;
+  }
+  try {
+    validate(j.spec);
+  } catch (const UnitError& e) {
+    throw FileError(j.location + ": job '" + j.name + "': " + e.what());
+  }
+  return j;
+}
+
+std::string valid_id(std::string_view name) {
+  std::string id;
+  for (char c : name)
+    id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '-';
+  return id.empty() ? std::string("job") : id;
+}
+
+bool same_pattern(const WorkloadSpec& a, const WorkloadSpec& b) {
+  return workload_attributes(a) == workload_attributes(b);
+}
+
+// Jobs fio starts together: from one stonewall to the next, except that a job whose wait_for
+// names the one job running so far starts after it.
+std::vector<std::vector<JobState>> concurrent_sets(std::vector<JobState> jobs) {
+  std::vector<std::vector<JobState>> sets;
+  bool at_group_start = true;  // the last set is the one that starts with its stonewall group
+  for (JobState& j : jobs) {
+    bool follows = false;
+    if (!j.wait_for.empty() && !sets.empty() && !j.stonewall) {
+      const auto& cur = sets.back();
+      if (cur.size() != 1 || cur.front().name != j.wait_for)
+        throw FileError(j.location + ": job '" + j.name + "': wait_for=" + j.wait_for +
+                        ": storqual runs one workload after another and cannot wait for a job "
+                        "other than the one just before");
+      follows = true;
+    } else if (!sets.empty() && !j.stonewall && !at_group_start) {
+      // fio starts it with the first jobs of its group, not after the job it follows in the file.
+      throw FileError(j.location + ": job '" + j.name +
+                      "' starts with the first jobs since the last stonewall in fio (it has no "
+                      "wait_for), not after '" +
+                      sets.back().front().name + "'; storqual runs one workload at a time");
+    }
+    if (sets.empty() || j.stonewall || follows) {
+      sets.emplace_back();
+      at_group_start = !follows;
+    }
+    sets.back().push_back(std::move(j));
+  }
+  return sets;
+}
+
+}  // namespace
+
+FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
+  FioImport out;
+  out.suite.name = valid_id(name);
+  out.suite.description = "imported from the fio jobs of " + file.display_name;
+  std::vector<JobState> jobs;
+  for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored));
+  std::set<std::string> used;
+  for (std::vector<JobState>& set : concurrent_sets(std::move(jobs))) {
+    JobState& first = set.front();
+    for (std::size_t i = 1; i < set.size(); ++i)
+      if (!same_pattern(set[i].spec, first.spec))
+        throw FileError(set[i].location + ": job '" + set[i].name + "' runs at the same time as '" +
+                        first.name + "' (" + first.location +
+                        ") in fio (no stonewall or wait_for between them) with other options; "
+                        "storqual runs one workload at a time and refuses to serialize them");
+    // Identical jobs run together are numjobs copies of one.
+    const unsigned copies = static_cast<unsigned>(set.size());
+    if (first.spec.params.numjobs * copies > kMaxNumjobs)
+      throw FileError(first.location + ": more than " + std::to_string(kMaxNumjobs) + " jobs");
+    first.spec.params.numjobs *= copies;
+    if (__builtin_mul_overflow(first.spec.io_limit, std::uint64_t{copies}, &first.spec.io_limit))
+      throw FileError(first.location + ": the jobs' bytes overflow");
+    // fio allows one name for several jobs; a suite's ids are unique: NAME, NAME-2, NAME-3 ...
+    const std::string base = valid_id(first.name);
+    std::string id = base;
+    for (int n = 2; used.count(id); ++n) id = base + "-" + std::to_string(n);
+    used.insert(id);
+    first.spec.id = id;
+    SuiteWorkload w;  // a plain workload: no method
+    w.spec = std::move(first.spec);
+    w.location = first.location;
+    out.suite.workloads.push_back(std::move(w));
+  }
+  return out;
+}
+
+bool is_fio_job_file(const std::filesystem::path& path) {
+  return path.extension() == ".fio" || path.extension() == ".job";
+}
+
+FioImport import_fio_file(const std::filesystem::path& path) {
+  const FioEnvironment env = FioEnvironment::of_this_host();
+  FioImport im = import_fio_jobs(parse_fio_job_file(path, env), path.stem().string());
+  im.suite.path = path;
+  im.suite.sha256 = sha256_hex(env.read_file(path));
+  return im;
+}
+
+FioImport import_fio_command(std::string_view command) {
+  return import_fio_jobs(parse_fio_command_line(command, FioEnvironment::of_this_host()),
+                         "fio-cmd");
+}
+
+}  // namespace storqual::runner

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// Suites from fio jobs and fio jobs from suites (docs/fio-files.md). Every fio option goes through
+// one table (fio_suite.cpp kFioOptions): mapped onto the workload option of the same meaning
+// (runner/measure/workload.hpp), accepted and listed as ignored (it shapes only fio's output, or
+// names what a storqual run is given otherwise, such as the target), or refused with the reason.
+// fio's defaults where they differ from storqual's (ioengine=psync, direct=0, rw=read, one I/O per
+// submit, no registered buffers) are written into each workload, so that it runs as fio would.
+// Jobs that fio runs at the same time (no stonewall or wait_for between them) become one workload
+// when they are identical but for their names (numjobs copies); different ones are refused.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runner/specs/fio_job.hpp"
+#include "runner/specs/suite.hpp"
+
+namespace storqual::runner {
+
+struct FioImport {
+  Suite suite;  // plain workloads only: SuiteWorkload{spec, location}
+  // "file:line: option 'group_reporting' ignored: it shapes fio's output only", one per option.
+  std::vector<std::string> ignored;
+};
+
+// The suite of a parsed job file or command line; `name` becomes the suite's name (made a valid
+// one). Throws FileError "file:line: option 'X': why" for an option storqual cannot honour.
+[[nodiscard]] FioImport import_fio_jobs(const FioJobFile& jobs, std::string_view name);
+// A job file from disk with this host's environment; the suite's path and sha256 are the file's.
+[[nodiscard]] FioImport import_fio_file(const std::filesystem::path& path);
+[[nodiscard]] FioImport import_fio_command(std::string_view command);
+
+// Whether `path` names a fio job file (the extension .fio or .job, as fio's examples spell them).
+[[nodiscard]] bool is_fio_job_file(const std::filesystem::path& path);
+
+// Every workload option whose value differs from a default WorkloadSpec (rw, bs, iodepth,
+// ioengine and direct always), by its option name (runner/measure/workload.hpp) with its value as
+// the suite loader reads it back; the id is not among them.
+using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
+[[nodiscard]] WorkloadAttributes workload_attributes(const WorkloadSpec& spec);
+
+// The suite XML (docs/formats.md, "Suite") of a suite of plain workloads, which Suite::parse reads
+// back to the same workloads. Throws UsageError for a workload with a method.
+[[nodiscard]] std::string suite_xml_text(const Suite& suite);
+
+// A job file that fio 3.33 runs as storqual runs the suite: one job per workload, each after a
+// stonewall; `target` (may be empty) becomes [global] filename=. Throws UsageError naming the
+// workload and why for what fio cannot do (a method, early_stop, max_size, io_timeout, xxh3).
+[[nodiscard]] std::string fio_job_text(const Suite& suite, const std::string& target);
+
+}  // namespace storqual::runner

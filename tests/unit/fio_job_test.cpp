@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// fio job files and command lines as suites (runner/specs/fio_job.hpp, fio_suite.hpp): the
+// grammar of fio's HOWTO ("Job file format"), the option table, fio's groups, and the round trips
+// job file -> suite XML -> suite, and suite -> fio job file -> suite.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_job.hpp"
+#include "runner/specs/fio_suite.hpp"
+#include "runner/specs/suite.hpp"
+
+namespace storqual::runner {
+namespace {
+
+// A fixed host: 8 CPUs, 16 GiB, 4 KiB pages, SIZE=64m in the environment, includes from `files`.
+FioEnvironment test_env(std::map<std::string, std::string> files = {}) {
+  FioEnvironment env;
+  env.ncpus = 8;
+  env.mb_memory = 16384;
+  env.pagesize = 4096;
+  env.getenv = [](const std::string& n) -> std::optional<std::string> {
+    if (n == "SIZE") return "64m";
+    return std::nullopt;
+  };
+  env.read_file = [files](const std::filesystem::path& p) {
+    auto it = files.find(p.string());
+    if (it == files.end()) throw FileError(p.string() + ": cannot open the job file");
+    return it->second;
+  };
+  return env;
+}
+
+FioImport import_text(const std::string& text, std::map<std::string, std::string> files = {}) {
+  return import_fio_jobs(parse_fio_job_text(text, "dir/t.fio", test_env(std::move(files))), "t");
+}
+
+std::string refusal(const std::string& text) {
+  try {
+    (void)import_text(text);
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return {};
+}
+
+std::string value_of(const FioJob& job, std::string_view name) {
+  std::string v = "<absent>";
+  for (const auto& o : job.options)
+    if (o.name == name) v = o.has_value ? o.value : "<none>";
+  return v;
+}
+
+TEST(FioJobGrammar, GlobalSectionsApplyToTheJobsAfterThem) {
+  const FioJobFile f = parse_fio_job_text(
+      "; comment\n# another\n[global]\nbs=8k\n[a]\nrw=read\n[global]\nbs=16k\niodepth=4\n[b]\n"
+      "  direct  \n",
+      "t.fio", test_env());
+  ASSERT_EQ(f.jobs.size(), 2u);
+  EXPECT_EQ(f.jobs[0].name, "a");
+  EXPECT_EQ(value_of(f.jobs[0], "bs"), "8k");
+  EXPECT_EQ(value_of(f.jobs[0], "iodepth"), "<absent>");
+  EXPECT_EQ(value_of(f.jobs[1], "bs"), "16k");  // the later [global] wins for later jobs
+  EXPECT_EQ(value_of(f.jobs[1], "iodepth"), "4");
+  EXPECT_EQ(value_of(f.jobs[1], "direct"), "<none>");
+  EXPECT_EQ(f.jobs[1].location, "t.fio:10");
+  EXPECT_EQ(f.jobs[1].options.back().location, "t.fio:11");
+}
+
+TEST(FioJobGrammar, IncludeEnvironmentAndKeywords) {
+  const FioJobFile f = parse_fio_job_text(
+      "[global]\ninclude common.fio\n[a]\nsize=${SIZE}\nnumjobs=$ncpus/2\niodepth=$ncpus*4+1\n"
+      "offset=${UNSET}0\nio_size=$mb_memory\nbs=$pagesize\n",
+      "dir/t.fio", test_env({{"dir/common.fio", "ioengine=libaio\n# c\n"}}));
+  ASSERT_EQ(f.jobs.size(), 1u);
+  const FioJob& j = f.jobs[0];
+  EXPECT_EQ(value_of(j, "ioengine"), "libaio");  // relative to the including file
+  EXPECT_EQ(j.options.front().location, "dir/common.fio:1");
+  EXPECT_EQ(value_of(j, "size"), "64m");
+  EXPECT_EQ(value_of(j, "numjobs"), "4");
+  EXPECT_EQ(value_of(j, "iodepth"), "33");
+  EXPECT_EQ(value_of(j, "offset"), "0");  // an unset variable is empty
+  EXPECT_EQ(value_of(j, "io_size"), "16384");
+  EXPECT_EQ(value_of(j, "bs"), "4096");
+}
+
+TEST(FioJobGrammar, RefusesWhatFioRefuses) {
+  auto error = [](const std::string& text) {
+    try {
+      (void)parse_fio_job_text(text, "t.fio", test_env({{"inc.fio", "[x]\n"}}));
+    } catch (const FileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error("bs=4k\n[a]\n").find("t.fio:1: option 'bs=4k' outside of a [] job section"),
+            std::string::npos);
+  EXPECT_NE(error("[a]\ninclude inc.fio\n").find("no new sections in included files"),
+            std::string::npos);
+  EXPECT_NE(error("[a]\nsize=$mb_memory*2k\n").find("t.fio:2: option 'size'"), std::string::npos);
+  EXPECT_NE(error("[a]\nsize=$ncpus*4611686018427387904*-2/-1\n").find("not arithmetic"),
+            std::string::npos);  // no overflow (UB) on the way
+  EXPECT_NE(error("[a]\nsize=$ncpus/0\n").find("divides by zero"), std::string::npos);
+  EXPECT_NE(error("[global]\nbs=4k\n").find("no job section"), std::string::npos);
+  EXPECT_NE(error("[a\n").find("expected a section header"), std::string::npos);
+}
+
+TEST(FioJobGrammar, CommandLinesSplitAsAShellDoes) {
+  EXPECT_EQ(split_shell_words(R"(fio --name='a b' --x="c \"d\"" e\ f)"),
+            (std::vector<std::string>{"fio", "--name=a b", "--x=c \"d\"", "e f"}));
+  EXPECT_THROW((void)split_shell_words("fio --name='a"), FileError);
+  const FioJobFile f = parse_fio_command_line(
+      "fio --bs=8k --name=global --iodepth=4 --name=a --rw=randread --name=b --bs=16k", test_env());
+  ASSERT_EQ(f.jobs.size(), 2u);
+  EXPECT_EQ(value_of(f.jobs[0], "bs"), "8k");
+  EXPECT_EQ(value_of(f.jobs[0], "iodepth"), "4");
+  EXPECT_EQ(value_of(f.jobs[1], "bs"), "16k");
+  EXPECT_THROW((void)parse_fio_command_line("fio job.fio", test_env()), FileError);
+}
+
+TEST(FioSuite, FioDefaultsAndUnitsAsFioReadsThem) {
+  const FioImport im = import_text(
+      "[global]\nkb_base=1024\n[a]\nbs=4KiB\nsize=1g\n[b]\nstonewall\nkb_base=1000\nbs=4k\n"
+      "size=1m\nrw=randwrite\nioengine=io_uring\ndirect\n");
+  ASSERT_EQ(im.suite.workloads.size(), 2u);
+  const WorkloadSpec& a = im.suite.workloads[0].spec;
+  EXPECT_EQ(a.params.bs, 4000u);  // fio with kb_base=1024: KiB are 1000s (parse.c)
+  EXPECT_EQ(a.params.size, 1ull << 30);
+  EXPECT_EQ(a.params.rw, "read");  // fio's defaults, not storqual's
+  EXPECT_EQ(a.params.ioengine, "psync");
+  EXPECT_FALSE(a.params.direct);
+  EXPECT_EQ(a.iodepth_batch, 1u);
+  const WorkloadSpec& b = im.suite.workloads[1].spec;
+  EXPECT_EQ(b.params.bs, 4000u);
+  EXPECT_EQ(b.params.size, 1000000u);
+  EXPECT_TRUE(b.params.direct);  // an option without a value is 1
+  EXPECT_FALSE(b.fixedbufs);     // fio's io_uring default
+  EXPECT_EQ(im.suite.workloads[1].location, "dir/t.fio:6");
+}
+
+TEST(FioSuite, BlockSizesPerDirection) {
+  const FioImport im = import_text(
+      "[a]\nrw=read\nbs=4k,64k\nsize=1m\n[b]\nstonewall\nrw=write\nbs=,64k\nsize=1m\n"
+      "[c]\nstonewall\nrw=randrw\nbsrange=8k-8k\nsize=1m\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  EXPECT_EQ(im.suite.workloads[0].spec.params.bs, 4096u);
+  EXPECT_EQ(im.suite.workloads[1].spec.params.bs, 65536u);
+  EXPECT_EQ(im.suite.workloads[2].spec.params.bs, 8192u);
+  EXPECT_NE(refusal("[a]\nrw=randrw\nbs=4k,8k\nsize=1m\n")
+                .find("dir/t.fio:3: option 'bs': reads of 4k and writes of 8k"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nbsrange=4k-16k\n").find("dir/t.fio:2: option 'bsrange=4k-16k'"),
+            std::string::npos);
+}
+
+TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
+  const FioImport im = import_text(
+      "[global]\ngroup_reporting\nwrite_bw_log=x\nfilename=/dev/sdb\nloops=1\n[a]\nsize=1m\n");
+  ASSERT_EQ(im.ignored.size(), 3u);
+  EXPECT_EQ(im.ignored[0],
+            "dir/t.fio:2: option 'group_reporting' ignored: it shapes fio's output "
+            "only");
+  EXPECT_NE(im.ignored[2].find("the target is the run's --target"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nstartdelay=5\n")
+                .find("dir/t.fio:3: option 'startdelay=5': storqual starts a workload's jobs"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nzonemode=zbd\n").find("option 'zonemode=zbd'"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nfrobnicate=1\n")
+                .find("storqual has no equivalent of fio's 'frobnicate'"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=50%\n").find("a percentage"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nbs=(1+1)k\n").find("arithmetic in parentheses"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nioengine=sync\n").find("psync"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nrw=randread\niodepth=0\n").find("iodepth"), std::string::npos);
+}
+
+TEST(FioSuite, RuntimeWithoutTimeBasedIsTheBytesOrTheRuntime) {
+  const FioImport im = import_text(
+      "[a]\nsize=1g\nruntime=60\nnumjobs=4\n[b]\nstonewall\nruntime=1m\ntime_based\n"
+      "[c]\nstonewall\nsize=1g\nio_size=2g\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  EXPECT_EQ(im.suite.workloads[0].spec.params.runtime_s, 60);
+  EXPECT_EQ(im.suite.workloads[0].spec.io_limit, 4ull << 30);  // size x numjobs
+  EXPECT_EQ(im.suite.workloads[1].spec.params.runtime_s, 60);
+  EXPECT_EQ(im.suite.workloads[1].spec.io_limit, 0u);
+  EXPECT_EQ(im.suite.workloads[2].spec.io_limit, 2ull << 30);
+  EXPECT_NE(refusal("[a]\nruntime=60\n").find("runtime without time_based and without size"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\ntime_based\n").find("time_based without runtime"), std::string::npos);
+}
+
+TEST(FioSuite, JobNamesBecomeUniqueIds) {
+  // fuzz_fio_job found "a-2" written twice: a job named so, then a second "a".
+  const FioImport im = import_text(
+      "[global]\nsize=1m\nstonewall\n[a]\n[a-2]\nrw=write\n[a]\nbs=8k\n[b c]\nbs=16k\n");
+  std::vector<std::string> ids;
+  for (const auto& w : im.suite.workloads) ids.push_back(w.id());
+  EXPECT_EQ(ids, (std::vector<std::string>{"a", "a-2", "a-3", "b-c"}));
+  EXPECT_NO_THROW((void)Suite::parse(suite_xml_text(im.suite), "x.xml"));
+}
+
+TEST(FioSuite, JobsThatFioRunsTogether) {
+  // Identical jobs without a stonewall are numjobs copies; a wait_for chain runs in order.
+  const FioImport im = import_text(
+      "[global]\nsize=1m\nrw=randread\nnumjobs=2\n[r1]\n[r2]\n[w]\nstonewall\nrw=write\n"
+      "[r3]\nwait_for=w\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  EXPECT_EQ(im.suite.workloads[0].id(), "r1");
+  EXPECT_EQ(im.suite.workloads[0].spec.params.numjobs, 4u);
+  EXPECT_EQ(im.suite.workloads[1].id(), "w");
+  EXPECT_EQ(im.suite.workloads[2].id(), "r3");
+  const std::string e = refusal("[global]\nsize=1m\n[reader]\nrw=randread\n[writer]\nrw=write\n");
+  EXPECT_NE(e.find("dir/t.fio:5: job 'writer' runs at the same time as 'reader' (dir/t.fio:3)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(refusal("[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n").find("wait_for=a"),
+            std::string::npos);
+  // c starts with a (no wait_for), while b waits for a.
+  EXPECT_NE(refusal("[global]\nsize=1m\n[a]\n[b]\nwait_for=a\n[c]\n")
+                .find("dir/t.fio:6: job 'c' starts with the first jobs since the last stonewall"),
+            std::string::npos);
+}
+
+// Every field the import sets, compared one by one.
+void expect_same(const WorkloadSpec& a, const WorkloadSpec& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(workload_attributes(a), workload_attributes(b)) << a.id;
+  EXPECT_EQ(a.params.runtime_s, b.params.runtime_s);
+  EXPECT_EQ(a.params.ramp_time_s, b.params.ramp_time_s);
+  EXPECT_EQ(a.io_limit, b.io_limit);
+  EXPECT_EQ(a.iodepth_batch, b.iodepth_batch);
+  EXPECT_EQ(a.fixedbufs, b.fixedbufs);
+  EXPECT_EQ(a.params.direct, b.params.direct);
+  EXPECT_EQ(a.params.rwmixread, b.params.rwmixread);
+}
+
+constexpr const char* kMixedJobFile =
+    "[global]\nioengine=libaio\ndirect=1\ntime_based\nruntime=1500ms\nramp_time=2\n"
+    "group_reporting\n[randread-4k]\nrw=randread\niodepth=32\nnorandommap\n"
+    "[mix]\nstonewall\nrw=randrw\nrwmixwrite=30\nbs=8k\nnumjobs=4\nrate_iops=500\n"
+    "[uring]\nstonewall\nioengine=io_uring\nfixedbufs\nsqthread_poll\nrw=write\nbs=1m\n"
+    "iodepth=8\niodepth_batch_submit=0\n[bytes]\nstonewall\nrw=read\nsize=64m\ntime_based=0\n"
+    "runtime=30\nnumjobs=2\noffset=1m\n";
+
+TEST(FioSuite, SuiteXmlReadsBackToTheSameWorkloads) {
+  const FioImport im = import_text(kMixedJobFile);
+  ASSERT_EQ(im.suite.workloads.size(), 4u);
+  const std::string xml = suite_xml_text(im.suite);
+  const Suite back = Suite::parse(xml, "imported.xml");
+  ASSERT_EQ(back.workloads.size(), im.suite.workloads.size()) << xml;
+  for (std::size_t i = 0; i < back.workloads.size(); ++i)
+    expect_same(back.workloads[i].spec, im.suite.workloads[i].spec);
+  EXPECT_EQ(im.suite.workloads[1].spec.params.rwmixread, 70u);
+  EXPECT_EQ(im.suite.workloads[3].spec.io_limit, 128ull << 20);
+}
+
+TEST(FioSuite, ExportedJobFileImportsToTheSameSuite) {
+  const Suite original = Suite::parse(
+      R"(<suite name="s"><defaults runtime="10s" ramp_time="1s"/>
+<workload id="randread-4k-qd32" rw="randread" bs="4k" iodepth="32"/>
+<workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="4" numjobs="4" ioengine="libaio"/>
+<workload id="seq" rw="write" bs="1m" iodepth="8" direct="0" size="1g" offset="1m" norandommap="1"
+  iodepth_batch_submit="4" rate="1048576"/>
+<workload id="bytes" rw="read" bs="128k" numjobs="2" io_limit="256m" ioengine="psync"/>
+</suite>)",
+      "s.xml");
+  const std::string job = fio_job_text(original, "/dev/zram9");
+  const FioImport back = import_fio_jobs(parse_fio_job_text(job, "s.fio", test_env()), "s");
+  ASSERT_EQ(back.suite.workloads.size(), original.workloads.size()) << job;
+  for (std::size_t i = 0; i < original.workloads.size(); ++i)
+    expect_same(back.suite.workloads[i].spec, original.workloads[i].spec);
+}
+
+TEST(FioSuite, ExportRefusesWhatFioCannotRun) {
+  const Suite s =
+      Suite::parse(R"(<suite name="s"><latency-search id="l" limit="1ms"/></suite>)", "s.xml");
+  EXPECT_THROW((void)fio_job_text(s, ""), UsageError);
+  const Suite rounds = Suite::parse(
+      R"(<suite name="s"><workload id="r" rounds="5" round_time="1s"/></suite>)", "s.xml");
+  EXPECT_THROW((void)fio_job_text(rounds, ""), UsageError);  // a <workload>, but timed
+  const Suite e = Suite::parse(
+      R"(<suite name="s"><workload id="e" runtime="10s" early_stop="ci:1%@95"/></suite>)", "s.xml");
+  try {
+    (void)fio_job_text(e, "");
+    ADD_FAILURE();
+  } catch (const UsageError& x) {
+    EXPECT_NE(std::string(x.what()).find("workload 'e': early_stop has no fio equivalent"),
+              std::string::npos);
+  }
+}
+
+TEST(FioSuite, CommandLineAndFileGiveTheSameSuite) {
+  const FioImport file = import_text(
+      "[global]\nrw=randrw\nrwmixwrite=30\nbs=4k\nsize=1g\n[a]\niodepth=16\n[b]\nstonewall\n"
+      "rw=read\n");
+  const FioImport cmd = import_fio_jobs(
+      parse_fio_command_line("fio --rw=randrw --rwmixwrite=30 --bs=4k --size=1g --name=a "
+                             "--iodepth=16 --name=b --stonewall --rw=read",
+                             test_env()),
+      "t");
+  ASSERT_EQ(cmd.suite.workloads.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    expect_same(cmd.suite.workloads[i].spec, file.suite.workloads[i].spec);
+}
+
+}  // namespace
+}  // namespace storqual::runner
