@@ -18,6 +18,8 @@ int cmd_identify(const Args& args);
 int cmd_check(const Args& args);
 int cmd_suites(const Args& args);
 int cmd_report(const Args& args);
+int cmd_history(const Args& args);
+int cmd_archive(const Args& args);
 
 int cli_main(int argc, char** argv);
 

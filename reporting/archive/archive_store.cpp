@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The archive behind the results-store seam (archive_store.hpp).
+#include "reporting/archive/archive_store.hpp"
+
+#include "reporting/result_json.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+// Who a run is within one process: its start, host and target.
+std::string run_key(const RunResult& run) {
+  return run.environment.start_utc + '\n' + run.environment.host + '\n' + run.device.path + '\n' +
+         run.device.name;
+}
+
+}  // namespace
+
+RecordOutcome ArchiveResultsStore::record(const RunResult& run, const ReportSet& reports) {
+  const auto archive = Archive::open(where_);
+  return archive->record(run, to_json_text(run), archived_files(reports), tags_);
+}
+
+void ArchiveResultsStore::save(const FleetReport& fleet, const ReportSet&) {
+  const auto archive = Archive::open(where_);
+  for (const auto& run : fleet.runs) (void)archive->record(run, to_json_text(run), {}, tags_);
+}
+
+std::vector<RunResult> ArchiveResultsStore::load(const std::string& source) {
+  const auto archive = Archive::open(where_);
+  const auto text = archive->result_json(source);
+  if (!text) throw ResultJsonError(where_.display() + ": no result with SHA-256 " + source);
+  try {
+    return {run_result_from_json(*text)};
+  } catch (const ResultJsonError& e) {
+    throw ResultJsonError(where_.display() + ": result " + source + ": " + e.what());
+  }
+}
+
+std::string archive_import_command(const std::string& json_file, const ArchiveLocation& where) {
+  std::string cmd = "storqual archive import " + (json_file.empty() ? "RESULT.json" : json_file);
+  if (!where.is_default) cmd += " --archive " + where.display();
+  return cmd;
+}
+
+RecordingResultsStore::RecordingResultsStore(ResultsStore& files, ArchiveLocation where,
+                                             std::vector<ArchiveTag> tags, std::FILE* console)
+    : files_(files),
+      archive_(where, std::move(tags)),
+      off_(where.kind == ArchiveLocation::Kind::Off),
+      console_(console) {}
+
+void RecordingResultsStore::record(const RunResult& run, const ReportSet& reports) {
+  if (off_) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (recorded_.count(run_key(run))) return;
+  }
+  try {
+    const RecordOutcome out = archive_.record(run, reports);
+    std::lock_guard lock(mutex_);
+    recorded_.insert(run_key(run));
+    std::fprintf(console_, "  archive: %s record %lld in %s (result %.12s)\n",
+                 out.already ? "already" : "recorded as", static_cast<long long>(out.seq),
+                 archive_.location().display().c_str(), out.result_sha256.c_str());
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    ++failures_;
+    std::fprintf(stderr,
+                 "storqual: archive: could not record the run in %s: %s\n"
+                 "storqual: archive: the reports are written; record it later with: %s\n",
+                 archive_.location().display().c_str(), e.what(),
+                 archive_import_command(reports.json, archive_.location()).c_str());
+  }
+}
+
+void RecordingResultsStore::save(const RunResult& run, const ReportSet& reports) {
+  files_.save(run, reports);
+  record(run, reports);
+}
+
+void RecordingResultsStore::save(const FleetReport& fleet, const ReportSet& reports) {
+  files_.save(fleet, reports);
+  for (const auto& run : fleet.runs) record(run, ReportSet{reports.json, {}, {}, false, {}});
+}
+
+std::size_t RecordingResultsStore::failures() const {
+  std::lock_guard lock(mutex_);
+  return failures_;
+}
+
+}  // namespace storqual::reporting

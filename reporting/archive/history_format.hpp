@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// `storqual history` as a table, JSON or CSV (docs/archive.md, "History"): one line per run, its
+// date, host, unit, firmware, suite, verdict and each workload's IOPS and bandwidth.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporting/archive/archive.hpp"
+
+namespace storqual::reporting {
+
+[[nodiscard]] std::string format_history_table(const std::vector<HistoryRow>& rows);
+// {"runs": [{"start_utc": ..., "figures": [{"workload", "name", "value", "unit"}], "tags": {}}]}
+[[nodiscard]] std::string format_history_json(const std::vector<HistoryRow>& rows);
+// RFC 4180: a header line, fields quoted when they hold a comma, quote or line break.
+[[nodiscard]] std::string format_history_csv(const std::vector<HistoryRow>& rows);
+
+}  // namespace storqual::reporting
