@@ -151,7 +151,8 @@ std::vector<ArchivedFile> archived_files(const ReportSet& reports) {
 Archive::Archive(ArchiveLocation where, std::unique_ptr<SqlConnection> db)
     : where_(std::move(where)), db_(std::move(db)) {}
 
-std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where) {
+std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where,
+                                       std::string_view tool_version) {
   std::unique_ptr<SqlConnection> db;
   switch (where.kind) {
     case ArchiveLocation::Kind::Off:
@@ -173,7 +174,7 @@ std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where) {
       break;
     }
   }
-  migrate_archive(*db, "");
+  migrate_archive(*db, tool_version.empty() ? "storqual" : tool_version);
   return std::unique_ptr<Archive>(new Archive(where, std::move(db)));
 }
 
@@ -200,11 +201,16 @@ RecordOutcome Archive::record(const RunResult& run, const std::string& json_text
     const std::string content_sha = archive_sha256_hex(canonical_record(head, rows));
     db_->query("INSERT INTO result_json (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING",
                {out.result_sha256, json_text});
+    const std::string record_hash = chain_hash(prev, content_sha);
     db_->query(
         "INSERT INTO record (seq, kind, result_sha256, recorded_utc, content_sha256, "
         "prev_hash, record_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         {head.seq, head.kind, head.result_sha256, head.recorded_utc, content_sha, prev,
-         chain_hash(prev, content_sha)});
+         record_hash});
+    if (signer_)
+      db_->query(
+          "INSERT INTO record_signature (record_seq, key_sha256, signature) VALUES ($1, $2, $3)",
+          {head.seq, signer_->key_id(), signer_->sign_hex(record_signature_message(record_hash))});
     for (const auto& t : archive_tables()) {
       const auto found = rows.find(t.name);
       if (found == rows.end()) continue;
@@ -224,7 +230,7 @@ RecordOutcome Archive::record(const RunResult& run, const std::string& json_text
   }
 }
 
-ChainCheck Archive::verify() {
+ChainCheck Archive::verify(const Ed25519Key* public_key) {
   ChainCheck check;
   db_->begin_read();
   std::vector<ChainRecord> records;
@@ -244,11 +250,26 @@ ChainCheck Archive::verify() {
   std::map<std::string, std::string> blob_sha;
   for (const auto& r : db_->query("SELECT sha256, content FROM result_json", {}))
     blob_sha[text_of(r[0])] = archive_sha256_hex(text_of(r[1]));
+  std::map<std::int64_t, std::pair<std::string, std::string>> signatures;
+  if (public_key)
+    for (const auto& r :
+         db_->query("SELECT record_seq, key_sha256, signature FROM record_signature", {}))
+      signatures[int_of(r[0])] = {text_of(r[1]), text_of(r[2])};
   db_->commit();
   check.records = static_cast<std::int64_t>(records.size());
   check.head_hash = records.empty() ? std::string(kGenesisHash) : records.back().record_hash;
   for (std::size_t k = 0; k < records.size() && !check.problem; ++k)
     check.problem = check_record(records, k, rows, blob_sha);
+  for (std::size_t k = 0; public_key && k < records.size() && !check.problem; ++k) {
+    const ChainRecord& r = records[k];
+    const std::string seq = std::to_string(r.head.seq);
+    const auto s = signatures.find(r.head.seq);
+    if (s == signatures.end() || s->second.first != public_key->key_id())
+      check.problem = "record " + seq + " is not signed by the key given (" +
+                      public_key->key_id().substr(0, 16) + ")";
+    else if (!public_key->verify_hex(record_signature_message(r.record_hash), s->second.second))
+      check.problem = "record " + seq + "'s signature does not verify with the key given";
+  }
   return check;
 }
 
@@ -276,7 +297,8 @@ std::vector<HistoryRow> Archive::history(const HistoryQuery& q) {
   std::vector<HistoryRow> out;
   try {
     for (const auto& r : db_->query(sql, params)) {
-      HistoryRow h{text_of(r[1]),
+      HistoryRow h{int_of(r[0]),
+                   text_of(r[1]),
                    text_of(r[2]),
                    text_of(r[3]),
                    text_of(r[4]),
@@ -309,6 +331,22 @@ std::optional<std::string> Archive::result_json(const std::string& sha256) {
   const auto rows = db_->query("SELECT content FROM result_json WHERE sha256 = $1", {sha256});
   if (rows.empty()) return std::nullopt;
   return text_of(rows[0][0]);
+}
+
+std::vector<SqlRow> Archive::chain_segment(std::int64_t first, std::int64_t last) {
+  return db_->query(
+      "SELECT seq, result_sha256, content_sha256, prev_hash, record_hash FROM record "
+      "WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
+      {first, last});
+}
+
+std::vector<ArchivedFile> Archive::report_files(std::int64_t seq) {
+  std::vector<ArchivedFile> out;
+  for (const auto& r : db_->query(
+           "SELECT kind, path, sha256, bytes FROM report_file WHERE record_seq = $1 ORDER BY idx",
+           {seq}))
+    out.push_back({text_of(r[0]), text_of(r[1]), text_of(r[2]), int_of(r[3])});
+  return out;
 }
 
 std::int64_t Archive::record_count() {

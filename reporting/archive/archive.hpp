@@ -18,6 +18,7 @@
 
 #include "model/result.hpp"
 #include "reporting/archive/archive_location.hpp"
+#include "reporting/archive/record_signature.hpp"
 #include "reporting/archive/sql_connection.hpp"
 #include "reporting/report_names.hpp"
 
@@ -59,6 +60,7 @@ struct HistoryFigure {
 };
 
 struct HistoryRow {
+  std::int64_t record = 0;  // the record's number (not printed: it differs between archives)
   std::string start_utc, host, serial, model, firmware, tool_version, suite, verdict;
   std::int64_t exit_code = 0;
   std::string result_sha256;
@@ -68,20 +70,30 @@ struct HistoryRow {
 
 class Archive {
  public:
-  // Opens (creating an SQLite file, not a missing directory given by name) and migrates.
-  [[nodiscard]] static std::unique_ptr<Archive> open(const ArchiveLocation& where);
+  // Opens (creating an SQLite file, not a missing directory given by name) and migrates;
+  // `tool_version` is what schema_version says applied a migration.
+  [[nodiscard]] static std::unique_ptr<Archive> open(const ArchiveLocation& where,
+                                                     std::string_view tool_version = {});
 
   // Appends a record of `run` whose JSON is `json_text` (stored verbatim, addressed by its
   // SHA-256); a result already recorded is not recorded again (RecordOutcome::already).
   RecordOutcome record(const RunResult& run, const std::string& json_text,
                        const std::vector<ArchivedFile>& files, const std::vector<ArchiveTag>& tags);
-  // Walks the chain from the first record: the first one edited, inserted or removed.
-  [[nodiscard]] ChainCheck verify();
+  // Signs every record this Archive appends from now on (an Ed25519 private key).
+  void sign_with(std::shared_ptr<const Ed25519Key> key) { signer_ = std::move(key); }
+  // Walks the chain from the first record: the first one edited, inserted or removed; with
+  // `public_key`, then the first record not signed by that key or whose signature fails.
+  [[nodiscard]] ChainCheck verify(const Ed25519Key* public_key = nullptr);
   // The runs matching `q`, by start time (then result SHA-256): the same answer on every engine.
   [[nodiscard]] std::vector<HistoryRow> history(const HistoryQuery& q);
   // The result JSON stored under `sha256` (full, lower-case hex), if any.
   [[nodiscard]] std::optional<std::string> result_json(const std::string& sha256);
   [[nodiscard]] std::int64_t record_count();
+  // The chain's links of records first..last: (seq, result_sha256, content_sha256, prev_hash,
+  // record_hash) each.
+  [[nodiscard]] std::vector<SqlRow> chain_segment(std::int64_t first, std::int64_t last);
+  // The report files a record lists.
+  [[nodiscard]] std::vector<ArchivedFile> report_files(std::int64_t seq);
   [[nodiscard]] const ArchiveLocation& location() const noexcept { return where_; }
   [[nodiscard]] SqlConnection& connection() noexcept { return *db_; }
 
@@ -89,6 +101,7 @@ class Archive {
   Archive(ArchiveLocation where, std::unique_ptr<SqlConnection> db);
   ArchiveLocation where_;
   std::unique_ptr<SqlConnection> db_;
+  std::shared_ptr<const Ed25519Key> signer_;
 };
 
 // Lower-case hex SHA-256 of `bytes` (OpenSSL's EVP_Digest).

@@ -2,8 +2,10 @@
 // Where the archive is, and the tags of a record (archive_location.hpp).
 #include "reporting/archive/archive_location.hpp"
 
+#include <libpq-fe.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 
 #include "model/errors.hpp"
@@ -17,33 +19,37 @@ bool starts_with_any(std::string_view text, std::initializer_list<std::string_vi
   return false;
 }
 
-// libpq URIs: postgresql://[user[:password]@][host][:port][/db][?param=value&...]. A password in
-// the user part or as a parameter would be printed (messages, the result's command line) and
-// stored: refused.
+// A password in the URI would be printed (messages, the result's command line) and stored: refused.
+// libpq's own parser decides what the URI sets (a user:password@ part, a password= parameter, a
+// percent-encoded one); any spelling of "password" in it is refused as well. libpq's message is
+// not repeated: it may quote the URI.
 void refuse_password(std::string_view uri, std::string_view origin) {
+  const std::string text(uri);
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(text.c_str(), &error);
+  const bool valid = options != nullptr;
+  bool password = lower.find("password") != std::string::npos;
+  // user:password@ (libpq reads the user part up to '@' or '/'), an empty password included.
   const std::string_view rest = uri.substr(uri.find("//") + 2);
   const std::size_t at = rest.find('@');
-  const std::size_t slash = rest.find_first_of("/?");
-  const bool has_userinfo =
-      at != std::string_view::npos && (slash == std::string_view::npos || at < slash);
-  const bool password_in_user =
-      has_userinfo && rest.substr(0, at).find(':') != std::string_view::npos;
-  const std::size_t q = uri.find('?');
-  bool password_param = false;
-  if (q != std::string_view::npos) {
-    std::string_view params = uri.substr(q + 1);
-    while (!params.empty()) {
-      const std::size_t amp = params.find('&');
-      const std::string_view p = params.substr(0, amp);
-      if (p.substr(0, 9) == "password=" || p == "password") password_param = true;
-      params = amp == std::string_view::npos ? std::string_view{} : params.substr(amp + 1);
-    }
-  }
-  if (password_in_user || password_param)
+  if (at != std::string_view::npos && at < rest.find('/') &&
+      rest.substr(0, at).find(':') != std::string_view::npos)
+    password = true;
+  for (PQconninfoOption* o = options; o && o->keyword; ++o)
+    if (std::string_view(o->keyword) == "password" && o->val) password = true;
+  PQconninfoFree(options);
+  PQfreemem(error);
+  if (password)
     throw UsageError(std::string(origin) +
                      ": the PostgreSQL URI holds a password; storqual takes credentials only "
                      "through libpq's PGPASSWORD, PGSERVICE, service file or ~/.pgpass "
                      "(docs/archive.md), so that none is printed or stored");
+  if (!valid)
+    throw UsageError(std::string(origin) +
+                     ": not a libpq connection URI (postgresql://[user@][host][:port][/dbname]"
+                     "[?param=value&...], docs/archive.md)");
 }
 
 }  // namespace

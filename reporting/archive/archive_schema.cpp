@@ -122,14 +122,21 @@ constexpr const char* kSchemaV2 =
     "CREATE VIEW v_tags AS SELECT r.seq AS record, d.serial, d.model, t.key, t.value "
     "FROM record r JOIN device d ON d.record_seq = r.seq JOIN tag t ON t.record_seq = r.seq;\n";
 
+// Version 3: Ed25519 signatures of records (record_signature.hpp), beside the chain: a signature
+// is over a record's record_hash, not part of its content.
+constexpr const char* kSchemaV3 =
+    "CREATE TABLE record_signature (record_seq BIGINT PRIMARY KEY, key_sha256 TEXT NOT NULL, "
+    "signature TEXT NOT NULL);\n";
+
 struct Migration {
   int to_version;
   std::string (*sql)();
 };
 
-constexpr std::array<Migration, 2> kMigrations{{
+constexpr std::array<Migration, 3> kMigrations{{
     {1, schema_v1},
     {2, [] { return std::string(kSchemaV2); }},
+    {3, [] { return std::string(kSchemaV3); }},
 }};
 
 std::string utc_now_text() {

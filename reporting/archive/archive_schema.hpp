@@ -33,7 +33,7 @@ struct ArchiveTable {
 
 // The version this build writes; an archive of a newer version is refused (ArchiveError), an
 // older one migrated, each step in its own transaction under the writer lock.
-inline constexpr int kArchiveSchemaVersion = 2;
+inline constexpr int kArchiveSchemaVersion = 3;
 
 // Brings the archive to kArchiveSchemaVersion (creating it when empty). Safe with any number of
 // processes doing it at once.

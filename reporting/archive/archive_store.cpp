@@ -15,18 +15,25 @@ std::string run_key(const RunResult& run) {
 
 }  // namespace
 
+std::unique_ptr<Archive> ArchiveResultsStore::open() const {
+  auto archive = Archive::open(where_);
+  if (signer_) archive->sign_with(signer_);
+  return archive;
+}
+
 RecordOutcome ArchiveResultsStore::record(const RunResult& run, const ReportSet& reports) {
-  const auto archive = Archive::open(where_);
+  auto archive = Archive::open(where_, run.environment.storqual_version);
+  if (signer_) archive->sign_with(signer_);
   return archive->record(run, to_json_text(run), archived_files(reports), tags_);
 }
 
 void ArchiveResultsStore::save(const FleetReport& fleet, const ReportSet&) {
-  const auto archive = Archive::open(where_);
+  const auto archive = open();
   for (const auto& run : fleet.runs) (void)archive->record(run, to_json_text(run), {}, tags_);
 }
 
 std::vector<RunResult> ArchiveResultsStore::load(const std::string& source) {
-  const auto archive = Archive::open(where_);
+  const auto archive = open();
   const auto text = archive->result_json(source);
   if (!text) throw ResultJsonError(where_.display() + ": no result with SHA-256 " + source);
   try {
@@ -43,9 +50,10 @@ std::string archive_import_command(const std::string& json_file, const ArchiveLo
 }
 
 RecordingResultsStore::RecordingResultsStore(ResultsStore& files, ArchiveLocation where,
-                                             std::vector<ArchiveTag> tags, std::FILE* console)
+                                             std::vector<ArchiveTag> tags, std::FILE* console,
+                                             std::shared_ptr<const Ed25519Key> signer)
     : files_(files),
-      archive_(where, std::move(tags)),
+      archive_(where, std::move(tags), std::move(signer)),
       off_(where.kind == ArchiveLocation::Kind::Off),
       console_(console) {}
 

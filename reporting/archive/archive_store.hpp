@@ -22,8 +22,10 @@ namespace storqual::reporting {
 // SHA-256 of a recorded result. Throws ArchiveError.
 class ArchiveResultsStore final : public ResultsStore {
  public:
-  ArchiveResultsStore(ArchiveLocation where, std::vector<ArchiveTag> tags)
-      : where_(std::move(where)), tags_(std::move(tags)) {}
+  // `signer`: an Ed25519 private key that signs each record, or null.
+  ArchiveResultsStore(ArchiveLocation where, std::vector<ArchiveTag> tags,
+                      std::shared_ptr<const Ed25519Key> signer = nullptr)
+      : where_(std::move(where)), tags_(std::move(tags)), signer_(std::move(signer)) {}
   [[nodiscard]] std::string_view name() const noexcept override { return "archive"; }
   void save(const RunResult& run, const ReportSet& reports) override { (void)record(run, reports); }
   void save(const FleetReport& fleet, const ReportSet& reports) override;
@@ -32,8 +34,10 @@ class ArchiveResultsStore final : public ResultsStore {
   [[nodiscard]] const ArchiveLocation& location() const noexcept { return where_; }
 
  private:
+  [[nodiscard]] std::unique_ptr<Archive> open() const;
   ArchiveLocation where_;
   std::vector<ArchiveTag> tags_;
+  std::shared_ptr<const Ed25519Key> signer_;
 };
 
 // The files, then the archive (nothing when the archive is off). A record is said on `console`, one
@@ -44,7 +48,7 @@ class ArchiveResultsStore final : public ResultsStore {
 class RecordingResultsStore final : public ResultsStore {
  public:
   RecordingResultsStore(ResultsStore& files, ArchiveLocation where, std::vector<ArchiveTag> tags,
-                        std::FILE* console);
+                        std::FILE* console, std::shared_ptr<const Ed25519Key> signer = nullptr);
   [[nodiscard]] std::string_view name() const noexcept override { return "files+archive"; }
   void save(const RunResult& run, const ReportSet& reports) override;
   void save(const FleetReport& fleet, const ReportSet& reports) override;

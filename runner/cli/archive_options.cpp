@@ -2,6 +2,7 @@
 // --archive and --tag (archive_options.hpp).
 #include "runner/cli/archive_options.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -27,7 +28,10 @@ po::options_description archive_record_options() {
   po::options_description o = archive_location_option();
   o.add_options()("tag", po::value<std::vector<std::string>>()->value_name("K=V"),
                   "a tag the archive keeps with the record (po=4711, lot=L23, operator=...); "
-                  "repeat for several");
+                  "repeat for several")(
+      "sign-key", po::value<std::string>()->value_name("FILE"),
+      "sign each record with this Ed25519 private key (PEM; openssl genpkey -algorithm ed25519) "
+      "[$STORQUAL_ARCHIVE_SIGN_KEY]; archive verify --public-key checks them");
   return o;
 }
 
@@ -54,10 +58,19 @@ void require_archive_to_read(const reporting::ArchiveLocation& where, std::strin
     throw UsageError("no archive at " + where.target + " (--archive, STORQUAL_ARCHIVE)");
 }
 
+std::shared_ptr<const reporting::Ed25519Key> archive_signer_of(const po::variables_map& vm) {
+  if (vm.count("sign-key"))
+    return reporting::Ed25519Key::load_private(vm["sign-key"].as<std::string>(), "--sign-key");
+  if (const char* env = std::getenv("STORQUAL_ARCHIVE_SIGN_KEY"); env && *env)
+    return reporting::Ed25519Key::load_private(env, "STORQUAL_ARCHIVE_SIGN_KEY");
+  return nullptr;
+}
+
 std::unique_ptr<reporting::RecordingResultsStore> recording_store(const po::variables_map& vm,
                                                                   std::FILE* console) {
   return std::make_unique<reporting::RecordingResultsStore>(
-      reporting::default_results_store(), archive_location_of(vm), archive_tags_of(vm), console);
+      reporting::default_results_store(), archive_location_of(vm), archive_tags_of(vm), console,
+      archive_signer_of(vm));
 }
 
 }  // namespace storqual::runner

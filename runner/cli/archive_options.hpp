@@ -23,6 +23,10 @@ namespace storqual::runner {
 [[nodiscard]] std::vector<reporting::ArchiveTag> archive_tags_of(
     const boost::program_options::variables_map& vm);
 
+// The key of --sign-key, else STORQUAL_ARCHIVE_SIGN_KEY, else none.
+[[nodiscard]] std::shared_ptr<const reporting::Ed25519Key> archive_signer_of(
+    const boost::program_options::variables_map& vm);
+
 // An archive to read (verify, history): one that is off, or an SQLite file that does not exist,
 // is a UsageError (reading must not create an empty archive).
 void require_archive_to_read(const reporting::ArchiveLocation& where, std::string_view what);

@@ -60,9 +60,10 @@ int cmd_report(const Args& args) {
   if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
     throw UsageError("--lot-tolerance must be at least 0% and below 100%, got " + lot_tolerance);
 
-  // The files, then the acceptance archive (docs/archive.md).
+  // The files; a merge then goes to the acceptance archive too (docs/archive.md).
   const auto recording = recording_store(vm, stderr);
-  reporting::ResultsStore& store = *recording;
+  reporting::ResultsStore& files = reporting::default_results_store();
+  reporting::ResultsStore& store = files;
   std::vector<reporting::RunResult> results;
   std::vector<std::string> origins;  // the input file of each result, for the console
   for (const auto& path : inputs) {
@@ -83,7 +84,7 @@ int cmd_report(const Args& args) {
   }
   try {
     const reporting::ReportSet reports{json, junit, html, junit_rich, ocp_diag};
-    merged ? store.save(fleet, reports) : store.save(results.front(), reports);
+    merged ? recording->save(fleet, reports) : store.save(results.front(), reports);
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
   }

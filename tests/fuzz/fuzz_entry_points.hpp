@@ -10,6 +10,7 @@
 // build and the test build compile the very same code.
 #pragma once
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -164,7 +165,8 @@ inline Outcome feed_result_json(std::string_view bytes) {
 
 // The archive's command-line parsers (reporting/archive/archive_location.hpp): the first byte
 // chooses --archive/STORQUAL_ARCHIVE, --tag or --since/--until; the rest is the text.
-// Properties of accepted input: a PostgreSQL location holds no password, a tag's key is 1..64
+// Properties of accepted input: a PostgreSQL location holds no password (no user:password@, no
+// "password" in any case), a tag's key is 1..64
 // characters of its alphabet and its value has no control character, a time is 10, 16, 17, 19 or
 // 20 characters.
 inline Outcome feed_archive_options(std::string_view bytes) {
@@ -181,9 +183,10 @@ inline Outcome feed_archive_options(std::string_view bytes) {
           if (at != std::string::npos && (slash == std::string::npos || at < slash) &&
               rest.substr(0, at).find(':') != std::string::npos)
             broken("a PostgreSQL URI with a password was accepted", text);
-          if (l.target.find("?password=") != std::string::npos ||
-              l.target.find("&password=") != std::string::npos)
-            broken("a password parameter was accepted", text);
+          std::string lower = l.target;
+          for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          if (lower.find("password") != std::string::npos)
+            broken("a URI naming a password was accepted", text);
         }
         if (l.display().empty()) broken("an archive location with no name", text);
         break;

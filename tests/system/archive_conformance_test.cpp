@@ -14,6 +14,7 @@
 #include "reporting/archive/archive_schema.hpp"
 #include "reporting/archive/archive_store.hpp"
 #include "reporting/archive/history_format.hpp"
+#include "reporting/archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
@@ -315,6 +316,42 @@ TYPED_TEST(ArchiveConformance, ANewerSchemaIsRefused) {
               std::string::npos)
         << e.what();
   }
+}
+
+// An Ed25519 key pair made with the openssl command: (private PEM, public PEM).
+std::pair<std::string, std::string> key_pair(const ScratchDir& dir, const std::string& name) {
+  const std::string priv = (dir / (name + ".pem")).string(), pub = (dir / (name + ".pub")).string();
+  const auto made =
+      testing::run_shell("openssl genpkey -algorithm ed25519 -out '" + priv +
+                         "' && openssl pkey -in '" + priv + "' -pubout -out '" + pub + "'");
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return {priv, pub};
+}
+
+TYPED_TEST(ArchiveConformance, SignedRecordsVerifyWithTheirKeyOnly) {
+  if (testing::run_shell("command -v openssl").exit_code != 0) GTEST_SKIP() << "no openssl command";
+  ScratchDir keys("storqual-keys");
+  const auto [priv, pub] = key_pair(keys, "lab");
+  const auto [other_priv, other_pub] = key_pair(keys, "other");
+  auto a = this->open();
+  a->sign_with(Ed25519Key::load_private(priv, "--sign-key"));
+  for (int i = 1; i <= 3; ++i) record(*a, unit_run("K" + std::to_string(i), i));
+  const auto lab = Ed25519Key::load_public(pub, "--public-key");
+  EXPECT_FALSE(a->verify(lab.get()).problem);
+  const auto other = Ed25519Key::load_public(other_pub, "--public-key");
+  EXPECT_EQ(a->verify(other.get()).problem.value_or(""),
+            "record 1 is not signed by the key given (" + other->key_id().substr(0, 16) + ")");
+  // A signature moved to another record does not verify there.
+  a->connection().execute_script(
+      "UPDATE record_signature SET signature = (SELECT signature FROM record_signature WHERE "
+      "record_seq = 1) WHERE record_seq = 2");
+  EXPECT_EQ(a->verify(lab.get()).problem.value_or(""),
+            "record 2's signature does not verify with the key given");
+  // A record appended without the key: the chain is whole, the signatures are not.
+  auto unsigned_writer = this->open();
+  record(*unsigned_writer, unit_run("K9", 9));
+  EXPECT_FALSE(unsigned_writer->verify().problem);
+  EXPECT_THROW((void)Ed25519Key::load_private(pub, "--sign-key"), UsageError);
 }
 
 // SQLite alone: what a file can be that a server cannot.

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/postgres_server.hpp"
@@ -99,9 +101,40 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
       storqual({"archive", "import", (q.dir / "r1" / "storqual-result.json").string()});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("already record 1"), std::string::npos) << again.out;
-  // The record lists the report files with their SHA-256.
   const auto off = storqual({"history", "--tag", "po=4711", "--archive", "off"});
   EXPECT_EQ(off.exit_code, 2) << off.out;
+
+  // The export of the order: results, reports, the suite, the chain's links and a manifest that
+  // sha256sum checks.
+  const fs::path out = q.dir / "export";
+  const auto exported = storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  EXPECT_NE(exported.out.find("exported 2 records"), std::string::npos) << exported.out;
+  const auto check =
+      run_shell("cd '" + out.string() + "' && sha256sum -c --strict MANIFEST.sha256");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(count(read_file(out / "chain.jsonl"), "\n"), 2u);
+  EXPECT_TRUE(fs::exists(out / "reports" / "1" / "storqual-report.html"));
+  EXPECT_EQ(
+      read_file(out / "results" / (h["runs"][0]["result_sha256"].get<std::string>() + ".json")),
+      read_file(q.dir / (h["runs"][0]["tags"].contains("lot") ? "r1" : "r2") /
+                "storqual-result.json"));
+  EXPECT_GE(count(read_file(out / "MANIFEST.sha256"), "  suites/"), 1u) << "the suite file";
+  EXPECT_EQ(storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()}).exit_code, 2)
+      << "an export does not write into a folder that is not empty";
+
+  // Must-show 2 of issue 29: an edited figure in a copy of the archive, named by verify.
+  if (run_shell("command -v sqlite3").exit_code != 0) GTEST_SKIP() << "no sqlite3 command";
+  fs::copy_file(archive, q.dir / "edited.sqlite");
+  const auto edit = run_shell("sqlite3 '" + (q.dir / "edited.sqlite").string() +
+                              "' \"UPDATE figure SET value = value * 1.5 WHERE record_seq = 2 AND "
+                              "name = 'iops'\"");
+  ASSERT_EQ(edit.exit_code, 0) << edit.err;
+  const auto edited =
+      storqual({"archive", "verify", "--archive", (q.dir / "edited.sqlite").string()});
+  EXPECT_EQ(edited.exit_code, 1) << edited.out << edited.err;
+  EXPECT_NE(edited.out.find("the chain is broken: record 2 was edited"), std::string::npos)
+      << edited.out;
   unsetenv("STORQUAL_ARCHIVE");
 }
 
@@ -177,6 +210,43 @@ TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
                               (q.dir / "a.sqlite").string()});
   EXPECT_EQ(date.exit_code, 2);
   EXPECT_NE(date.err.find("--since: 'yesterday' is not a date"), std::string::npos) << date.err;
+}
+
+// A kill -9 while recording leaves a consistent archive: every record whole, the chain whole, and
+// the import run again records the rest once.
+TEST(ArchiveRun, AKillDuringImportLeavesAWholeChain) {
+  QuickRun q;
+  const auto run = q.run("r", {"--archive", "off"});
+  ASSERT_LE(run.exit_code, 1) << run.err;
+  Json result = Json::parse(read_file(q.dir / "r" / "storqual-result.json"));
+  Json fleet = {{"fleet", Json::array()}};
+  for (int i = 0; i < 1000; ++i) {
+    result["environment"]["start_utc"] = "2026-01-01T00:00:00Z#" + std::to_string(i);
+    fleet["fleet"].push_back(result);
+  }
+  write_text(q.dir / "fleet.json", fleet.dump());
+  const std::string archive = (q.dir / "killed.sqlite").string();
+  {
+    testing::BackgroundCommand import({STORQUAL_BINARY, "archive", "import",
+                                       (q.dir / "fleet.json").string(), "--archive", archive},
+                                      q.dir / "import.out", q.dir / "import.err");
+    // Until some records are in, then in the middle of the next one.
+    for (int i = 0; i < 600 && count(read_file(q.dir / "import.out"), "recorded as") < 20; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    import.signal(SIGKILL);
+    EXPECT_EQ(import.wait(), 128 + SIGKILL);
+  }
+  const auto verify = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("the chain is whole"), std::string::npos) << verify.out;
+  EXPECT_EQ(verify.out.find("1000 records"), std::string::npos) << "killed before the end";
+  const auto again =
+      storqual({"archive", "import", (q.dir / "fleet.json").string(), "--archive", archive});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already there"), std::string::npos)
+      << again.out.substr(again.out.size() - 200);
+  const auto whole = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_NE(whole.out.find("1000 records, the chain is whole"), std::string::npos) << whole.out;
 }
 
 // Must-show 1 of issue 29: 8 processes x 50 runs, each run recorded into one SQLite file (by the
