@@ -327,6 +327,90 @@ std::vector<HistoryRow> Archive::history(const HistoryQuery& q) {
   return out;
 }
 
+namespace {
+
+struct FigureRow {
+  double value = 0;
+  std::string unit;
+  std::optional<std::pair<double, double>> interval;
+};
+
+std::map<std::pair<std::string, std::string>, FigureRow> figures_of(SqlConnection& db,
+                                                                    std::int64_t seq) {
+  std::map<std::pair<std::string, std::string>, FigureRow> out;
+  for (const auto& f : db.query("SELECT workload, name, value, unit, interval_low, interval_high "
+                                "FROM figure WHERE record_seq = $1 AND name IN ('iops', 'bw')",
+                                {seq})) {
+    FigureRow row{double_of(f[2]), text_of(f[3]), std::nullopt};
+    if (!std::holds_alternative<std::monostate>(f[4]) &&
+        !std::holds_alternative<std::monostate>(f[5]))
+      row.interval = std::pair{double_of(f[4]), double_of(f[5])};
+    out[{text_of(f[0]), text_of(f[1])}] = row;
+  }
+  return out;
+}
+
+std::string wear_of(SqlConnection& db, std::int64_t seq, const char* phase) {
+  const auto rows = db.query(
+      "SELECT value FROM health WHERE record_seq = $1 AND phase = $2 AND field = 'percentage_used'",
+      {seq, std::string(phase)});
+  return rows.empty() ? std::string() : text_of(rows[0][0]);
+}
+
+DriftAgainst against(SqlConnection& db, std::int64_t now, const SqlRow& then) {
+  DriftAgainst a{int_of(then[0]),
+                 text_of(then[1]),
+                 text_of(then[2]),
+                 text_of(then[3]),
+                 wear_of(db, int_of(then[0]), "before"),
+                 {}};
+  const auto before = figures_of(db, a.record);
+  for (const auto& [key, f] : figures_of(db, now)) {
+    const auto b = before.find(key);
+    if (b == before.end()) continue;
+    DriftFigure d{key.first,  key.second,         f.unit, f.value, b->second.value,
+                  f.interval, b->second.interval, false};
+    if (d.now_interval && d.then_interval)
+      d.separated = d.now_interval->second < d.then_interval->first ||
+                    d.then_interval->second < d.now_interval->first;
+    a.figures.push_back(std::move(d));
+  }
+  return a;
+}
+
+}  // namespace
+
+DriftReport Archive::drift(std::int64_t seq) {
+  DriftReport report;
+  db_->begin_read();
+  try {
+    const auto self = db_->query(
+        "SELECT d.serial, u.firmware FROM device d JOIN run u ON u.record_seq = d.record_seq "
+        "WHERE d.record_seq = $1",
+        {seq});
+    if (!self.empty() && !text_of(self[0][0]).empty()) {
+      report.serial = text_of(self[0][0]);
+      report.firmware_now = text_of(self[0][1]);
+      report.wear_now = wear_of(*db_, seq, "after");
+      const std::string earlier =
+          "SELECT r.seq, u.start_utc, u.firmware, u.verdict FROM record r JOIN device d ON "
+          "d.record_seq = r.seq JOIN run u ON u.record_seq = r.seq WHERE d.serial = $1 AND "
+          "r.seq < $2";
+      const auto accepted = db_->query(earlier + " AND u.verdict = 'pass' ORDER BY r.seq LIMIT 1",
+                                       {report.serial, seq});
+      const auto last = db_->query(earlier + " ORDER BY r.seq DESC LIMIT 1", {report.serial, seq});
+      if (!accepted.empty()) report.acceptance = against(*db_, seq, accepted[0]);
+      if (!last.empty() && (accepted.empty() || int_of(last[0][0]) != int_of(accepted[0][0])))
+        report.last = against(*db_, seq, last[0]);
+    }
+    db_->commit();
+  } catch (...) {
+    db_->rollback();
+    throw;
+  }
+  return report;
+}
+
 std::optional<std::string> Archive::result_json(const std::string& sha256) {
   const auto rows = db_->query("SELECT content FROM result_json WHERE sha256 = $1", {sha256});
   if (rows.empty()) return std::nullopt;

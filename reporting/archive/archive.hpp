@@ -68,6 +68,27 @@ struct HistoryRow {
   std::vector<ArchiveTag> tags;
 };
 
+// One figure of a re-test against an earlier record of the unit (docs/archive.md, "Drift").
+struct DriftFigure {
+  std::string workload, name, unit;
+  double now = 0, then = 0;
+  std::optional<std::pair<double, double>> now_interval, then_interval;  // early-stop intervals
+  bool separated = false;  // both intervals known and disjoint: the figure drifted
+};
+
+struct DriftAgainst {
+  std::int64_t record = 0;
+  std::string start_utc, firmware, verdict;
+  std::string wear_then;  // percentage_used when that run began ("" when not read)
+  std::vector<DriftFigure> figures;
+};
+
+struct DriftReport {
+  std::string serial, firmware_now, wear_now;  // wear: percentage_used at the end of this run
+  std::optional<DriftAgainst> acceptance;      // the unit's first passing record before this one
+  std::optional<DriftAgainst> last;            // its latest record before this one, if another
+};
+
 class Archive {
  public:
   // Opens (creating an SQLite file, not a missing directory given by name) and migrates;
@@ -86,6 +107,8 @@ class Archive {
   [[nodiscard]] ChainCheck verify(const Ed25519Key* public_key = nullptr);
   // The runs matching `q`, by start time (then result SHA-256): the same answer on every engine.
   [[nodiscard]] std::vector<HistoryRow> history(const HistoryQuery& q);
+  // Record `seq` against the unit's (same serial) acceptance record and its last one before it.
+  [[nodiscard]] DriftReport drift(std::int64_t seq);
   // The result JSON stored under `sha256` (full, lower-case hex), if any.
   [[nodiscard]] std::optional<std::string> result_json(const std::string& sha256);
   [[nodiscard]] std::int64_t record_count();

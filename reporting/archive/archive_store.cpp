@@ -2,6 +2,7 @@
 // The archive behind the results-store seam (archive_store.hpp).
 #include "reporting/archive/archive_store.hpp"
 
+#include "reporting/archive/history_format.hpp"
 #include "reporting/result_json.hpp"
 
 namespace storqual::reporting {
@@ -70,6 +71,9 @@ void RecordingResultsStore::record(const RunResult& run, const ReportSet& report
     std::fprintf(console_, "  archive: %s record %lld in %s (result %.12s)\n",
                  out.already ? "already" : "recorded as", static_cast<long long>(out.seq),
                  archive_.location().display().c_str(), out.result_sha256.c_str());
+    if (!out.already)
+      std::fputs(format_drift(Archive::open(archive_.location())->drift(out.seq)).c_str(),
+                 console_);
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);
     ++failures_;

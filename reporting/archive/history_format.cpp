@@ -34,7 +34,42 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+std::string interval_text(const std::optional<std::pair<double, double>>& i) {
+  if (!i) return "no interval";
+  return "[" + format_fixed(i->first, 0) + ", " + format_fixed(i->second, 0) + "]";
+}
+
+void append_against(std::string& out, const char* what, const DriftAgainst& a,
+                    const DriftReport& drift) {
+  out += "  drift: against " + std::string(what) + " record " + std::to_string(a.record) + " (" +
+         a.start_utc + ", firmware " + (a.firmware.empty() ? "-" : a.firmware) + ", " + a.verdict +
+         ")\n";
+  for (const auto& f : a.figures) {
+    const double pct = f.then != 0 ? (f.now - f.then) / f.then * 100 : 0;
+    out += "    " + f.workload + " " + f.name + ": " + format_fixed(f.then, 0) + " -> " +
+           format_fixed(f.now, 0) + " " + f.unit + " (" + (pct >= 0 ? "+" : "") +
+           format_fixed(pct, 1) + "%); intervals " + interval_text(f.then_interval) + " and " +
+           interval_text(f.now_interval) +
+           (f.separated                         ? ": separate, DRIFT"
+            : f.now_interval && f.then_interval ? ": overlap, no drift"
+                                                : ": not judged") +
+           "\n";
+  }
+  if (a.firmware != drift.firmware_now)
+    out += "    firmware: " + (a.firmware.empty() ? "-" : a.firmware) + " -> " +
+           (drift.firmware_now.empty() ? "-" : drift.firmware_now) + "\n";
+  if (!a.wear_then.empty() && !drift.wear_now.empty())
+    out += "    wear: percentage_used " + a.wear_then + " -> " + drift.wear_now + "\n";
+}
+
 }  // namespace
+
+std::string format_drift(const DriftReport& drift) {
+  std::string out;
+  if (drift.acceptance) append_against(out, "its acceptance", *drift.acceptance, drift);
+  if (drift.last) append_against(out, "its last", *drift.last, drift);
+  return out;
+}
 
 std::string format_history_table(const std::vector<HistoryRow>& rows) {
   std::string out;

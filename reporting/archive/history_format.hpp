@@ -16,4 +16,10 @@ namespace storqual::reporting {
 // RFC 4180: a header line, fields quoted when they hold a comma, quote or line break.
 [[nodiscard]] std::string format_history_csv(const std::vector<HistoryRow>& rows);
 
+// A re-test against the unit's acceptance record and its last one (docs/archive.md, "Drift"): each
+// IOPS and bandwidth figure both runs have, flagged DRIFT only when their early-stop intervals
+// separate (without an interval on both runs it is shown, not judged); the firmware and the wear
+// (percentage_used) since. "" when the archive has no earlier record of the unit.
+[[nodiscard]] std::string format_drift(const DriftReport& drift);
+
 }  // namespace storqual::reporting

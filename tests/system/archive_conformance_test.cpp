@@ -318,6 +318,63 @@ TYPED_TEST(ArchiveConformance, ANewerSchemaIsRefused) {
   }
 }
 
+// Unit D1 at second `second` whose first workload measured `iops` with an early-stop interval of
+// +-`half` IOPS.
+RunResult rated(int second, double iops, double half, const std::string& firmware = "RVT04B6Q") {
+  RunResult r = unit_run("D1", second);
+  WorkloadResult& w = r.workloads[0];
+  w.read->iops = iops;
+  EarlyStopReport e;
+  e.metric = "iops";
+  e.samples = 20;
+  e.mean = iops;
+  e.half_width = half;
+  w.early_stop = e;
+  for (auto& row : r.device.identity)
+    if (row.field == "firmware") row.value = firmware;
+  return r;
+}
+
+const DriftFigure* find_figure(const DriftAgainst& a, const std::string& workload) {
+  for (const auto& f : a.figures)
+    if (f.workload == workload && f.name == "iops") return &f;
+  return nullptr;
+}
+
+TYPED_TEST(ArchiveConformance, ARetestDriftsOnlyWhenTheIntervalsSeparate) {
+  auto a = this->open();
+  EXPECT_EQ(record(*a, rated(1, 98400, 500)).seq, 1);  // the acceptance
+  const auto slow = record(*a, rated(2, 72000, 500));
+  DriftReport d = a->drift(slow.seq);
+  ASSERT_TRUE(d.acceptance);
+  EXPECT_FALSE(d.last) << "the last record is the acceptance record";
+  EXPECT_EQ(d.acceptance->record, 1);
+  const DriftFigure* f = find_figure(*d.acceptance, "randread-4k-qd32");
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(f->separated);
+  EXPECT_EQ(f->then, 98400);
+  EXPECT_EQ(f->now, 72000);
+  const DriftFigure* plain = find_figure(*d.acceptance, "seqread-1m-qd32");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->separated) << "no interval: shown, not judged";
+  // Back to speed, on new firmware: no drift against the acceptance (the intervals overlap), a
+  // drift against the slow last run.
+  const auto back = record(*a, rated(3, 98000, 800, "NEWFW"));
+  d = a->drift(back.seq);
+  ASSERT_TRUE(d.acceptance && d.last);
+  EXPECT_FALSE(find_figure(*d.acceptance, "randread-4k-qd32")->separated);
+  EXPECT_EQ(d.last->record, 2);
+  EXPECT_TRUE(find_figure(*d.last, "randread-4k-qd32")->separated);
+  const std::string text = format_drift(d);
+  EXPECT_NE(text.find("against its acceptance record 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("firmware: RVT04B6Q -> NEWFW"), std::string::npos) << text;
+  EXPECT_NE(text.find("overlap, no drift"), std::string::npos) << text;
+  EXPECT_NE(text.find("separate, DRIFT"), std::string::npos) << text;
+  EXPECT_NE(text.find("wear: percentage_used 2 -> 2"), std::string::npos) << text;
+  // Another unit has no history to drift from.
+  EXPECT_EQ(format_drift(a->drift(record(*a, unit_run("OTHER", 9)).seq)), "");
+}
+
 // An Ed25519 key pair made with the openssl command: (private PEM, public PEM).
 std::pair<std::string, std::string> key_pair(const ScratchDir& dir, const std::string& name) {
   const std::string priv = (dir / (name + ".pem")).string(), pub = (dir / (name + ".pub")).string();
