@@ -8,10 +8,12 @@
 namespace storqual::reporting {
 namespace {
 
-// Who a run is within one process: its start, host and target.
+// Who a run is within one process: its host, target, command line and times (a fleet's merged runs
+// are its targets' runs with lot verdicts added: the same key, another content).
 std::string run_key(const RunResult& run) {
-  return run.environment.start_utc + '\n' + run.environment.host + '\n' + run.device.path + '\n' +
-         run.device.name;
+  const Environment& e = run.environment;
+  return e.host + '\n' + run.device.path + '\n' + run.device.name + '\n' + e.command_line + '\n' +
+         e.start_utc + '\n' + e.end_utc + '\n' + std::to_string(e.wall_time_s);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ using testing::read_file;
 using testing::run_command;
 using testing::run_shell;
 using testing::ScratchDir;
+using testing::write_random_file;
 using Json = nlohmann::json;
 
 void write_text(const fs::path& p, const std::string& text) {
@@ -92,7 +93,8 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
   ASSERT_EQ(h["runs"].size(), 2u) << history.out;
   EXPECT_EQ(h["runs"][0]["verdict"], "measured-only");
   EXPECT_EQ(h["runs"][0]["suite"], "archive-quick");
-  EXPECT_EQ(h["runs"][0]["tags"]["lot"], "L23");
+  EXPECT_EQ(h["runs"][0]["tags"].contains("lot") + h["runs"][1]["tags"].contains("lot"), 1)
+      << "one run has lot=L23";
   EXPECT_EQ(storqual({"history", "--tag", "lot=L23", "--csv"}).out.find("archive-quick") ==
                 std::string::npos,
             false);
@@ -136,6 +138,36 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
   EXPECT_NE(edited.out.find("the chain is broken: record 2 was edited"), std::string::npos)
       << edited.out;
   unsetenv("STORQUAL_ARCHIVE");
+}
+
+// `storqual report` records a merge (not a re-render of one result), `bench --json` its result.
+TEST(ArchiveRun, AReportMergeAndABenchAreRecorded) {
+  QuickRun q;
+  const std::string archive = (q.dir / "merge.sqlite").string();
+  for (const char* out : {"a", "b"}) {
+    const auto r = q.run(out, {"--archive", "off"});
+    ASSERT_LE(r.exit_code, 1) << r.err;
+  }
+  const std::string a = (q.dir / "a" / "storqual-result.json").string();
+  const std::string b = (q.dir / "b" / "storqual-result.json").string();
+  const auto one = storqual({"report", a, "--archive", archive});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_FALSE(fs::exists(archive)) << "a re-render records nothing";
+  const auto merged = storqual({"report", a, b, "--json", (q.dir / "fleet.json").string(),
+                                "--archive", archive, "--tag", "merge=1"});
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(count(merged.err, "archive: recorded as record"), 2u) << merged.err;
+  write_random_file(q.dir / "bench.img", 1 << 20);
+  const auto bench =
+      storqual({"bench", "--target", (q.dir / "bench.img").string(), "--rw", "randread", "--bs",
+                "4k", "--runtime", "100ms", "--json", (q.dir / "bench.json").string(), "--archive",
+                archive, "--tag", "bench=1"});
+  EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+  EXPECT_NE(bench.err.find("archive: recorded as record 3"), std::string::npos) << bench.err;
+  const auto verify = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_NE(verify.out.find("3 records, the chain is whole"), std::string::npos) << verify.out;
+  const auto h = storqual({"history", "--tag", "merge=1", "--json", "--archive", archive});
+  EXPECT_EQ(Json::parse(h.out)["runs"].size(), 2u) << h.out << h.err;
 }
 
 TEST(ArchiveRun, ACorruptFileCostsTheRunNothingAndTheImportRecordsIt) {
