@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
+#include "reporting/archive/archive_store.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
@@ -21,7 +22,7 @@ using Json = nlohmann::ordered_json;
 constexpr int kMaxDepth = 64;
 
 // The stores of this build, by name: one line each (make_results_store).
-constexpr std::array<std::string_view, 1> kStoreNames{"files"};
+constexpr std::array<std::string_view, 2> kStoreNames{"files", "archive"};
 
 }  // namespace
 
@@ -83,6 +84,10 @@ std::span<const std::string_view> results_store_names() noexcept {
 
 std::unique_ptr<ResultsStore> make_results_store(std::string_view name) {
   if (name == "files") return std::make_unique<FileResultsStore>();
+  // The acceptance archive where STORQUAL_ARCHIVE (or the default) says (docs/archive.md).
+  if (name == "archive")
+    return std::make_unique<ArchiveResultsStore>(resolve_archive_location(std::nullopt),
+                                                 std::vector<ArchiveTag>{});
   std::string known;
   for (const auto n : kStoreNames) known += (known.empty() ? "" : ", ") + std::string(n);
   throw UsageError("unknown results store '" + std::string(name) + "' (known: " + known + ")");

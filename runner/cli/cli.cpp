@@ -33,6 +33,8 @@ constexpr Command kCommands[] = {
     {"check", "validate spec sheets and suites", cmd_check},
     {"suites", "list the standard suites; import and export fio job files", cmd_suites},
     {"report", "re-render or merge result files", cmd_report},
+    {"history", "every archived run of a unit, a model or a tag", cmd_history},
+    {"archive", "verify the archive's chain, or import result files into it", cmd_archive},
 };
 
 void print_usage(std::FILE* to) {

@@ -11,6 +11,7 @@
 #include "reporting/result_json.hpp"
 #include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
+#include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
 #include "runner/measure/fault_spec.hpp"
@@ -111,6 +112,7 @@ void check_time_based(const po::variables_map& vm, const WorkloadSpec& spec) {
 
 int cmd_bench(const Args& args) {
   auto opts = bench_options();
+  opts.add(archive_record_options());
   po::options_description hidden;
   hidden.add_options()("inject-fault", po::value<std::string>());  // runner/measure/fault_spec.hpp
   hidden.add_options()("time-based", po::value<std::string>()->implicit_value("1"));
@@ -183,7 +185,8 @@ int cmd_bench(const Args& args) {
                                           : kExitRuntime;
     reporting::ReportSet reports;  // the result alone
     reports.json = vm["json"].as<std::string>();
-    reporting::default_results_store().save(result, reports);
+    // The file, then the acceptance archive (docs/archive.md).
+    recording_store(vm, stderr)->save(result, reports);
   }
   for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
   if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;

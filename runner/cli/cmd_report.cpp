@@ -9,6 +9,7 @@
 #include "reporting/fleet_report.hpp"
 #include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
+#include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
 
@@ -39,6 +40,7 @@ int cmd_report(const Args& args) {
       "write one result as OCP Test & Validation output (JSON Lines) to F")(
       "lot-tolerance", po::value(&lot_tolerance)->value_name("P")->default_value("10%"),
       "flag a unit more than P worse than its lot's median (same model)");
+  visible.add(archive_record_options());
   po::options_description hidden;
   std::vector<std::string> inputs;
   hidden.add_options()("result", po::value(&inputs), "result files");
@@ -58,7 +60,10 @@ int cmd_report(const Args& args) {
   if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
     throw UsageError("--lot-tolerance must be at least 0% and below 100%, got " + lot_tolerance);
 
-  reporting::ResultsStore& store = reporting::default_results_store();
+  // The files; a merge then goes to the acceptance archive too (docs/archive.md).
+  const auto recording = recording_store(vm, stderr);
+  reporting::ResultsStore& files = reporting::default_results_store();
+  reporting::ResultsStore& store = files;
   std::vector<reporting::RunResult> results;
   std::vector<std::string> origins;  // the input file of each result, for the console
   for (const auto& path : inputs) {
@@ -79,7 +84,7 @@ int cmd_report(const Args& args) {
   }
   try {
     const reporting::ReportSet reports{json, junit, html, junit_rich, ocp_diag};
-    merged ? store.save(fleet, reports) : store.save(results.front(), reports);
+    merged ? recording->save(fleet, reports) : store.save(results.front(), reports);
   } catch (const std::system_error& e) {
     throw UsageError(std::string("cannot write the report: ") + e.what());
   }

@@ -8,6 +8,7 @@
 
 #include "reporting/report_names.hpp"
 #include "runner/base/units.hpp"
+#include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
 #include "runner/judge/baseline.hpp"
@@ -92,6 +93,7 @@ po::options_description run_options() {
 
 int cmd_run(const Args& args) {
   po::options_description visible = run_options();
+  visible.add(archive_record_options());
   po::options_description hidden;
   hidden.add_options()("sysfs-root", po::value<std::string>()->default_value("/sys"))(
       "nvme-capture", po::value<std::string>())("inject-fault", po::value<std::string>())(
@@ -154,6 +156,9 @@ int cmd_run(const Args& args) {
   const double lot_tolerance = parse_percent(vm["lot-tolerance"].as<std::string>());
   if (!(lot_tolerance >= 0 && lot_tolerance < 100))
     throw UsageError("--lot-tolerance must be at least 0% and below 100%");
+  // The files, then the acceptance archive (docs/archive.md).
+  const auto store = recording_store(vm, o.console);
+  o.store = store.get();
   if (targets.size() > 1)
     return run_several_targets(o, targets, vm["parallel"].as<bool>(), any_model, lot_tolerance);
   if (o.baseline)

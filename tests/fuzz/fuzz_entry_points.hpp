@@ -10,6 +10,7 @@
 // build and the test build compile the very same code.
 #pragma once
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
@@ -203,6 +205,55 @@ inline Outcome feed_result_json(std::string_view bytes) {
       broken("write -> read -> write changed the result JSON", json);
   } catch (const reporting::ResultJsonError& e) {
     broken("a result written by to_json_text does not read back", e.what());
+  }
+  return Outcome::Accepted;
+}
+
+// The archive's command-line parsers (reporting/archive/archive_location.hpp): the first byte
+// chooses --archive/STORQUAL_ARCHIVE, --tag or --since/--until; the rest is the text.
+// Properties of accepted input: a PostgreSQL location holds no password (no user:password@, no
+// "password" in any case), a tag's key is 1..64
+// characters of its alphabet and its value has no control character, a time is 10, 16, 17, 19 or
+// 20 characters.
+inline Outcome feed_archive_options(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const unsigned char selector = static_cast<unsigned char>(bytes.front());
+  const std::string text(bytes.substr(1));
+  try {
+    switch (selector % 3) {
+      case 0: {
+        const auto l = reporting::parse_archive_location(text, "--archive");
+        if (l.kind == reporting::ArchiveLocation::Kind::Postgresql) {
+          const std::string rest = l.target.substr(l.target.find("//") + 2);
+          const auto at = rest.find('@'), slash = rest.find_first_of("/?");
+          if (at != std::string::npos && (slash == std::string::npos || at < slash) &&
+              rest.substr(0, at).find(':') != std::string::npos)
+            broken("a PostgreSQL URI with a password was accepted", text);
+          std::string lower = l.target;
+          for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          if (lower.find("password") != std::string::npos)
+            broken("a URI naming a password was accepted", text);
+        }
+        if (l.display().empty()) broken("an archive location with no name", text);
+        break;
+      }
+      case 1: {
+        const auto t = reporting::parse_archive_tag(text, "--tag");
+        if (t.key.empty() || t.key.size() > 64) broken("a tag key of a wrong length", text);
+        for (unsigned char c : t.value)
+          if (c < 0x20 || c == 0x7f) broken("a tag value with a control character", text);
+        break;
+      }
+      default: {
+        const std::string t = reporting::parse_history_time(text, "--since");
+        const std::size_t n = t.size();
+        if (n != 10 && n != 16 && n != 17 && n != 19 && n != 20)
+          broken("a time of a wrong length", text);
+        break;
+      }
+    }
+  } catch (const Error&) {
+    return Outcome::Refused;
   }
   return Outcome::Accepted;
 }

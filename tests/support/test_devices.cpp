@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -21,6 +22,13 @@ extern char** environ;
 
 namespace storqual::testing {
 namespace fs = std::filesystem;
+
+// A test binary run by hand (not through ctest, whose environment says so already) records into
+// no archive either, unless the environment names one: the storqual it starts inherits this
+// (docs/archive.md, tests/CMakeLists.txt).
+[[maybe_unused]] const bool kArchiveOffUnlessNamed = [] {
+  return setenv("STORQUAL_ARCHIVE", "off", 0) == 0;
+}();
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input) {
   int in_pipe[2], out_pipe[2], err_pipe[2];

@@ -203,6 +203,12 @@ TEST(FuzzRegression, ResultJsonReaderAndReports) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, ArchiveOptionParsers) {
+  const Tally t = feed_all("archive_options", fuzz::feed_archive_options, 5);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 // The inputs the fuzzers found crashes with once stay in the corpus (tests/fuzz/corpus/*/crash-*
 // or regression-*); this states the classes of the table in docs/robustness.md one by one.
 TEST(FuzzRegression, NamedHostileInputsAreRefusedCleanly) {

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// The archive's PostgreSQL engine (sql_connection.hpp), through libpq. The connection URI never
+// holds a password (archive_location.cpp refuses one); libpq reads credentials from its own
+// environment (PGPASSWORD, PGSERVICE), service file and ~/.pgpass.
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cstdlib>
+
+#include "reporting/archive/sql_connection.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+// PostgreSQL's type oids (catalog/pg_type.dat) of the integer and floating columns it returns.
+constexpr Oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
+// The one advisory lock every writer of a storqual archive takes (docs/archive.md).
+constexpr const char* kWriterLock = "SELECT pg_advisory_xact_lock(290029)";
+
+std::string to_text(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+class PostgresConnection final : public SqlConnection {
+ public:
+  explicit PostgresConnection(std::string url) : url_(std::move(url)) {
+    conn_ = PQconnectdb(url_.c_str());
+  }
+  void prepare() {
+    if (!conn_ || PQstatus(conn_) != CONNECTION_OK)
+      throw ArchiveError(where() + ": cannot connect: " + message());
+    // Quiet notices ("relation already exists, skipping") and exact doubles both ways.
+    execute_script("SET client_min_messages=warning; SET extra_float_digits=3");
+  }
+  ~PostgresConnection() override {
+    if (in_transaction_) rollback();
+    PQfinish(conn_);
+  }
+  PostgresConnection(const PostgresConnection&) = delete;
+  PostgresConnection& operator=(const PostgresConnection&) = delete;
+
+  [[nodiscard]] std::string_view engine() const noexcept override { return "postgresql"; }
+
+  void execute_script(const std::string& sql) override {
+    PGresult* res = PQexec(conn_, sql.c_str());
+    check(res, PGRES_COMMAND_OK);
+    PQclear(res);
+  }
+
+  std::vector<SqlRow> query(const std::string& sql, const SqlRow& params) override {
+    std::vector<std::string> texts(params.size());
+    std::vector<const char*> values(params.size(), nullptr);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const SqlCell& p = params[i];
+      if (std::holds_alternative<std::monostate>(p)) continue;
+      if (const auto* v = std::get_if<std::int64_t>(&p)) texts[i] = std::to_string(*v);
+      if (const auto* v = std::get_if<double>(&p)) texts[i] = to_text(*v);
+      if (const auto* v = std::get_if<std::string>(&p)) texts[i] = *v;
+      values[i] = texts[i].c_str();
+    }
+    PGresult* res = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                 values.data(), nullptr, nullptr, 0);
+    const ExecStatusType status = PQresultStatus(res);
+    check(res, status == PGRES_TUPLES_OK ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
+    std::vector<SqlRow> rows;
+    const int n = PQntuples(res), columns = PQnfields(res);
+    for (int r = 0; r < n; ++r) {
+      SqlRow row;
+      for (int c = 0; c < columns; ++c) row.push_back(cell(res, r, c));
+      rows.push_back(std::move(row));
+    }
+    PQclear(res);
+    return rows;
+  }
+
+  void begin_write() override {
+    execute_script("BEGIN");
+    in_transaction_ = true;
+    PGresult* res = PQexec(conn_, kWriterLock);
+    check(res, PGRES_TUPLES_OK);
+    PQclear(res);
+  }
+  void begin_read() override {
+    execute_script("BEGIN ISOLATION LEVEL REPEATABLE READ");
+    in_transaction_ = true;
+  }
+  void commit() override {
+    execute_script("COMMIT");
+    in_transaction_ = false;
+  }
+  void rollback() noexcept override {
+    PGresult* res = PQexec(conn_, "ROLLBACK");
+    PQclear(res);
+    in_transaction_ = false;
+  }
+  [[nodiscard]] bool has_table(const std::string& name) override {
+    return !query(
+                "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND "
+                "tablename = $1",
+                {name})
+                .empty();
+  }
+
+ private:
+  // The server as libpq connected to it, without user or password: what a message may name.
+  [[nodiscard]] std::string where() const {
+    std::string db = conn_ && PQdb(conn_) ? PQdb(conn_) : "";
+    std::string host = conn_ && PQhost(conn_) ? PQhost(conn_) : "";
+    return "PostgreSQL archive" + (db.empty() ? "" : " '" + db + "'") +
+           (host.empty() ? "" : " on " + host);
+  }
+  [[nodiscard]] std::string message() const {
+    std::string m = conn_ ? PQerrorMessage(conn_) : "out of memory";
+    while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+    return m;
+  }
+  void check(PGresult* res, ExecStatusType want) {
+    if (res && PQresultStatus(res) == want) return;
+    std::string why = res ? PQresultErrorMessage(res) : message();
+    PQclear(res);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    throw ArchiveError(where() + ": " + why);
+  }
+  static SqlCell cell(PGresult* res, int r, int c) {
+    if (PQgetisnull(res, r, c)) return std::monostate{};
+    const char* text = PQgetvalue(res, r, c);
+    const std::string_view view(text, static_cast<std::size_t>(PQgetlength(res, r, c)));
+    const Oid type = PQftype(res, c);
+    if (type == kInt8 || type == kInt4 || type == kInt2) {
+      std::int64_t v = 0;
+      std::from_chars(view.data(), view.data() + view.size(), v);
+      return v;
+    }
+    if (type == kFloat8 || type == kFloat4) return std::strtod(text, nullptr);
+    return std::string(view);
+  }
+
+  std::string url_;
+  PGconn* conn_ = nullptr;
+  bool in_transaction_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<SqlConnection> open_postgresql(const std::string& url) {
+  auto connection = std::make_unique<PostgresConnection>(url);
+  connection->prepare();
+  return connection;
+}
+
+}  // namespace storqual::reporting

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The SQL the archive speaks, whichever engine holds it (docs/archive.md, "Engines"): one
+// connection to SQLite (libsqlite3) or PostgreSQL (libpq), the same statements on both ($1, $2 ..
+// parameters, BIGINT, DOUBLE PRECISION and TEXT columns), each cell a null, an integer, a double
+// or a text.
+//
+// Contract: a connection is used by one thread. Every failure throws ArchiveError naming the
+// archive and what failed; nothing is retried here except what busy handling waits out (SQLite's
+// busy_timeout). begin_write() takes the archive's one writer lock (SQLite BEGIN IMMEDIATE,
+// PostgreSQL a transaction-scoped advisory lock) so that records are appended one after another
+// by any number of processes; a connection destroyed inside a transaction rolls it back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "model/errors.hpp"
+
+namespace storqual::reporting {
+
+// The archive could not be opened, read or written (a corrupt file, a lock held too long, a
+// server gone). A run that meets it still writes its reports and exits with its verdict.
+class ArchiveError : public Error {
+ public:
+  explicit ArchiveError(const std::string& what) : Error(what, kExitRuntime) {}
+};
+
+using SqlCell = std::variant<std::monostate, std::int64_t, double, std::string>;
+using SqlRow = std::vector<SqlCell>;
+
+class SqlConnection {
+ public:
+  virtual ~SqlConnection() = default;
+  // "sqlite" or "postgresql".
+  [[nodiscard]] virtual std::string_view engine() const noexcept = 0;
+  // Statements without a result (schema, BEGIN ...), possibly several separated by ';'.
+  virtual void execute_script(const std::string& sql) = 0;
+  // One statement with $1.. parameters; its rows, each cell typed as the engine gave it (an
+  // integer column an integer, a double column a double, text a string, NULL monostate).
+  virtual std::vector<SqlRow> query(const std::string& sql, const SqlRow& params = {}) = 0;
+  // The writer lock and its transaction.
+  virtual void begin_write() = 0;
+  virtual void begin_read() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() noexcept = 0;
+  // Whether the table exists (schema_version before the first migration).
+  [[nodiscard]] virtual bool has_table(const std::string& name) = 0;
+};
+
+// The engines. open_sqlite creates the file (not its directory) when missing, never replaces one
+// that is not a database (ArchiveError "not an SQLite database"), sets WAL and busy_timeout.
+[[nodiscard]] std::unique_ptr<SqlConnection> open_sqlite(const std::string& path);
+// `url`: a libpq connection URI (postgresql://...); credentials only through libpq's environment,
+// service and password files (checked by the caller, archive_location.hpp).
+[[nodiscard]] std::unique_ptr<SqlConnection> open_postgresql(const std::string& url);
+
+}  // namespace storqual::reporting

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// A PostgreSQL server of the test's own (Debian's postgresql package): initdb and pg_ctl in a
+// fresh directory under /tmp, run as the unprivileged user `nobody` when the test is root (as the
+// test's own user otherwise), listening on a Unix socket in that directory only
+// (listen_addresses=''), stopped and removed by the destructor (also when the test fails).
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace storqual::testing {
+
+class PostgresServer {
+ public:
+  // A running server, or null with `why_not` set (no postgres binaries, initdb failed, ...).
+  [[nodiscard]] static std::unique_ptr<PostgresServer> start(std::string& why_not);
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // A libpq URI of database `db` over the socket (no password: trust on the socket).
+  [[nodiscard]] std::string uri(const std::string& db) const;
+  // Creates database `name` (letters, digits and '_') and returns its URI.
+  [[nodiscard]] std::string create_database(const std::string& name) const;
+  void stop();    // pg_ctl stop -m immediate (idempotent)
+  bool resume();  // pg_ctl start again after stop(); false when it does not come up
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+
+ private:
+  PostgresServer(std::string bin, std::string dir) : bin_(std::move(bin)), dir_(std::move(dir)) {}
+  [[nodiscard]] std::string as_server_user(const std::string& command) const;
+  std::string bin_, dir_;
+  bool running_ = false;
+};
+
+}  // namespace storqual::testing

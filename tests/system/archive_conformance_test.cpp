@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: Apache-2.0
+// One contract, every archive engine (reporting/archive/archive.hpp, docs/archive.md): the same
+// tests against an SQLite file and a PostgreSQL 15 server the suite starts itself (initdb and
+// pg_ctl as `nobody`, a Unix socket in a temporary directory, no TCP), each test in an archive of
+// its own. The PostgreSQL half skips with the reason when the server binaries are absent.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "reporting/archive/archive.hpp"
+#include "reporting/archive/archive_rows.hpp"
+#include "reporting/archive/archive_schema.hpp"
+#include "reporting/archive/archive_store.hpp"
+#include "reporting/archive/history_format.hpp"
+#include "reporting/archive/record_signature.hpp"
+#include "reporting/result_json.hpp"
+#include "tests/support/postgres_server.hpp"
+#include "tests/support/test_devices.hpp"
+#include "tests/unit/report_sample_result.hpp"
+
+namespace storqual::reporting {
+namespace {
+
+using testing::PostgresServer;
+using testing::ScratchDir;
+
+struct SqliteEngine {
+  static void set_up() {}
+  static void tear_down() {}
+  static std::optional<std::string> skip_reason() { return std::nullopt; }
+  ArchiveLocation fresh(const std::string& name) {
+    return parse_archive_location((dir / (name + ".sqlite")).string(), "test");
+  }
+  ScratchDir dir{"storqual-archive"};
+};
+
+struct PostgresEngine {
+  static inline std::unique_ptr<PostgresServer> server;
+  static inline std::string why_not;
+  static inline std::atomic<int> databases{0};
+  static void set_up() {
+    if (!server && why_not.empty()) server = PostgresServer::start(why_not);
+  }
+  static void tear_down() { server.reset(); }
+  static std::optional<std::string> skip_reason() {
+    if (server) return std::nullopt;
+    return "no PostgreSQL server for the test: " + why_not;
+  }
+  ArchiveLocation fresh(const std::string&) {
+    const std::string uri = server->create_database("archive_" + std::to_string(++databases));
+    return parse_archive_location(uri, "test");
+  }
+};
+
+// The sample run as unit `serial` of `model`, started at second `second` of the sample's minute.
+RunResult unit_run(const std::string& serial, int second,
+                   const std::string& model = "Example SSD 500GB") {
+  RunResult r = sample::run(false);
+  for (auto& row : r.device.identity) {
+    if (row.field == "serial") row.value = serial;
+    if (row.field == "model") row.value = model;
+  }
+  char start[32];
+  std::snprintf(start, sizeof start, "2026-11-29T18:%02d:%02dZ", second / 60, second % 60);
+  r.environment.start_utc = start;
+  return r;
+}
+
+HistoryQuery by_serial(const std::string& serial) {
+  HistoryQuery q;
+  q.serial = serial;
+  return q;
+}
+HistoryQuery by_tag(const std::string& key, const std::string& value) {
+  HistoryQuery q;
+  q.tags = {{key, value}};
+  return q;
+}
+
+RecordOutcome record(Archive& a, const RunResult& r, const std::vector<ArchiveTag>& tags = {}) {
+  return a.record(r, to_json_text(r), {}, tags);
+}
+
+template <class Engine>
+class ArchiveConformance : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { Engine::set_up(); }
+  static void TearDownTestSuite() { Engine::tear_down(); }
+  void SetUp() override {
+    if (auto why = Engine::skip_reason()) GTEST_SKIP() << *why;
+    where_ = engine_.fresh(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  std::unique_ptr<Archive> open() { return Archive::open(where_); }
+  // Five runs of five units, one a second.
+  std::unique_ptr<Archive> five_records() {
+    auto a = open();
+    for (int i = 1; i <= 5; ++i) EXPECT_EQ(record(*a, unit_run("S" + std::to_string(i), i)).seq, i);
+    return a;
+  }
+  Engine engine_;
+  ArchiveLocation where_;
+};
+
+using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
+class EngineNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, SqliteEngine> ? "sqlite" : "postgresql";
+  }
+};
+TYPED_TEST_SUITE(ArchiveConformance, Engines, EngineNames);
+
+TYPED_TEST(ArchiveConformance, RecordsTheResultVerbatimAndItsRows) {
+  auto a = this->open();
+  const RunResult run = unit_run("S5X9NG0R123456", 0);
+  const std::string json = to_json_text(run);
+  const RecordOutcome out = a->record(run, json, {}, {{"po", "4711"}, {"lot", "L23"}});
+  EXPECT_EQ(out.seq, 1);
+  EXPECT_FALSE(out.already);
+  EXPECT_EQ(out.result_sha256, archive_sha256_hex(json));
+  EXPECT_EQ(a->result_json(out.result_sha256), json);
+  EXPECT_EQ(a->record_count(), 1);
+  const auto rows = a->connection().query(
+      "SELECT serial, model, transport, firmware FROM device WHERE record_seq = 1", {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (SqlRow{std::string("S5X9NG0R123456"), std::string("Example SSD 500GB"),
+                             std::string("sata"), std::string("RVT04B6Q")}));
+  const auto figures = a->connection().query(
+      "SELECT value, samples FROM figure WHERE record_seq = 1 AND workload = $1 AND name = $2",
+      {std::string("randread-4k-qd32"), std::string("read.iops")});
+  ASSERT_EQ(figures.size(), 1u);
+  EXPECT_EQ(std::get<double>(figures[0][0]), 98400);
+  const auto verdicts =
+      a->connection().query("SELECT count(*) FROM verdict WHERE record_seq = 1", {});
+  EXPECT_EQ(std::get<std::int64_t>(verdicts[0][0]), 4);
+  const auto health = a->connection().query(
+      "SELECT phase, value FROM health WHERE record_seq = 1 AND field = 'temperature_c' ORDER BY "
+      "idx",
+      {});
+  ASSERT_EQ(health.size(), 2u);
+  EXPECT_EQ(health[1], (SqlRow{std::string("after"), std::string("41")}));
+  // The dashboards' views read the same rows.
+  const auto view = a->connection().query("SELECT serial, verdict FROM v_runs", {});
+  ASSERT_EQ(view.size(), 1u);
+  EXPECT_EQ(view[0], (SqlRow{std::string("S5X9NG0R123456"), std::string("pass")}));
+  const auto schema = a->connection().query("SELECT max(version) FROM schema_version", {});
+  EXPECT_EQ(std::get<std::int64_t>(schema[0][0]), kArchiveSchemaVersion);
+}
+
+TYPED_TEST(ArchiveConformance, TheSameResultTwiceIsRecordedOnce) {
+  auto a = this->open();
+  const RunResult run = unit_run("S1", 1);
+  EXPECT_FALSE(record(*a, run).already);
+  const RecordOutcome again = record(*a, run);
+  EXPECT_TRUE(again.already);
+  EXPECT_EQ(again.seq, 1);
+  EXPECT_EQ(a->record_count(), 1);
+  // A re-test is a new record beside the old.
+  EXPECT_EQ(record(*a, unit_run("S1", 2)).seq, 2);
+}
+
+TYPED_TEST(ArchiveConformance, AWholeChainVerifies) {
+  auto a = this->five_records();
+  const ChainCheck c = a->verify();
+  EXPECT_EQ(c.records, 5);
+  EXPECT_FALSE(c.problem) << *c.problem;
+  EXPECT_EQ(c.head_hash.size(), 64u);
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesAnEditedFigure) {
+  auto a = this->five_records();
+  a->connection().execute_script(
+      "UPDATE figure SET value = value * 2 WHERE record_seq = 3 AND name = 'read.iops'");
+  const ChainCheck c = a->verify();
+  ASSERT_TRUE(c.problem);
+  EXPECT_EQ(*c.problem, "record 3 was edited: its rows no longer match its hash");
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesAnEditedResultJson) {
+  auto a = this->five_records();
+  const auto sha = a->connection().query("SELECT result_sha256 FROM record WHERE seq = 4", {});
+  a->connection().query("UPDATE result_json SET content = content || ' ' WHERE sha256 = $1",
+                        {sha[0][0]});
+  const ChainCheck c = a->verify();
+  ASSERT_TRUE(c.problem);
+  EXPECT_NE(c.problem->find("record 4 was edited: its result JSON"), std::string::npos)
+      << *c.problem;
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesARemovedRecord) {
+  auto a = this->five_records();
+  a->connection().execute_script("DELETE FROM record WHERE seq = 3");
+  for (const auto& t : archive_tables())
+    a->connection().execute_script("DELETE FROM " + std::string(t.name) + " WHERE record_seq = 3");
+  const ChainCheck c = a->verify();
+  ASSERT_TRUE(c.problem);
+  EXPECT_EQ(*c.problem, "record 3 was removed: record 4 follows record 2");
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesAnInsertedRecord) {
+  auto a = this->five_records();
+  SqlConnection& db = a->connection();
+  // Make room at 3 (the later records move up by one) and put a forged record there, linked to
+  // record 2 and with a hash of its own rows: what someone adding a unit afterwards would do.
+  for (int seq = 5; seq >= 3; --seq) {
+    db.query("UPDATE record SET seq = $1 WHERE seq = $2",
+             {std::int64_t{seq + 1}, std::int64_t{seq}});
+    for (const auto& t : archive_tables())
+      db.query("UPDATE " + std::string(t.name) + " SET record_seq = $1 WHERE record_seq = $2",
+               {std::int64_t{seq + 1}, std::int64_t{seq}});
+  }
+  const RunResult forged = unit_run("FORGED", 30);
+  const std::string json = to_json_text(forged);
+  const RecordHead head{3, "run", archive_sha256_hex(json), "2026-11-29T18:00:30.000000Z"};
+  const std::string content =
+      archive_sha256_hex(canonical_record(head, derive_record_rows(forged, {}, {})));
+  const auto prev = db.query("SELECT record_hash FROM record WHERE seq = 2", {});
+  const std::string prev_hash = std::get<std::string>(prev[0][0]);
+  db.query("INSERT INTO result_json (sha256, content) VALUES ($1, $2)", {head.result_sha256, json});
+  db.query(
+      "INSERT INTO record (seq, kind, result_sha256, recorded_utc, content_sha256, prev_hash, "
+      "record_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      {head.seq, head.kind, head.result_sha256, head.recorded_utc, content, prev_hash,
+       chain_hash(prev_hash, content)});
+  const ChainCheck c = a->verify();
+  ASSERT_TRUE(c.problem);
+  EXPECT_EQ(*c.problem, "record 3 was inserted: record 4 follows record 2 in the chain");
+}
+
+TYPED_TEST(ArchiveConformance, HistoryBySerialModelTagAndTime) {
+  auto a = this->open();
+  record(*a, unit_run("A1", 1), {{"po", "4711"}});
+  record(*a, unit_run("B1", 2, "Other SSD"), {{"po", "4711"}, {"lot", "L2"}});
+  record(*a, unit_run("A1", 3), {{"po", "4712"}});
+  HistoryQuery q;
+  q.serial = "A1";
+  auto rows = a->history(q);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].start_utc, "2026-11-29T18:00:01Z");
+  EXPECT_EQ(rows[1].start_utc, "2026-11-29T18:00:03Z");
+  EXPECT_EQ(rows[0].firmware, "RVT04B6Q");
+  EXPECT_EQ(rows[0].verdict, "pass");
+  EXPECT_EQ(rows[0].host, "qual-host-07");
+  ASSERT_FALSE(rows[0].figures.empty());
+  EXPECT_EQ(rows[0].figures[0].workload, "randread-4k-qd32");
+  EXPECT_EQ(rows[0].figures[0].value, 98400);
+  EXPECT_EQ(rows[1].tags, (std::vector<ArchiveTag>{{"po", "4712"}}));
+  q = {};
+  q.model = "Other SSD";
+  EXPECT_EQ(a->history(q).size(), 1u);
+  q = {};
+  q.tags = {{"po", "4711"}};
+  EXPECT_EQ(a->history(q).size(), 2u);
+  q.tags.push_back({"lot", "L2"});
+  rows = a->history(q);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].serial, "B1");
+  q = {};
+  q.serial = "A1";
+  q.since = "2026-11-29T18:00:02Z";
+  EXPECT_EQ(a->history(q).size(), 1u);
+  q.until = "2026-11-29T18:00:02Z";
+  EXPECT_EQ(a->history(q).size(), 0u);
+  const std::string csv = format_history_csv(a->history(by_serial("A1")));
+  EXPECT_EQ(testing::count(csv, "\r\n"), 3u) << csv;
+}
+
+TYPED_TEST(ArchiveConformance, ManyWritersAppendOneChain) {
+  constexpr int kThreads = 8, kEach = 25;
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t)
+    writers.emplace_back([&, t] {
+      try {
+        auto a = this->open();
+        for (int i = 0; i < kEach; ++i)
+          record(*a, unit_run("T" + std::to_string(t), t * 100 + i),
+                 {{"writer", std::to_string(t)}});
+      } catch (const std::exception& e) {
+        ++failures;
+        ADD_FAILURE() << e.what();
+      }
+    });
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(failures, 0);
+  auto a = this->open();
+  EXPECT_EQ(a->record_count(), kThreads * kEach);
+  const ChainCheck c = a->verify();
+  EXPECT_FALSE(c.problem) << *c.problem;
+  EXPECT_EQ(a->history(by_tag("writer", "3")).size(), static_cast<std::size_t>(kEach));
+}
+
+TYPED_TEST(ArchiveConformance, TheStoreSavesAndLoadsThroughTheSeam) {
+  ArchiveResultsStore store(this->where_, {{"po", "1"}});
+  const RunResult run = unit_run("L1", 5);
+  const RecordOutcome out = store.record(run, {});
+  const auto back = store.load(out.result_sha256);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(to_json_text(back[0]), to_json_text(run));
+  EXPECT_THROW((void)store.load(std::string(64, 'f')), ResultJsonError);
+}
+
+TYPED_TEST(ArchiveConformance, ANewerSchemaIsRefused) {
+  auto a = this->open();
+  a->connection().execute_script(
+      "INSERT INTO schema_version (version, applied_utc, tool_version) VALUES (99, 'x', 'y')");
+  a.reset();
+  try {
+    (void)this->open();
+    FAIL() << "opened an archive of schema 99";
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("version 99, newer than this storqual's"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Unit D1 at second `second` whose first workload measured `iops` with an early-stop interval of
+// +-`half` IOPS.
+RunResult rated(int second, double iops, double half, const std::string& firmware = "RVT04B6Q") {
+  RunResult r = unit_run("D1", second);
+  WorkloadResult& w = r.workloads[0];
+  w.read->iops = iops;
+  EarlyStopReport e;
+  e.metric = "iops";
+  e.samples = 20;
+  e.mean = iops;
+  e.half_width = half;
+  w.early_stop = e;
+  for (auto& row : r.device.identity)
+    if (row.field == "firmware") row.value = firmware;
+  return r;
+}
+
+const DriftFigure* find_figure(const DriftAgainst& a, const std::string& workload) {
+  for (const auto& f : a.figures)
+    if (f.workload == workload && f.name == "iops") return &f;
+  return nullptr;
+}
+
+TYPED_TEST(ArchiveConformance, ARetestDriftsOnlyWhenTheIntervalsSeparate) {
+  auto a = this->open();
+  EXPECT_EQ(record(*a, rated(1, 98400, 500)).seq, 1);  // the acceptance
+  const auto slow = record(*a, rated(2, 72000, 500));
+  DriftReport d = a->drift(slow.seq);
+  ASSERT_TRUE(d.acceptance);
+  EXPECT_FALSE(d.last) << "the last record is the acceptance record";
+  EXPECT_EQ(d.acceptance->record, 1);
+  const DriftFigure* f = find_figure(*d.acceptance, "randread-4k-qd32");
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(f->separated);
+  EXPECT_EQ(f->then, 98400);
+  EXPECT_EQ(f->now, 72000);
+  const DriftFigure* plain = find_figure(*d.acceptance, "seqread-1m-qd32");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->separated) << "no interval: shown, not judged";
+  // Back to speed, on new firmware: no drift against the acceptance (the intervals overlap), a
+  // drift against the slow last run.
+  const auto back = record(*a, rated(3, 98000, 800, "NEWFW"));
+  d = a->drift(back.seq);
+  ASSERT_TRUE(d.acceptance && d.last);
+  EXPECT_FALSE(find_figure(*d.acceptance, "randread-4k-qd32")->separated);
+  EXPECT_EQ(d.last->record, 2);
+  EXPECT_TRUE(find_figure(*d.last, "randread-4k-qd32")->separated);
+  const std::string text = format_drift(d);
+  EXPECT_NE(text.find("against its acceptance record 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("firmware: RVT04B6Q -> NEWFW"), std::string::npos) << text;
+  EXPECT_NE(text.find("overlap, no drift"), std::string::npos) << text;
+  EXPECT_NE(text.find("separate, DRIFT"), std::string::npos) << text;
+  EXPECT_NE(text.find("wear: percentage_used 2 -> 2"), std::string::npos) << text;
+  // Another unit has no history to drift from.
+  EXPECT_EQ(format_drift(a->drift(record(*a, unit_run("OTHER", 9)).seq)), "");
+}
+
+// An Ed25519 key pair made with the openssl command: (private PEM, public PEM).
+std::pair<std::string, std::string> key_pair(const ScratchDir& dir, const std::string& name) {
+  const std::string priv = (dir / (name + ".pem")).string(), pub = (dir / (name + ".pub")).string();
+  const auto made =
+      testing::run_shell("openssl genpkey -algorithm ed25519 -out '" + priv +
+                         "' && openssl pkey -in '" + priv + "' -pubout -out '" + pub + "'");
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return {priv, pub};
+}
+
+TYPED_TEST(ArchiveConformance, SignedRecordsVerifyWithTheirKeyOnly) {
+  if (testing::run_shell("command -v openssl").exit_code != 0) GTEST_SKIP() << "no openssl command";
+  ScratchDir keys("storqual-keys");
+  const auto [priv, pub] = key_pair(keys, "lab");
+  const auto [other_priv, other_pub] = key_pair(keys, "other");
+  auto a = this->open();
+  a->sign_with(Ed25519Key::load_private(priv, "--sign-key"));
+  for (int i = 1; i <= 3; ++i) record(*a, unit_run("K" + std::to_string(i), i));
+  const auto lab = Ed25519Key::load_public(pub, "--public-key");
+  EXPECT_FALSE(a->verify(lab.get()).problem);
+  const auto other = Ed25519Key::load_public(other_pub, "--public-key");
+  EXPECT_EQ(a->verify(other.get()).problem.value_or(""),
+            "record 1 is not signed by the key given (" + other->key_id().substr(0, 16) + ")");
+  // A signature moved to another record does not verify there.
+  a->connection().execute_script(
+      "UPDATE record_signature SET signature = (SELECT signature FROM record_signature WHERE "
+      "record_seq = 1) WHERE record_seq = 2");
+  EXPECT_EQ(a->verify(lab.get()).problem.value_or(""),
+            "record 2's signature does not verify with the key given");
+  // A record appended without the key: the chain is whole, the signatures are not.
+  auto unsigned_writer = this->open();
+  record(*unsigned_writer, unit_run("K9", 9));
+  EXPECT_FALSE(unsigned_writer->verify().problem);
+  EXPECT_THROW((void)Ed25519Key::load_private(pub, "--sign-key"), UsageError);
+}
+
+// SQLite alone: what a file can be that a server cannot.
+TEST(SqliteArchive, ACorruptFileIsRefusedAndLeftAsItIs) {
+  ScratchDir dir("storqual-archive");
+  const auto path = dir / "archive.sqlite";
+  std::string garbage(8192, 'x');
+  garbage.replace(0, 16, "not a database!!");
+  { std::ofstream(path, std::ios::binary) << garbage; }
+  try {
+    (void)Archive::open(parse_archive_location(path.string(), "test"));
+    FAIL() << "opened a corrupt file";
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("not an SQLite database"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(testing::read_file(path), garbage);
+  EXPECT_FALSE(std::filesystem::exists(path.string() + "-wal"));
+}
+
+TEST(SqliteArchive, AMissingDirectoryIsNamedNotMade) {
+  ScratchDir dir("storqual-archive");
+  const auto path = dir / "no" / "such" / "archive.sqlite";
+  try {
+    (void)Archive::open(parse_archive_location(path.string(), "test"));
+    FAIL();
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "no"));
+}
+
+TEST(SqliteArchive, AWriterWaitsForTheOneHoldingTheLock) {
+  ScratchDir dir("storqual-archive");
+  const auto where = parse_archive_location((dir / "a.sqlite").string(), "test");
+  auto holder = Archive::open(where);
+  holder->connection().begin_write();
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    holder->connection().commit();
+  });
+  auto writer = Archive::open(where);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(record(*writer, unit_run("W", 1)).seq, 1);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  release.join();
+  const auto mode = writer->connection().query("PRAGMA journal_mode", {});
+  EXPECT_EQ(std::get<std::string>(mode[0][0]), "wal");
+}
+
+}  // namespace
+}  // namespace storqual::reporting

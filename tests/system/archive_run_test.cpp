@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+// The acceptance archive end to end with the real binary (docs/archive.md): `storqual run`
+// records into the archive the option or STORQUAL_ARCHIVE names; a corrupt SQLite file or a
+// stopped PostgreSQL server costs the run nothing (it measures, writes its reports, exits with its
+// verdict, says how to import it later, and the file is left as it was), and the import records
+// it once; eight processes of fifty runs each into one SQLite file and into one PostgreSQL
+// database at once give 400 records in each, a whole chain and the same history.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/postgres_server.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::count;
+using testing::PostgresServer;
+using testing::read_file;
+using testing::run_command;
+using testing::run_shell;
+using testing::ScratchDir;
+using testing::write_random_file;
+using Json = nlohmann::json;
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+CommandResult storqual(std::vector<std::string> args) {
+  args.insert(args.begin(), STORQUAL_BINARY);
+  return run_command(args);
+}
+
+// One short rated read: a run that passes in well under a second.
+constexpr const char* kQuickSuite =
+    "<suite name=\"archive-quick\" description=\"one short rated read\">\n"
+    "  <defaults direct=\"0\" runtime=\"100ms\" ramp_time=\"0s\" size=\"1m\" numjobs=\"1\"/>\n"
+    "  <workload id=\"quick-read\" rw=\"randread\" bs=\"4k\" iodepth=\"1\" rate_iops=\"2000\"/>\n"
+    "</suite>\n";
+
+struct QuickRun {
+  ScratchDir dir{"archive-run"};
+  QuickRun() {
+    fs::create_directories(dir / "target");
+    write_text(dir / "quick.xml", kQuickSuite);
+  }
+  std::vector<std::string> args(const std::string& out) const {
+    return {"run",
+            "--target",
+            (dir / "target").string(),
+            "--suite",
+            (dir / "quick.xml").string(),
+            "--out",
+            (dir / out).string()};
+  }
+  CommandResult run(const std::string& out, std::vector<std::string> more) const {
+    auto a = args(out);
+    a.insert(a.end(), more.begin(), more.end());
+    return storqual(a);
+  }
+};
+
+TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
+  QuickRun q;
+  const std::string archive = (q.dir / "env.sqlite").string();
+  ASSERT_EQ(setenv("STORQUAL_ARCHIVE", archive.c_str(), 1), 0);
+  const auto first = q.run("r1", {"--tag", "po=4711", "--tag", "lot=L23"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("archive: recorded as record 1 in " + archive), std::string::npos)
+      << first.out;
+  const auto second = q.run("r2", {"--tag", "po=4711"});
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  const auto verify = storqual({"archive", "verify"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("2 records, the chain is whole"), std::string::npos) << verify.out;
+  const auto history = storqual({"history", "--tag", "po=4711", "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const Json h = Json::parse(history.out);
+  ASSERT_EQ(h["runs"].size(), 2u) << history.out;
+  EXPECT_EQ(h["runs"][0]["verdict"], "measured-only");
+  EXPECT_EQ(h["runs"][0]["suite"], "archive-quick");
+  EXPECT_EQ(h["runs"][0]["tags"].contains("lot") + h["runs"][1]["tags"].contains("lot"), 1)
+      << "one run has lot=L23";
+  EXPECT_EQ(storqual({"history", "--tag", "lot=L23", "--csv"}).out.find("archive-quick") ==
+                std::string::npos,
+            false);
+  // The run's own JSON is the record's: importing it records nothing new.
+  const auto again =
+      storqual({"archive", "import", (q.dir / "r1" / "storqual-result.json").string()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already record 1"), std::string::npos) << again.out;
+  const auto off = storqual({"history", "--tag", "po=4711", "--archive", "off"});
+  EXPECT_EQ(off.exit_code, 2) << off.out;
+
+  // The export of the order: results, reports, the suite, the chain's links and a manifest that
+  // sha256sum checks.
+  const fs::path out = q.dir / "export";
+  const auto exported = storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  EXPECT_NE(exported.out.find("exported 2 records"), std::string::npos) << exported.out;
+  const auto check =
+      run_shell("cd '" + out.string() + "' && sha256sum -c --strict MANIFEST.sha256");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(count(read_file(out / "chain.jsonl"), "\n"), 2u);
+  EXPECT_TRUE(fs::exists(out / "reports" / "1" / "storqual-report.html"));
+  EXPECT_EQ(
+      read_file(out / "results" / (h["runs"][0]["result_sha256"].get<std::string>() + ".json")),
+      read_file(q.dir / (h["runs"][0]["tags"].contains("lot") ? "r1" : "r2") /
+                "storqual-result.json"));
+  EXPECT_GE(count(read_file(out / "MANIFEST.sha256"), "  suites/"), 1u) << "the suite file";
+  EXPECT_EQ(storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()}).exit_code, 2)
+      << "an export does not write into a folder that is not empty";
+
+  // Must-show 2 of issue 29: an edited figure in a copy of the archive, named by verify.
+  if (run_shell("command -v sqlite3").exit_code != 0) GTEST_SKIP() << "no sqlite3 command";
+  fs::copy_file(archive, q.dir / "edited.sqlite");
+  const auto edit = run_shell("sqlite3 '" + (q.dir / "edited.sqlite").string() +
+                              "' \"UPDATE figure SET value = value * 1.5 WHERE record_seq = 2 AND "
+                              "name = 'iops'\"");
+  ASSERT_EQ(edit.exit_code, 0) << edit.err;
+  const auto edited =
+      storqual({"archive", "verify", "--archive", (q.dir / "edited.sqlite").string()});
+  EXPECT_EQ(edited.exit_code, 1) << edited.out << edited.err;
+  EXPECT_NE(edited.out.find("the chain is broken: record 2 was edited"), std::string::npos)
+      << edited.out;
+  unsetenv("STORQUAL_ARCHIVE");
+}
+
+// `storqual report` records a merge (not a re-render of one result), `bench --json` its result.
+TEST(ArchiveRun, AReportMergeAndABenchAreRecorded) {
+  QuickRun q;
+  const std::string archive = (q.dir / "merge.sqlite").string();
+  for (const char* out : {"a", "b"}) {
+    const auto r = q.run(out, {"--archive", "off"});
+    ASSERT_LE(r.exit_code, 1) << r.err;
+  }
+  const std::string a = (q.dir / "a" / "storqual-result.json").string();
+  const std::string b = (q.dir / "b" / "storqual-result.json").string();
+  const auto one = storqual({"report", a, "--archive", archive});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_FALSE(fs::exists(archive)) << "a re-render records nothing";
+  const auto merged = storqual({"report", a, b, "--json", (q.dir / "fleet.json").string(),
+                                "--archive", archive, "--tag", "merge=1"});
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(count(merged.err, "archive: recorded as record"), 2u) << merged.err;
+  write_random_file(q.dir / "bench.img", 1 << 20);
+  const auto bench =
+      storqual({"bench", "--target", (q.dir / "bench.img").string(), "--rw", "randread", "--bs",
+                "4k", "--runtime", "100ms", "--json", (q.dir / "bench.json").string(), "--archive",
+                archive, "--tag", "bench=1"});
+  EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+  EXPECT_NE(bench.err.find("archive: recorded as record 3"), std::string::npos) << bench.err;
+  const auto verify = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_NE(verify.out.find("3 records, the chain is whole"), std::string::npos) << verify.out;
+  const auto h = storqual({"history", "--tag", "merge=1", "--json", "--archive", archive});
+  EXPECT_EQ(Json::parse(h.out)["runs"].size(), 2u) << h.out << h.err;
+}
+
+TEST(ArchiveRun, ACorruptFileCostsTheRunNothingAndTheImportRecordsIt) {
+  QuickRun q;
+  const fs::path corrupt = q.dir / "corrupt.sqlite";
+  std::string garbage(4096, '\x5a');
+  write_text(corrupt, garbage);
+  const auto plain = q.run("plain", {"--archive", "off"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const auto run = q.run("r", {"--archive", corrupt.string()});
+  EXPECT_EQ(run.exit_code, plain.exit_code) << run.out << run.err;
+  EXPECT_TRUE(fs::exists(q.dir / "r" / "storqual-result.json"));
+  EXPECT_TRUE(fs::exists(q.dir / "r" / "storqual-junit.xml"));
+  EXPECT_TRUE(fs::exists(q.dir / "r" / "storqual-report.html"));
+  EXPECT_NE(run.err.find("could not record the run in " + corrupt.string()), std::string::npos)
+      << run.err;
+  const std::string json = (q.dir / "r" / "storqual-result.json").string();
+  EXPECT_NE(run.err.find("storqual archive import " + json + " --archive " + corrupt.string()),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(read_file(corrupt), garbage) << "a corrupt archive is never overwritten";
+  // Recorded later, into a good archive: once.
+  const std::string good = (q.dir / "good.sqlite").string();
+  const auto imported = storqual({"archive", "import", json, "--archive", good});
+  EXPECT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("1 of 1 results recorded"), std::string::npos) << imported.out;
+  const auto twice = storqual({"archive", "import", json, "--archive", good});
+  EXPECT_NE(twice.out.find("0 of 1 results recorded, 1 already there"), std::string::npos)
+      << twice.out;
+  EXPECT_EQ(storqual({"archive", "verify", "--archive", good}).exit_code, 0);
+  const auto verify_corrupt = storqual({"archive", "verify", "--archive", corrupt.string()});
+  EXPECT_EQ(verify_corrupt.exit_code, 3) << verify_corrupt.out << verify_corrupt.err;
+  EXPECT_EQ(read_file(corrupt), garbage);
+}
+
+TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  const std::string uri = server->create_database("stopped");
+  server->stop();
+  QuickRun q;
+  const auto run = q.run("r", {"--archive", uri});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(fs::exists(q.dir / "r" / "storqual-result.json"));
+  EXPECT_NE(run.err.find("could not record the run in " + uri), std::string::npos) << run.err;
+  ASSERT_TRUE(server->resume());
+  const std::string json = (q.dir / "r" / "storqual-result.json").string();
+  const auto imported =
+      storqual({"archive", "import", json, "--archive", uri, "--tag", "late=yes"});
+  EXPECT_EQ(imported.exit_code, 0) << imported.out << imported.err;
+  const auto history = storqual({"history", "--tag", "late=yes", "--archive", uri, "--json"});
+  EXPECT_EQ(Json::parse(history.out)["runs"].size(), 1u) << history.out << history.err;
+}
+
+TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
+  QuickRun q;
+  const auto tag = q.run("r", {"--tag", "=4711", "--archive", "off"});
+  EXPECT_EQ(tag.exit_code, 2);
+  EXPECT_NE(tag.err.find("--tag: '=4711' is not K=V"), std::string::npos) << tag.err;
+  const auto secret = q.run("r", {"--archive", "postgresql://lab:hunter2@db.example/archive"});
+  EXPECT_EQ(secret.exit_code, 2);
+  EXPECT_NE(secret.err.find("--archive: the PostgreSQL URI holds a password"), std::string::npos)
+      << secret.err;
+  EXPECT_EQ((secret.out + secret.err).find("hunter2"), std::string::npos);
+  const auto env =
+      run_shell("STORQUAL_ARCHIVE=ftp://x " + std::string(STORQUAL_BINARY) + " history --serial S");
+  EXPECT_EQ(env.exit_code, 2);
+  EXPECT_NE(env.err.find("STORQUAL_ARCHIVE: 'ftp://' is not an archive"), std::string::npos)
+      << env.err;
+  const auto date = storqual({"history", "--serial", "S", "--since", "yesterday", "--archive",
+                              (q.dir / "a.sqlite").string()});
+  EXPECT_EQ(date.exit_code, 2);
+  EXPECT_NE(date.err.find("--since: 'yesterday' is not a date"), std::string::npos) << date.err;
+}
+
+// A kill -9 while recording leaves a consistent archive: every record whole, the chain whole, and
+// the import run again records the rest once.
+TEST(ArchiveRun, AKillDuringImportLeavesAWholeChain) {
+  QuickRun q;
+  const auto run = q.run("r", {"--archive", "off"});
+  ASSERT_LE(run.exit_code, 1) << run.err;
+  Json result = Json::parse(read_file(q.dir / "r" / "storqual-result.json"));
+  Json fleet = {{"fleet", Json::array()}};
+  for (int i = 0; i < 1000; ++i) {
+    result["environment"]["start_utc"] = "2026-01-01T00:00:00Z#" + std::to_string(i);
+    fleet["fleet"].push_back(result);
+  }
+  write_text(q.dir / "fleet.json", fleet.dump());
+  const std::string archive = (q.dir / "killed.sqlite").string();
+  {
+    testing::BackgroundCommand import({STORQUAL_BINARY, "archive", "import",
+                                       (q.dir / "fleet.json").string(), "--archive", archive},
+                                      q.dir / "import.out", q.dir / "import.err");
+    // Until some records are in, then in the middle of the next one.
+    for (int i = 0; i < 600 && count(read_file(q.dir / "import.out"), "recorded as") < 20; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    import.signal(SIGKILL);
+    EXPECT_EQ(import.wait(), 128 + SIGKILL);
+  }
+  const auto verify = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("the chain is whole"), std::string::npos) << verify.out;
+  EXPECT_EQ(verify.out.find("1000 records"), std::string::npos) << "killed before the end";
+  const auto again =
+      storqual({"archive", "import", (q.dir / "fleet.json").string(), "--archive", archive});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already there"), std::string::npos)
+      << again.out.substr(again.out.size() - 200);
+  const auto whole = storqual({"archive", "verify", "--archive", archive});
+  EXPECT_NE(whole.out.find("1000 records, the chain is whole"), std::string::npos) << whole.out;
+}
+
+// Must-show 1 of issue 29: 8 processes x 50 runs, each run recorded into one SQLite file (by the
+// run itself) and into one PostgreSQL database (`archive import` of its result right after), all
+// eight at once: both archives then hold the same 400 results.
+void eight_writers(const QuickRun& q, const std::string& sqlite, const std::string& pg) {
+  std::vector<std::unique_ptr<testing::BackgroundCommand>> writers;
+  const std::string bin = "'" + std::string(STORQUAL_BINARY) + "'";
+  for (int p = 0; p < 8; ++p) {
+    // Each writer its own target (eight units) and its own folder of runs.
+    const fs::path mine = q.dir / ("p" + std::to_string(p));
+    fs::create_directories(mine / "target");
+    const std::string out = mine.string() + "/$i";
+    const std::string tags = " --tag writer=" + std::to_string(p) + " --tag must-show=1";
+    // A run's exit (0 pass, 1 fail, 3 incomplete: a 100 ms read on a loaded host may stall) is
+    // the run's and recorded with it; anything else, or an import that fails, stops the writer.
+    const std::string loop =
+        "for i in $(seq 1 50); do " + bin + " run --target '" + (mine / "target").string() +
+        "' --suite '" + (q.dir / "quick.xml").string() + "' --out \"" + out + "\" --archive '" +
+        sqlite + "'" + tags + " >\"" + out + ".log\" 2>&1; [ $? -le 3 ] || exit 1; " + bin +
+        " archive import \"" + out + "/storqual-result.json\" --archive '" + pg + "'" + tags +
+        " >/dev/null || exit 2; done";
+    writers.push_back(std::make_unique<testing::BackgroundCommand>(
+        std::vector<std::string>{"/bin/sh", "-c", loop}, q.dir / ("w" + std::to_string(p) + ".out"),
+        q.dir / ("w" + std::to_string(p) + ".err")));
+  }
+  for (int p = 0; p < 8; ++p)
+    EXPECT_EQ(writers[p]->wait(), 0) << read_file(q.dir / ("w" + std::to_string(p) + ".err"));
+}
+
+TEST(ArchiveRun, EightProcessesOfFiftyRunsIntoSqliteAndPostgresql) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  QuickRun q;
+  const std::string sqlite = (q.dir / "shared.sqlite").string();
+  const std::string pg = server->create_database("shared");
+  const auto start = std::chrono::steady_clock::now();
+  eight_writers(q, sqlite, pg);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("8 x 50 runs, each recorded into SQLite and PostgreSQL: %.1f s\n", seconds);
+  std::string history[2];
+  int i = 0;
+  for (const std::string& archive : {sqlite, pg}) {
+    const auto verify = storqual({"archive", "verify", "--archive", archive});
+    EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+    EXPECT_NE(verify.out.find("400 records, the chain is whole"), std::string::npos) << verify.out;
+    const auto h = storqual({"history", "--tag", "must-show=1", "--json", "--archive", archive});
+    ASSERT_EQ(h.exit_code, 0) << h.err;
+    EXPECT_EQ(Json::parse(h.out)["runs"].size(), 400u);
+    history[i++] = h.out;
+    for (int p = 0; p < 8; ++p) {
+      const auto w = storqual(
+          {"history", "--tag", "writer=" + std::to_string(p), "--json", "--archive", archive});
+      EXPECT_EQ(Json::parse(w.out)["runs"].size(), 50u) << archive << " writer " << p;
+    }
+  }
+  EXPECT_EQ(history[0], history[1]) << "the history of the same runs differs between the engines";
+  const std::size_t measured_only = count(history[0], "\"verdict\": \"measured-only\"");
+  std::printf("%zu of 400 runs measured only\n", measured_only);
+  if (measured_only != 400)
+    std::printf("one that was not:\n%s\n",
+                run_shell("grep -L 'RESULT: MEASURED ONLY' " + q.dir.path().string() +
+                          "/p*/*.log | head -1 | xargs -r tail -25")
+                    .out.c_str());
+}
+
+}  // namespace
+}  // namespace storqual
