@@ -29,6 +29,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vs_fio import Device, storqual_binary  # noqa: E402
 
+# A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
+os.environ.setdefault("STORQUAL_ARCHIVE", "off")
+
 
 def run_suite(binary, target, suite, size, out, early=None, sheet=None):
     argv = [binary, "run", "--target", target, "--suite", suite, "--out", out,

@@ -27,6 +27,9 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vs_fio import Device, storqual_binary  # noqa: E402  (the zram device of bench/vs-fio.sh)
 
+# A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
+os.environ.setdefault("STORQUAL_ARCHIVE", "off")
+
 EXAMPLES = "/usr/share/doc/fio/examples"
 DEFAULT_JOBS = ["fio-rand-read.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio"]
 

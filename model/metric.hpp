@@ -85,7 +85,7 @@ struct MetricName {
 // Empty for a name of neither form.
 [[nodiscard]] std::optional<MetricName> parse_metric_name(std::string_view name) noexcept;
 // The valid forms, for the message that refuses another name: "iops, bw, lat.mean, ... or a
-// figure: sustained.bw, capacity, ..., wsat.iops, ...".
+// figure: waf, endurance.dwpd, sustained.bw, capacity, ..., wsat.iops, ..." (the table's order).
 [[nodiscard]] std::string metric_forms();
 
 // The kind of a metric by its name (parse_metric_name); empty for a name of neither form.

@@ -255,8 +255,8 @@ struct WorkloadResult {
   }
   // What the method published by name, beside the per-direction counts: a claim on a named figure
   // (model/metric.hpp figure_table()) reads it here. Not a key of the JSON of its own: claims
-  // are judged when measured, and a result read back gets its PTS test's figures from
-  // PtsReport::figures.
+  // are judged when measured, and a method whose report holds its figures publishes them again
+  // when its result is read back (a SNIA PTS test's reader).
   std::vector<Figure> figures;
   std::optional<DirectionResult> read;   // present when the workload reads
   std::optional<DirectionResult> write;  // present when the workload writes
