@@ -74,7 +74,7 @@ class Method {
   [[nodiscard]] virtual std::string summary_line(const WorkloadSpec& spec) const;
 };
 
-// The plain run: one workload through `measure`, or several of them with an early stop.
+// The plain run: the workload once, through `context.measure` (an early stop is the run's own).
 [[nodiscard]] std::shared_ptr<const Method> plain_method();
 
 // How a suite element becomes a method: `spec` holds the suite's <defaults> and the element's id;
