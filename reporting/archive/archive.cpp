@@ -411,6 +411,55 @@ DriftReport Archive::drift(std::int64_t seq) {
   return report;
 }
 
+std::optional<AcceptanceRecord> Archive::acceptance(const std::string& serial) {
+  if (serial.empty()) return std::nullopt;
+  std::optional<AcceptanceRecord> out;
+  db_->begin_read();
+  try {
+    const auto rows = db_->query(
+        "SELECT r.seq, u.start_utc, u.firmware FROM record r JOIN device d ON d.record_seq = r.seq "
+        "JOIN run u ON u.record_seq = r.seq WHERE d.serial = $1 AND u.verdict = 'pass' ORDER BY "
+        "r.seq LIMIT 1",
+        {serial});
+    if (!rows.empty()) {
+      AcceptanceRecord a;
+      a.record = int_of(rows[0][0]);
+      a.start_utc = text_of(rows[0][1]);
+      a.firmware = text_of(rows[0][2]);
+      a.wear = wear_of(*db_, a.record, "before");
+      for (const auto& [key, f] : figures_of(*db_, a.record))
+        a.figures.push_back({key.first, key.second, f.unit, f.value, f.interval});
+      out = std::move(a);
+    }
+    db_->commit();
+  } catch (...) {
+    db_->rollback();
+    throw;
+  }
+  return out;
+}
+
+RecordHealth Archive::record_health(std::int64_t seq) {
+  RecordHealth h;
+  db_->begin_read();
+  try {
+    for (const auto& v : db_->query("SELECT status, message FROM verdict WHERE record_seq = $1 AND "
+                                    "kind = 'health' ORDER BY idx",
+                                    {seq})) {
+      ++h.judged;
+      if (text_of(v[0]) != "pass") h.failed.push_back(text_of(v[1]));
+    }
+    h.read = !db_->query("SELECT 1 FROM health WHERE record_seq = $1 LIMIT 1", {seq}).empty();
+    h.wear = wear_of(*db_, seq, "after");
+    if (h.wear.empty()) h.wear = wear_of(*db_, seq, "before");
+    db_->commit();
+  } catch (...) {
+    db_->rollback();
+    throw;
+  }
+  return h;
+}
+
 std::optional<std::string> Archive::result_json(const std::string& sha256) {
   const auto rows = db_->query("SELECT content FROM result_json WHERE sha256 = $1", {sha256});
   if (rows.empty()) return std::nullopt;

@@ -89,6 +89,28 @@ struct DriftReport {
   std::optional<DriftAgainst> last;            // its latest record before this one, if another
 };
 
+// A unit's acceptance record (its first record with the verdict pass), as a re-test is judged
+// against it (docs/archive.md, "Drift"): each workload's iops and bw with its early-stop interval.
+struct AcceptanceRecord {
+  std::int64_t record = 0;
+  std::string start_utc, firmware;
+  std::string wear;  // percentage_used when that run began ("" when not read)
+  struct Figure {
+    std::string workload, name, unit;
+    double value = 0;
+    std::optional<std::pair<double, double>> interval;
+  };
+  std::vector<Figure> figures;
+};
+
+// A record's health as `storqual audit` shows it: its health verdicts and the wear it read.
+struct RecordHealth {
+  int judged = 0;                   // health verdicts of the run
+  std::vector<std::string> failed;  // the messages of those that did not pass
+  bool read = false;                // the run read a health log (before or after)
+  std::string wear;  // percentage_used at the end of the run (else at its start); "" unread
+};
+
 class Archive {
  public:
   // Opens (creating an SQLite file, not a missing directory given by name) and migrates;
@@ -109,6 +131,10 @@ class Archive {
   [[nodiscard]] std::vector<HistoryRow> history(const HistoryQuery& q);
   // Record `seq` against the unit's (same serial) acceptance record and its last one before it.
   [[nodiscard]] DriftReport drift(std::int64_t seq);
+  // The acceptance record of the unit with this serial, if the archive has one.
+  [[nodiscard]] std::optional<AcceptanceRecord> acceptance(const std::string& serial);
+  // Record `seq`'s health verdicts and health rows (storqual audit).
+  [[nodiscard]] RecordHealth record_health(std::int64_t seq);
   // The result JSON stored under `sha256` (full, lower-case hex), if any.
   [[nodiscard]] std::optional<std::string> result_json(const std::string& sha256);
   [[nodiscard]] std::int64_t record_count();

@@ -2,6 +2,8 @@
 // The archive behind the results-store seam (archive_store.hpp).
 #include "reporting/archive/archive_store.hpp"
 
+#include <filesystem>
+
 #include "reporting/archive/history_format.hpp"
 #include "reporting/result_json.hpp"
 
@@ -95,6 +97,24 @@ void RecordingResultsStore::save(const RunResult& run, const ReportSet& reports)
 void RecordingResultsStore::save(const FleetReport& fleet, const ReportSet& reports) {
   files_.save(fleet, reports);
   for (const auto& run : fleet.runs) record(run, ReportSet{reports.json, {}, {}, false, {}});
+}
+
+std::optional<AcceptanceRecord> RecordingResultsStore::acceptance_of(
+    const std::string& serial) const {
+  if (off_ || serial.empty()) return std::nullopt;
+  // Reading must not create an archive (the record after the run does that).
+  std::error_code ec;
+  if (archive_.location().kind == ArchiveLocation::Kind::Sqlite &&
+      !std::filesystem::exists(archive_.location().target, ec))
+    return std::nullopt;
+  try {
+    return Archive::open(archive_.location())->acceptance(serial);
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    std::fprintf(console_, "  archive: no drift verdict (the archive cannot be read: %s)\n",
+                 e.what());
+    return std::nullopt;
+  }
 }
 
 std::size_t RecordingResultsStore::failures() const {

@@ -55,6 +55,10 @@ class RecordingResultsStore final : public ResultsStore {
   [[nodiscard]] std::vector<RunResult> load(const std::string& source) override {
     return files_.load(source);
   }
+  // The acceptance record of the unit `serial` in the archive, for a re-test's drift verdicts
+  // (docs/archive.md, "Drift"): nullopt when the archive is off, has none, or cannot be read
+  // (that is said on the console; the record that follows says it again if it fails too).
+  [[nodiscard]] std::optional<AcceptanceRecord> acceptance_of(const std::string& serial) const;
   // Records that failed so far (a test, and the exit of `archive import`).
   [[nodiscard]] std::size_t failures() const;
 

@@ -27,13 +27,6 @@ std::string tags_text(const HistoryRow& r) {
   return out;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string interval_text(const std::optional<std::pair<double, double>>& i) {
   if (!i) return "no interval";
   return "[" + format_fixed(i->first, 0) + ", " + format_fixed(i->second, 0) + "]";
@@ -63,6 +56,13 @@ void append_against(std::string& out, const char* what, const DriftAgainst& a,
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
 
 std::string format_drift(const DriftReport& drift) {
   std::string out;

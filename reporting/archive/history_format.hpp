@@ -15,6 +15,8 @@ namespace storqual::reporting {
 [[nodiscard]] std::string format_history_json(const std::vector<HistoryRow>& rows);
 // RFC 4180: a header line, fields quoted when they hold a comma, quote or line break.
 [[nodiscard]] std::string format_history_csv(const std::vector<HistoryRow>& rows);
+// One RFC 4180 field: quoted when it holds a comma, quote or line break (quotes doubled).
+[[nodiscard]] std::string csv_field(const std::string& s);
 
 // A re-test against the unit's acceptance record and its last one (docs/archive.md, "Drift"): each
 // IOPS and bandwidth figure both runs have, flagged DRIFT only when their early-stop intervals

@@ -35,6 +35,8 @@ constexpr Command kCommands[] = {
     {"report", "re-render or merge result files", cmd_report},
     {"history", "every archived run of a unit, a model or a tag", cmd_history},
     {"archive", "verify the archive's chain, or import result files into it", cmd_archive},
+    {"audit", "the units of an order or lot from the archive, as printable HTML and CSV",
+     cmd_audit},
 };
 
 void print_usage(std::FILE* to) {

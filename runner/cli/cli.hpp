@@ -22,6 +22,7 @@ int cmd_suites_export(const Args& args);  // `suites export`
 int cmd_report(const Args& args);
 int cmd_history(const Args& args);
 int cmd_archive(const Args& args);
+int cmd_audit(const Args& args);
 
 int cli_main(int argc, char** argv);
 

@@ -159,6 +159,10 @@ int cmd_run(const Args& args) {
   // The files, then the acceptance archive (docs/archive.md).
   const auto store = recording_store(vm, o.console);
   o.store = store.get();
+  if (!o.baseline)
+    o.acceptance = [s = store.get()](const std::string& serial) {
+      return s->acceptance_of(serial);
+    };
   if (targets.size() > 1)
     return run_several_targets(o, targets, vm["parallel"].as<bool>(), any_model, lot_tolerance);
   if (o.baseline)

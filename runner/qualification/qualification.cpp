@@ -28,6 +28,7 @@
 #include "devices/sysfs.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
+#include "reporting/fleet_report.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/results_store.hpp"
 #include "reporting/run_console.hpp"
@@ -35,6 +36,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/baseline.hpp"
+#include "runner/judge/drift_verdict.hpp"
 #include "runner/judge/health_verdict.hpp"
 #include "runner/judge/stall_check.hpp"
 #include "runner/judge/verdict.hpp"
@@ -622,6 +624,12 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   if (o.baseline) {
     auto against = compare_with_baseline(*o.baseline, run, o.regression_pct);
     run.verdicts.insert(run.verdicts.end(), against.begin(), against.end());
+  } else if (o.acceptance) {
+    // A re-test of a unit the archive accepted before: judged against that acceptance.
+    if (const auto accepted = o.acceptance(reporting::identity_field(run, "serial"))) {
+      auto drift = drift_verdicts(*accepted, run);
+      run.verdicts.insert(run.verdicts.end(), drift.begin(), drift.end());
+    }
   }
   int code = exit_code_for(run.verdicts);
   // --strict: a qualification that deviated from its suite and sheet as written, or judged no

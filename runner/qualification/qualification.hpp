@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engines/fault_engine.hpp"
 #include "model/result.hpp"
+#include "reporting/archive/archive.hpp"
 #include "reporting/results_store.hpp"
 
 namespace storqual::runner {
@@ -62,6 +64,10 @@ struct QualificationOptions {
   // drop.
   std::optional<reporting::RunResult> baseline;
   double regression_pct = 5;
+  // Without --baseline: the unit's acceptance record by its serial (the archive's,
+  // reporting::RecordingResultsStore::acceptance_of), against which a re-test gets its drift
+  // verdicts (runner/judge/drift_verdict.hpp); empty or nullopt: none.
+  std::function<std::optional<reporting::AcceptanceRecord>(const std::string& serial)> acceptance;
 };
 
 struct QualificationOutcome {

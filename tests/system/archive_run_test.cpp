@@ -281,6 +281,118 @@ TEST(ArchiveRun, AKillDuringImportLeavesAWholeChain) {
   EXPECT_NE(whole.out.find("1000 records, the chain is whole"), std::string::npos) << whole.out;
 }
 
+// Issue 29, drift as a verdict: a unit (an NVMe identity from captured pages, so that it has a
+// serial) accepted on a target rated at 4000 IOPS, then qualified again at 2000 IOPS (the same
+// workload, rate-limited): with early-stop intervals on both runs the re-test carries a failing
+// "baseline" verdict against its acceptance record in its JSON, JUnit and HTML, and exits 1; a
+// third run at full speed passes its drift verdict; --baseline FILE wins over the archive; and
+// with the archive off there is no drift verdict.
+std::string drift_suite(int rate) {
+  return "<suite name=\"drift\" description=\"one rated read, early stop\">\n"
+         "  <defaults direct=\"0\" runtime=\"3s\" ramp_time=\"0s\" size=\"1m\" numjobs=\"1\" "
+         "early_stop=\"ci:2%@95,min=1s\"/>\n"
+         "  <workload id=\"drift-read\" rw=\"randread\" bs=\"4k\" iodepth=\"1\" rate_iops=\"" +
+         std::to_string(rate) + "\"/>\n</suite>\n";
+}
+
+const Json* drift_verdict(const Json& result, const std::string& metric) {
+  for (const auto& v : result["verdicts"])
+    if (v.value("kind", "") == "baseline" && v.value("metric", "") == metric) return &v;
+  return nullptr;
+}
+
+TEST(ArchiveRun, ARetestOnASlowerTargetCarriesTheDriftVerdict) {
+  QuickRun q;
+  const fs::path pages = q.dir / "pages";
+  fs::create_directories(pages);
+  const fs::path data = STORQUAL_TEST_DATA;
+  for (const char* f : {"identify-ctrl.bin", "identify-ns.bin"})
+    fs::copy_file(data / "nvme" / f, pages / f);
+  fs::copy_file(data / "nvme" / "smart-before.bin", pages / "smart-before.bin");
+  fs::copy_file(data / "nvme" / "smart-before.bin", pages / "smart-after.bin");
+  write_text(q.dir / "fast.xml", drift_suite(4000));
+  write_text(q.dir / "slow.xml", drift_suite(2000));
+  write_text(q.dir / "sheet.xml",
+             "<spec-sheet name=\"drift\" suite=\"fast.xml\">\n  <match model=\"*\"/>\n  <claims>\n"
+             "    <claim workload=\"drift-read\" metric=\"iops\" value=\"1000\"/>\n  </claims>\n"
+             "</spec-sheet>\n");
+  const std::string archive = (q.dir / "drift.sqlite").string();
+  auto qualify = [&](const std::string& suite, const std::string& out,
+                     std::vector<std::string> more) {
+    std::vector<std::string> a = {"run",
+                                  "--target",
+                                  (q.dir / "target").string(),
+                                  "--suite",
+                                  (q.dir / suite).string(),
+                                  "--spec",
+                                  (q.dir / "sheet.xml").string(),
+                                  "--ioengine",
+                                  "null",
+                                  "--nvme-capture",
+                                  pages.string(),
+                                  "--thermal-interval",
+                                  "0",
+                                  "--out",
+                                  (q.dir / out).string()};
+    a.insert(a.end(), more.begin(), more.end());
+    return storqual(a);
+  };
+  const auto accepted = qualify("fast.xml", "accept", {"--archive", archive});
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.out << accepted.err;
+  const Json first = Json::parse(read_file(q.dir / "accept" / "storqual-result.json"));
+  EXPECT_EQ(drift_verdict(first, "iops"), nullptr) << "nothing to drift from yet";
+
+  const auto slow = qualify("slow.xml", "slow", {"--archive", archive});
+  EXPECT_EQ(slow.exit_code, 1) << slow.out << slow.err;
+  const Json second = Json::parse(read_file(q.dir / "slow" / "storqual-result.json"));
+  const Json* v = drift_verdict(second, "iops");
+  ASSERT_NE(v, nullptr) << second["verdicts"].dump(1);
+  EXPECT_EQ((*v)["status"], "fail") << (*v)["message"];
+  const std::string message = (*v)["message"];
+  EXPECT_NE(message.find("drift against its acceptance record 1 "), std::string::npos) << message;
+  EXPECT_NE(message.find("separate, DRIFT (slower than at acceptance)"), std::string::npos)
+      << message;
+  EXPECT_NEAR((*v)["measured"].get<double>() / (*v)["claimed"].get<double>(), 0.5, 0.1);
+  // The claim itself (1000 IOPS) still passed: the drift alone fails the run.
+  for (const auto& c : second["verdicts"])
+    if (c.value("kind", "claim") == "claim") {
+      EXPECT_EQ(c["status"], "pass") << c.dump();
+    }
+  const std::string junit = read_file(q.dir / "slow" / "storqual-junit.xml");
+  EXPECT_NE(junit.find("baseline-regression"), std::string::npos);
+  EXPECT_NE(junit.find("drift against its acceptance record 1"), std::string::npos);
+  const std::string html = read_file(q.dir / "slow" / "storqual-report.html");
+  EXPECT_NE(html.find("drift against its acceptance record 1"), std::string::npos);
+
+  // Back at full speed: judged against the acceptance (record 1), not the slow run; it passes.
+  const auto back = qualify("fast.xml", "back", {"--archive", archive});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  const Json third = Json::parse(read_file(q.dir / "back" / "storqual-result.json"));
+  ASSERT_NE(drift_verdict(third, "iops"), nullptr);
+  EXPECT_EQ((*drift_verdict(third, "iops"))["status"], "pass")
+      << (*drift_verdict(third, "iops"))["message"];
+
+  // An explicit --baseline wins: its verdicts, no drift ones.
+  const auto explicit_baseline =
+      qualify("slow.xml", "explicit",
+              {"--archive", archive, "--baseline",
+               (q.dir / "accept" / "storqual-result.json").string(), "--regression", "90%"});
+  EXPECT_EQ(explicit_baseline.exit_code, 0) << explicit_baseline.out << explicit_baseline.err;
+  const Json fourth = Json::parse(read_file(q.dir / "explicit" / "storqual-result.json"));
+  for (const auto& b : fourth["verdicts"])
+    if (b.value("kind", "") == "baseline") {
+      EXPECT_EQ(b["message"].get<std::string>().find("drift"), std::string::npos) << b.dump();
+    }
+  ASSERT_NE(drift_verdict(fourth, "iops"), nullptr);
+  EXPECT_EQ((*drift_verdict(fourth, "iops"))["status"], "pass");
+
+  // With the archive off: no acceptance, no drift verdict.
+  const auto off = qualify("slow.xml", "off", {"--archive", "off"});
+  EXPECT_EQ(off.exit_code, 0) << off.out << off.err;
+  const Json fifth = Json::parse(read_file(q.dir / "off" / "storqual-result.json"));
+  EXPECT_EQ(drift_verdict(fifth, "iops"), nullptr);
+}
+
 // Must-show 1 of issue 29: 8 processes x 50 runs, each run recorded into one SQLite file (by the
 // run itself) and into one PostgreSQL database (`archive import` of its result right after), all
 // eight at once: both archives then hold the same 400 results.

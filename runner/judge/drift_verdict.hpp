@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// A re-test judged against the unit's acceptance record in the archive (docs/archive.md, "Drift"),
+// when no --baseline FILE is given: one verdict of kind "baseline" per workload figure (iops, bw)
+// that both runs have.
+//
+// Rule: with an early-stop confidence interval on both runs (--early-stop), the figure fails when
+// the intervals separate and it is lower now ("drift: slower"); it passes when they overlap, or
+// separate with the figure higher now. Without an interval on either run it is skipped ("not
+// judged"): a bare percentage never fails a unit. A workload that did not run cleanly is skipped
+// (its own verdicts carry the error). Each message names the acceptance record and adds the
+// firmware change and the wear (percentage_used then and now) when there are.
+#pragma once
+
+#include <vector>
+
+#include "model/result.hpp"
+#include "reporting/archive/archive.hpp"
+
+namespace storqual::runner {
+
+[[nodiscard]] std::vector<reporting::ClaimVerdict> drift_verdicts(
+    const reporting::AcceptanceRecord& accepted, const reporting::RunResult& run);
+
+}  // namespace storqual::runner
