@@ -181,53 +181,59 @@ std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where,
 RecordOutcome Archive::record(const RunResult& run, const std::string& json_text,
                               const std::vector<ArchivedFile>& files,
                               const std::vector<ArchiveTag>& tags) {
-  RecordOutcome out;
-  out.result_sha256 = archive_sha256_hex(json_text);
-  const RecordRows rows = derive_record_rows(run, files, tags);
+  return record_batch({{&run, &json_text, &files}}, tags).front();
+}
+
+std::vector<RecordOutcome> Archive::record_batch(const std::vector<RecordItem>& items,
+                                                 const std::vector<ArchiveTag>& tags) {
+  std::vector<RecordOutcome> outs;
   db_->begin_write();
   try {
-    const auto existing =
-        db_->query("SELECT seq FROM record WHERE result_sha256 = $1 ORDER BY seq LIMIT 1",
-                   {out.result_sha256});
-    if (!existing.empty()) {
-      db_->commit();
-      return {int_of(existing[0][0]), true, out.result_sha256};
-    }
-    const auto last =
-        db_->query("SELECT seq, record_hash FROM record ORDER BY seq DESC LIMIT 1", {});
-    RecordHead head{last.empty() ? 1 : int_of(last[0][0]) + 1, "run", out.result_sha256,
-                    utc_now_micro()};
-    const std::string prev = last.empty() ? std::string(kGenesisHash) : text_of(last[0][1]);
-    const std::string content_sha = archive_sha256_hex(canonical_record(head, rows));
-    db_->query("INSERT INTO result_json (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-               {out.result_sha256, json_text});
-    const std::string record_hash = chain_hash(prev, content_sha);
-    db_->query(
-        "INSERT INTO record (seq, kind, result_sha256, recorded_utc, content_sha256, "
-        "prev_hash, record_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        {head.seq, head.kind, head.result_sha256, head.recorded_utc, content_sha, prev,
-         record_hash});
-    if (signer_)
-      db_->query(
-          "INSERT INTO record_signature (record_seq, key_sha256, signature) VALUES ($1, $2, $3)",
-          {head.seq, signer_->key_id(), signer_->sign_hex(record_signature_message(record_hash))});
-    for (const auto& t : archive_tables()) {
-      const auto found = rows.find(t.name);
-      if (found == rows.end()) continue;
-      const std::string sql = insert_sql(t);
-      for (const auto& row : found->second) {
-        SqlRow params{head.seq};
-        params.insert(params.end(), row.begin(), row.end());
-        db_->query(sql, params);
-      }
-    }
+    for (const auto& item : items) outs.push_back(append(item, tags));
     db_->commit();
-    out.seq = head.seq;
-    return out;
   } catch (...) {
     db_->rollback();
     throw;
   }
+  return outs;
+}
+
+// One record appended inside the caller's write transaction.
+RecordOutcome Archive::append(const RecordItem& item, const std::vector<ArchiveTag>& tags) {
+  RecordOutcome out;
+  out.result_sha256 = archive_sha256_hex(*item.json_text);
+  const RecordRows rows = derive_record_rows(*item.run, *item.files, tags);
+  const auto existing = db_->query(
+      "SELECT seq FROM record WHERE result_sha256 = $1 ORDER BY seq LIMIT 1", {out.result_sha256});
+  if (!existing.empty()) return {int_of(existing[0][0]), true, out.result_sha256};
+  const auto last = db_->query("SELECT seq, record_hash FROM record ORDER BY seq DESC LIMIT 1", {});
+  RecordHead head{last.empty() ? 1 : int_of(last[0][0]) + 1, "run", out.result_sha256,
+                  utc_now_micro()};
+  const std::string prev = last.empty() ? std::string(kGenesisHash) : text_of(last[0][1]);
+  const std::string content_sha = archive_sha256_hex(canonical_record(head, rows));
+  db_->query("INSERT INTO result_json (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+             {out.result_sha256, *item.json_text});
+  const std::string record_hash = chain_hash(prev, content_sha);
+  db_->query(
+      "INSERT INTO record (seq, kind, result_sha256, recorded_utc, content_sha256, "
+      "prev_hash, record_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      {head.seq, head.kind, head.result_sha256, head.recorded_utc, content_sha, prev, record_hash});
+  if (signer_)
+    db_->query(
+        "INSERT INTO record_signature (record_seq, key_sha256, signature) VALUES ($1, $2, $3)",
+        {head.seq, signer_->key_id(), signer_->sign_hex(record_signature_message(record_hash))});
+  for (const auto& t : archive_tables()) {
+    const auto found = rows.find(t.name);
+    if (found == rows.end()) continue;
+    const std::string sql = insert_sql(t);
+    for (const auto& row : found->second) {
+      SqlRow params{head.seq};
+      params.insert(params.end(), row.begin(), row.end());
+      db_->query(sql, params);
+    }
+  }
+  out.seq = head.seq;
+  return out;
 }
 
 ChainCheck Archive::verify(const Ed25519Key* public_key) {

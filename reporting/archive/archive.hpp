@@ -122,6 +122,16 @@ class Archive {
   // SHA-256); a result already recorded is not recorded again (RecordOutcome::already).
   RecordOutcome record(const RunResult& run, const std::string& json_text,
                        const std::vector<ArchivedFile>& files, const std::vector<ArchiveTag>& tags);
+  // One result to record: its run, JSON text and report files (not owned).
+  struct RecordItem {
+    const RunResult* run;
+    const std::string* json_text;
+    const std::vector<ArchivedFile>* files;
+  };
+  // record() of each item in order, all in one transaction (`archive import` in chunks: one
+  // commit for many records); a failure records none of them.
+  std::vector<RecordOutcome> record_batch(const std::vector<RecordItem>& items,
+                                          const std::vector<ArchiveTag>& tags);
   // Signs every record this Archive appends from now on (an Ed25519 private key).
   void sign_with(std::shared_ptr<const Ed25519Key> key) { signer_ = std::move(key); }
   // Walks the chain from the first record: the first one edited, inserted or removed; with
@@ -148,6 +158,7 @@ class Archive {
 
  private:
   Archive(ArchiveLocation where, std::unique_ptr<SqlConnection> db);
+  RecordOutcome append(const RecordItem& item, const std::vector<ArchiveTag>& tags);
   ArchiveLocation where_;
   std::unique_ptr<SqlConnection> db_;
   std::shared_ptr<const Ed25519Key> signer_;

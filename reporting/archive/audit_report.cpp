@@ -30,6 +30,7 @@ constexpr const char* kReportKinds[] = {"json", "junit", "html", "ocp-diag"};
 
 constexpr const char* kAuditCss = R"css(
 table.units td,table.units th{font-size:12.5px}table.units td.tags{font-size:12px;word-break:break-word}
+table.units td.nw{white-space:nowrap}table.summary th:not(:first-child){text-align:right}
 table.files td.hash{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:11px;word-break:break-all;width:46%}
 table.files td.path{font-size:11.5px;word-break:break-all}
 .chain{font-size:13px}.chain code{word-break:break-all}
@@ -65,12 +66,14 @@ double days_of(const std::string& utc) {
   return static_cast<double>(timegm(&tm)) / 86400.0;
 }
 
-std::string date_tick(double days, bool with_time) {
+// A tick label fine enough for the chart's span of `span` days.
+std::string date_tick(double days, double span) {
   const auto t = static_cast<std::time_t>(std::llround(days * 86400.0));
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, with_time ? "%m-%d %H:%M" : "%Y-%m-%d", &tm);
+  const char* format = span < 1.0 / 24 ? "%H:%M:%S" : span < 3 ? "%m-%d %H:%M" : "%Y-%m-%d";
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
 
@@ -144,12 +147,12 @@ void units_section(std::string& o, const AuditPage& page) {
        "tags</th></tr></thead><tbody>";
   for (const auto& u : page.units) {
     const std::string cls = verdict_class(u.run.verdict);
-    o += "<tr class=\"unit " + cls + "\"><td>" + esc(u.run.serial) + "</td><td>" +
-         esc(u.run.model) + "</td><td><span class=\"status " + cls + "\">" + esc(u.run.verdict) +
-         "</span></td><td>" + esc(audit_health_text(u.health)) + "</td><td>" +
-         esc(u.run.start_utc) + "</td><td>" + esc(u.run.host) + "</td><td>" +
-         esc(u.run.tool_version) + "</td><td class=\"tags\">" + esc(tags_text(u.run)) +
-         "</td></tr>";
+    o += "<tr class=\"unit " + cls + "\"><td class=\"nw\">" + esc(u.run.serial) +
+         "</td><td class=\"nw\">" + esc(u.run.model) + "</td><td><span class=\"status " + cls +
+         "\">" + esc(u.run.verdict) + "</span></td><td>" + esc(audit_health_text(u.health)) +
+         "</td><td class=\"nw\">" + esc(u.run.start_utc) + "</td><td>" + esc(u.run.host) +
+         "</td><td>" + esc(u.run.tool_version) + "</td><td class=\"tags\">" +
+         esc(tags_text(u.run)) + "</td></tr>";
   }
   o += "</tbody></table>";
 }
@@ -185,6 +188,7 @@ std::vector<std::string> iops_workloads(const AuditModelRuns& m) {
 std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std::string& workload) {
   // One series per (lot, in the selection), in the order they first appear.
   std::vector<std::pair<std::string, bool>> keys;
+  std::size_t selected_lines = 0, other_lines = 0;
   std::vector<ChartSeries> series;
   double low = INFINITY, high = -INFINITY;
   for (const auto& r : m.runs)
@@ -197,12 +201,12 @@ std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std:
       auto at = std::find(keys.begin(), keys.end(), key);
       if (at == keys.end()) {
         keys.push_back(key);
-        const std::size_t n = keys.size() - 1;
         std::string name = lot.empty() ? "no lot tag" : "lot " + lot;
         if (key.second) name += " (this audit)";
         series.push_back({name,
-                          key.second ? kSelectedColours[n % std::size(kSelectedColours)]
-                                     : kOtherColours[n % std::size(kOtherColours)],
+                          key.second
+                              ? kSelectedColours[selected_lines++ % std::size(kSelectedColours)]
+                              : kOtherColours[other_lines++ % std::size(kOtherColours)],
                           {}});
         at = keys.end() - 1;
       }
@@ -216,8 +220,7 @@ std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std:
   c.x_label = "run started (UTC)";
   c.y_label = "IOPS";
   c.series = std::move(series);
-  const bool with_time = high - low < 3;
-  c.format_x = [with_time](double d) { return date_tick(d, with_time); };
+  c.format_x = [span = high - low](double d) { return date_tick(d, span); };
   c.format_y = [](double v) { return format_html_figure(v, "IOPS"); };
   c.height = 260;
   return render_line_chart(c);
@@ -300,7 +303,7 @@ std::string format_audit_html(const AuditPage& page) {
       o, "units",
       std::to_string(page.units.size()) + " (" + std::to_string(page.selected.size()) + " runs)");
   html_kv_row(o, "archive", page.archive, true);
-  html_kv_row(o, "written", page.generated_utc + " by storqual " + page.tool_version);
+  html_kv_row(o, "written", page.generated_utc + " by " + page.tool_version);
   o += "</tbody></table>";
   chain_section(o, page);
   summary_section(o, page);

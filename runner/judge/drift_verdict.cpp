@@ -91,35 +91,35 @@ std::vector<ClaimVerdict> drift_verdicts(const reporting::AcceptanceRecord& acce
   const std::string changes = unit_changes(accepted, run);
   for (const auto& w : run.workloads) {
     if (w.skipped || (!w.read && !w.write)) continue;
-    for (const std::string name : {"iops", "bw"}) {
-      const reporting::AcceptanceRecord::Figure* then = nullptr;
-      for (const auto& f : accepted.figures)
-        if (f.workload == w.id && f.name == name) then = &f;
-      if (!then) continue;
-      ClaimVerdict v;
-      v.kind = reporting::VerdictKind::Baseline;
-      v.workloads = {w.id};
-      v.metric = name;
-      v.unit = then->unit;
-      v.time_s = w.elapsed_s;
-      v.claimed = then->value;
-      v.message = "drift " + against;
-      if (!w.errors.empty() || w.interrupted) {
-        v.status = VerdictStatus::Skipped;
-        v.message += ": not judged (" + w.id + " did not run cleanly)" + changes;
-        out.push_back(std::move(v));
-        continue;
-      }
-      const auto [value, interval] = now_of(w, name);
-      v.measured = value;
-      v.diff_pct = then->value > 0 ? (value - then->value) / then->value * 100 : 0;
-      v.message += ": " + reporting::format_verdict_value(then->value, v.unit) + " -> " +
-                   reporting::format_verdict_value(value, v.unit) + " (" + signed_pct(*v.diff_pct) +
-                   ")";
-      judge(v, interval, then->interval);
-      v.message += changes;
+    // The figure its early-stop rule tracked (the interval is on that one), else IOPS.
+    const std::string name = w.early_stop && w.early_stop->metric == "bw" ? "bw" : "iops";
+    const reporting::AcceptanceRecord::Figure* then = nullptr;
+    for (const auto& f : accepted.figures)
+      if (f.workload == w.id && f.name == name) then = &f;
+    if (!then) continue;
+    ClaimVerdict v;
+    v.kind = reporting::VerdictKind::Baseline;
+    v.workloads = {w.id};
+    v.metric = name;
+    v.unit = then->unit;
+    v.time_s = w.elapsed_s;
+    v.claimed = then->value;
+    v.message = "drift " + against;
+    if (!w.errors.empty() || w.interrupted) {
+      v.status = VerdictStatus::Skipped;
+      v.message += ": not judged (" + w.id + " did not run cleanly)" + changes;
       out.push_back(std::move(v));
+      continue;
     }
+    const auto [value, interval] = now_of(w, name);
+    v.measured = value;
+    v.diff_pct = then->value > 0 ? (value - then->value) / then->value * 100 : 0;
+    v.message += ": " + reporting::format_verdict_value(then->value, v.unit) + " -> " +
+                 reporting::format_verdict_value(value, v.unit) + " (" + signed_pct(*v.diff_pct) +
+                 ")";
+    judge(v, interval, then->interval);
+    v.message += changes;
+    out.push_back(std::move(v));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A re-test judged against the unit's acceptance record in the archive (docs/archive.md, "Drift"),
-// when no --baseline FILE is given: one verdict of kind "baseline" per workload figure (iops, bw)
-// that both runs have.
+// when no --baseline FILE is given: one verdict of kind "baseline" per workload that both runs
+// have, on the figure its early-stop rule tracks (iops, or bw with metric=bw; iops without a rule).
 //
 // Rule: with an early-stop confidence interval on both runs (--early-stop), the figure fails when
 // the intervals separate and it is lower now ("drift: slower"); it passes when they overlap, or
