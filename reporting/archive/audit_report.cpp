@@ -149,10 +149,11 @@ void units_section(std::string& o, const AuditPage& page) {
     const std::string cls = verdict_class(u.run.verdict);
     o += "<tr class=\"unit " + cls + "\"><td class=\"nw\">" + esc(u.run.serial) +
          "</td><td class=\"nw\">" + esc(u.run.model) + "</td><td><span class=\"status " + cls +
-         "\">" + esc(u.run.verdict) + "</span></td><td>" + esc(audit_health_text(u.health)) +
-         "</td><td class=\"nw\">" + esc(u.run.start_utc) + "</td><td>" + esc(u.run.host) +
-         "</td><td>" + esc(u.run.tool_version) + "</td><td class=\"tags\">" +
-         esc(tags_text(u.run)) + "</td></tr>";
+         "\">" + esc(u.run.verdict) + "</span></td><td" +
+         (u.health.failed.empty() ? "" : " class=\"bad\"") + ">" +
+         esc(audit_health_text(u.health)) + "</td><td class=\"nw\">" + esc(u.run.start_utc) +
+         "</td><td>" + esc(u.run.host) + "</td><td>" + esc(u.run.tool_version) +
+         "</td><td class=\"tags\">" + esc(tags_text(u.run)) + "</td></tr>";
   }
   o += "</tbody></table>";
 }

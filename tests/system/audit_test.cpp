@@ -240,6 +240,7 @@ TEST(Audit, ThePurchaseOrderAsCsvAndHtml) {
   EXPECT_EQ(count(html, "<tr class=\"unit "), 20u);
   EXPECT_EQ(count(html, "<tr class=\"unit fail\">"), 1u);
   EXPECT_EQ(count(html, "<tr class=\"unit error\">"), 1u);
+  EXPECT_EQ(count(html, "<td class=\"bad\">fail: media errors 0 -&gt; 3</td>"), 1u);
   // The summary: A has 7 units (1 fail), B 7 (1 incomplete), C 6 (all pass after the re-test).
   EXPECT_NE(html.find("<tr><td>Audit SSD A</td><td class=\"num\">7</td><td class=\"num\">6</td>"
                       "<td class=\"num\">1</td><td class=\"num\">0</td>"),
