@@ -50,7 +50,8 @@ int cmd_audit(const Args& args) {
   po::options_description visible(
       "usage: storqual audit --tag K=V [--tag K=V...] [--serial S | --model M] [--since D] "
       "[--until D] --html FILE [--csv FILE] [--archive X]\n\nThe units of a selection (every "
-      "--tag, narrowed by the others) for the audit file: each unit's latest verdict, health, "
+      "--tag, narrowed by the others; --serial or --model alone selects too) for the audit file: "
+      "each unit's latest verdict, health, "
       "date, host, storqual version, the SHA-256 of its result and report files and its tags; "
       "the pass/fail/incomplete counts per model; each model's IOPS by lot over time (tag lot), "
       "this selection against the model's other runs; and the archive's chain status (archive "
