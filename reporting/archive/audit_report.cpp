@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "model/quantity_format.hpp"
 #include "reporting/archive/history_format.hpp"
 #include "reporting/html_blocks.hpp"
 #include "reporting/html_report.hpp"
@@ -222,7 +223,7 @@ std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std:
   c.y_label = "IOPS";
   c.series = std::move(series);
   c.format_x = [span = high - low](double d) { return date_tick(d, span); };
-  c.format_y = [](double v) { return format_html_figure(v, "IOPS"); };
+  c.format_y = [](double v) { return fio_num2str(v); };  // as the run report's IOPS charts
   c.height = 260;
   return render_line_chart(c);
 }
