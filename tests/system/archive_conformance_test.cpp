@@ -13,6 +13,7 @@
 #include "reporting/archive/archive_rows.hpp"
 #include "reporting/archive/archive_schema.hpp"
 #include "reporting/archive/archive_store.hpp"
+#include "reporting/archive/audit_report.hpp"
 #include "reporting/archive/history_format.hpp"
 #include "reporting/archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
@@ -373,6 +374,95 @@ TYPED_TEST(ArchiveConformance, ARetestDriftsOnlyWhenTheIntervalsSeparate) {
   EXPECT_NE(text.find("wear: percentage_used 2 -> 2"), std::string::npos) << text;
   // Another unit has no history to drift from.
   EXPECT_EQ(format_drift(a->drift(record(*a, unit_run("OTHER", 9)).seq)), "");
+}
+
+// `archive import`'s transactions of many records: one chain in order, each result once (also
+// within one batch), and a plain record() after them continues the chain.
+TYPED_TEST(ArchiveConformance, ABatchIsOneChainAndRecordsEachResultOnce) {
+  auto a = this->open();
+  std::vector<RunResult> runs = {unit_run("B1", 1), unit_run("B2", 2), unit_run("B1", 1)};
+  std::vector<std::string> texts;
+  for (const auto& r : runs) texts.push_back(to_json_text(r));
+  const std::vector<ArchivedFile> none;
+  std::vector<Archive::RecordItem> items;
+  for (std::size_t i = 0; i < runs.size(); ++i) items.push_back({&runs[i], &texts[i], &none});
+  auto outs = a->record_batch(items, {{"po", "1"}});
+  ASSERT_EQ(outs.size(), 3u);
+  EXPECT_EQ(outs[0].seq, 1);
+  EXPECT_FALSE(outs[0].already);
+  EXPECT_EQ(outs[1].seq, 2);
+  EXPECT_TRUE(outs[2].already) << "the same result twice in one batch";
+  EXPECT_EQ(outs[2].seq, 1);
+  outs = a->record_batch(items, {});
+  for (const auto& o : outs) EXPECT_TRUE(o.already);
+  EXPECT_EQ(record(*a, unit_run("B3", 3)).seq, 3);
+  const ChainCheck c = a->verify();
+  EXPECT_FALSE(c.problem) << *c.problem;
+  EXPECT_EQ(c.records, 3);
+  EXPECT_EQ(a->history(by_tag("po", "1")).size(), 2u);
+}
+
+// The acceptance record a re-test is judged against (its first passing record) and a record's
+// health as the audit shows it.
+TYPED_TEST(ArchiveConformance, TheAcceptanceRecordAndARecordsHealth) {
+  auto a = this->open();
+  RunResult failed = rated(1, 50000, 500);
+  failed.exit_code = 1;
+  record(*a, failed);
+  record(*a, rated(2, 98400, 500));
+  record(*a, rated(3, 72000, 500, "NEWFW"));
+  const auto accepted = a->acceptance("D1");
+  ASSERT_TRUE(accepted);
+  EXPECT_EQ(accepted->record, 2) << "the first record that passed, not the first";
+  EXPECT_EQ(accepted->firmware, "RVT04B6Q");
+  EXPECT_EQ(accepted->wear, "2");
+  bool found = false;
+  for (const auto& f : accepted->figures)
+    if (f.workload == "randread-4k-qd32" && f.name == "iops") {
+      found = true;
+      EXPECT_EQ(f.value, 98400);
+      ASSERT_TRUE(f.interval);
+      EXPECT_EQ(f.interval->first, 97900);
+      EXPECT_EQ(f.interval->second, 98900);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(a->acceptance("NOBODY"));
+  EXPECT_FALSE(a->acceptance(""));
+  const RunResult sample = rated(2, 98400, 500);
+  int health_verdicts = 0;
+  for (const auto& v : sample.verdicts) health_verdicts += v.kind == VerdictKind::Health;
+  const RecordHealth h = a->record_health(2);
+  EXPECT_EQ(h.judged, health_verdicts);
+  EXPECT_TRUE(h.read);
+  EXPECT_EQ(h.wear, "2");
+}
+
+// The audit read from either engine: the units of a tag, their latest runs, the chain.
+TYPED_TEST(ArchiveConformance, AnAuditOfATag) {
+  auto a = this->open();
+  record(*a, unit_run("A1", 1), {{"po", "4711"}, {"lot", "L1"}});
+  record(*a, unit_run("B1", 2, "Other SSD"), {{"po", "4711"}, {"lot", "L1"}});
+  record(*a, unit_run("A1", 3), {{"po", "4711"}, {"lot", "L1"}});
+  record(*a, unit_run("C1", 4), {{"po", "9999"}, {"lot", "L0"}});
+  HistoryQuery q;
+  q.tags = {{"po", "4711"}};
+  const AuditPage page = collect_audit(*a, q, "--tag po=4711", "test");
+  ASSERT_EQ(page.units.size(), 2u);
+  EXPECT_EQ(page.units[0].run.serial, "A1");
+  EXPECT_EQ(page.units[0].run.record, 3) << "the unit's latest run";
+  EXPECT_EQ(page.units[0].runs, 2);
+  EXPECT_EQ(page.units[1].run.model, "Other SSD");
+  EXPECT_EQ(page.selected.size(), 3u);
+  ASSERT_EQ(page.models.size(), 2u);
+  EXPECT_EQ(page.models[0].runs.size(), 3u) << "every run of the model, C1's too";
+  EXPECT_EQ(page.chain.records, 4);
+  EXPECT_FALSE(page.chain.problem);
+  const std::string csv = format_audit_csv(page);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  const std::string html = format_audit_html(page);
+  EXPECT_NE(html.find(page.chain.head_hash), std::string::npos);
+  EXPECT_NE(html.find("lot L1 (this audit)"), std::string::npos);
+  EXPECT_NE(html.find("lot L0"), std::string::npos);
 }
 
 // An Ed25519 key pair made with the openssl command: (private PEM, public PEM).
