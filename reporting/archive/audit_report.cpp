@@ -27,6 +27,10 @@ constexpr const char* kLotKey = "lot";
 constexpr const char* kOtherColours[] = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b",
                                          "#17becf", "#bcbd22", "#7f7f7f", "#e377c2"};
 constexpr const char* kSelectedColours[] = {"#d62728", "#ff7f0e", "#6b4e00", "#000000"};
+constexpr const char* kOtherEarlierColour = "#b0b4b8";
+constexpr const char* kSelectedEarlierColour = "#f4a582";
+// Lines per group (the selection's lots, the model's other lots) before the earliest are merged.
+constexpr std::size_t kLinesPerGroup = 3;
 constexpr const char* kReportKinds[] = {"json", "junit", "html", "ocp-diag"};
 
 constexpr const char* kAuditCss = R"css(
@@ -187,11 +191,45 @@ std::vector<std::string> iops_workloads(const AuditModelRuns& m) {
   return out;
 }
 
+struct LotLine {
+  std::string lot;
+  bool selected = false;  // the runs of this lot in the selection
+  std::vector<std::pair<double, double>> points;
+};
+
+// The lines of a chart, the model's other runs first (the selection's drawn over them): at most
+// kLinesPerGroup of each group: the latest lots keep their lines, the earlier ones are drawn as one
+// line ("4 other lots", "3 lots (this audit)") so that the legend stays one row.
+std::vector<ChartSeries> lot_series(std::vector<LotLine>& lines) {
+  std::vector<ChartSeries> out;
+  for (const bool selected : {false, true}) {
+    std::vector<LotLine*> group;  // in the order the lots first ran
+    for (auto& l : lines)
+      if (l.selected == selected) group.push_back(&l);
+    const std::size_t merged =
+        group.size() > kLinesPerGroup ? group.size() - (kLinesPerGroup - 1) : 0;
+    const std::string mark = selected ? " (this audit)" : "";
+    if (merged > 0) {
+      ChartSeries s{std::to_string(merged) + (selected ? " lots" : " other lots") + mark,
+                    selected ? kSelectedEarlierColour : kOtherEarlierColour,
+                    {}};
+      for (std::size_t i = 0; i < merged; ++i)
+        s.points.insert(s.points.end(), group[i]->points.begin(), group[i]->points.end());
+      std::sort(s.points.begin(), s.points.end());
+      out.push_back(std::move(s));
+    }
+    std::size_t colour = 0;
+    for (std::size_t i = merged; i < group.size(); ++i, ++colour)
+      out.push_back({(group[i]->lot.empty() ? "no lot tag" : "lot " + group[i]->lot) + mark,
+                     selected ? kSelectedColours[colour % std::size(kSelectedColours)]
+                              : kOtherColours[colour % std::size(kOtherColours)],
+                     std::move(group[i]->points)});
+  }
+  return out;
+}
+
 std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std::string& workload) {
-  // One series per (lot, in the selection), in the order they first appear.
-  std::vector<std::pair<std::string, bool>> keys;
-  std::size_t selected_lines = 0, other_lines = 0;
-  std::vector<ChartSeries> series;
+  std::vector<LotLine> lines;  // one per (lot, in the selection), in the order they first ran
   double low = INFINITY, high = -INFINITY;
   for (const auto& r : m.runs)
     for (const auto& f : r.figures) {
@@ -199,29 +237,21 @@ std::string lot_chart(const AuditPage& page, const AuditModelRuns& m, const std:
       const double x = days_of(r.start_utc);
       if (!std::isfinite(x)) continue;
       const std::string lot = tag_value(r, kLotKey);
-      const std::pair key{lot, page.selected.contains(r.record)};
-      auto at = std::find(keys.begin(), keys.end(), key);
-      if (at == keys.end()) {
-        keys.push_back(key);
-        std::string name = lot.empty() ? "no lot tag" : "lot " + lot;
-        if (key.second) name += " (this audit)";
-        series.push_back({name,
-                          key.second
-                              ? kSelectedColours[selected_lines++ % std::size(kSelectedColours)]
-                              : kOtherColours[other_lines++ % std::size(kOtherColours)],
-                          {}});
-        at = keys.end() - 1;
-      }
-      series[static_cast<std::size_t>(at - keys.begin())].points.emplace_back(x, f.value);
+      const bool selected = page.selected.contains(r.record);
+      auto at = std::find_if(lines.begin(), lines.end(), [&](const LotLine& l) {
+        return l.lot == lot && l.selected == selected;
+      });
+      if (at == lines.end()) at = lines.insert(lines.end(), LotLine{lot, selected, {}});
+      at->points.emplace_back(x, f.value);
       low = std::min(low, x);
       high = std::max(high, x);
     }
-  if (series.empty()) return {};
+  if (lines.empty()) return {};
   LineChart c;
   c.title = m.model + ": " + workload + " IOPS by lot";
   c.x_label = "run started (UTC)";
   c.y_label = "IOPS";
-  c.series = std::move(series);
+  c.series = lot_series(lines);
   c.format_x = [span = high - low](double d) { return date_tick(d, span); };
   c.format_y = [](double v) { return fio_num2str(v); };  // as the run report's IOPS charts
   c.height = 260;

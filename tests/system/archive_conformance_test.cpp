@@ -463,6 +463,16 @@ TYPED_TEST(ArchiveConformance, AnAuditOfATag) {
   EXPECT_NE(html.find(page.chain.head_hash), std::string::npos);
   EXPECT_NE(html.find("lot L1 (this audit)"), std::string::npos);
   EXPECT_NE(html.find("lot L0"), std::string::npos);
+  // Many earlier lots: the two latest keep their lines, the earliest are one line.
+  for (int lot = 1; lot <= 5; ++lot)
+    record(*a, unit_run("C" + std::to_string(lot + 1), 10 + lot),
+           {{"lot", "E" + std::to_string(lot)}});
+  const std::string many = format_audit_html(collect_audit(*a, q, "--tag po=4711", "test"));
+  EXPECT_NE(many.find(">4 other lots<"), std::string::npos);
+  EXPECT_NE(many.find(">lot E4<"), std::string::npos);
+  EXPECT_NE(many.find(">lot E5<"), std::string::npos);
+  EXPECT_EQ(many.find(">lot E3<"), std::string::npos);
+  EXPECT_NE(many.find(">lot L1 (this audit)<"), std::string::npos);
 }
 
 // An Ed25519 key pair made with the openssl command: (private PEM, public PEM).
