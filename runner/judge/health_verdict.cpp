@@ -2,6 +2,8 @@
 // The device-health verdict of a run (see health_verdict.hpp).
 #include "runner/judge/health_verdict.hpp"
 
+#include "devices/ata_health.hpp"
+
 namespace storqual::runner {
 
 std::optional<reporting::ClaimVerdict> health_verdict(
@@ -28,14 +30,26 @@ std::optional<reporting::ClaimVerdict> health_verdict(
     v.status = reporting::VerdictStatus::Fail;
     v.message = "device health degraded during the run: ";
     for (std::size_t i = 0; i < failures.size(); ++i) v.message += (i ? "; " : "") + failures[i];
+    if (after && before->ata && after->ata)
+      if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())
+        v.message += "; " + note;
     return v;
   }
   if (!after) {
     v.status = reporting::VerdictStatus::Error;
-    v.message = "the SMART / health log could not be read after the run (it was before)";
+    v.message = before->ata
+                    ? "ATA SMART could not be read after the run (it was before)"
+                    : "the SMART / health log could not be read after the run (it was before)";
     return v;
   }
   v.status = reporting::VerdictStatus::Pass;
+  if (before->ata && after->ata) {
+    v.message = devices::ata_health_summary(*after->ata) + ", over " +
+                std::to_string(readings.size()) + " reading(s) after the one before the run";
+    if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())
+      v.message += "; " + note;
+    return v;
+  }
   v.message = "no new critical warning, no new media errors, available spare " +
               std::to_string(after->smart.available_spare) + "% (threshold " +
               std::to_string(after->smart.available_spare_threshold) + "%), over " +

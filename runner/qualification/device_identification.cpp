@@ -36,13 +36,63 @@ std::unique_ptr<devices::NvmeAdmin> captured_for_look(const fs::path& dir) {
   return admin;
 }
 
+bool captured_ata(const fs::path& dir) {
+  return fs::exists(dir / "ata-identify.bin");
+}
+
+// Captured ATA pages of a run: the readings named in ata-sequence.txt, or before and after.
+std::unique_ptr<devices::AtaAdmin> captured_ata_for_run(const fs::path& dir) {
+  std::vector<std::string> readings{"before", "after"};
+  if (std::ifstream list(dir / "ata-sequence.txt"); list) {
+    readings.clear();
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty()) readings.push_back(line);
+  }
+  return std::make_unique<devices::CapturedAtaAdmin>(dir, readings);
+}
+
+// Asks the ATA seam who the drive is; keeps it when SMART can be read, else says why not.
+void probe_ata(DeviceIdentification& d) {
+  const bool usb = d.identity.transport == devices::Transport::Usb;
+  try {
+    const devices::AtaIdentity id = devices::parse_ata_identify(d.ata->identify_device());
+    if (!id.smart_supported)
+      d.ata_gap = "health not readable: the drive does not support SMART";
+    else if (!id.smart_enabled)
+      d.ata_gap =
+          "health not readable: SMART is disabled on the drive (storqual does not enable it)";
+  } catch (const devices::AtaPassThroughRefused& e) {
+    d.ata_gap =
+        std::string(usb ? "health not readable through this bridge: " : "health not readable: ") +
+        e.what();
+  } catch (const std::exception& e) {
+    d.ata_gap = std::string("health not readable: ") + e.what();
+  }
+  if (!d.ata_gap.empty()) d.ata.reset();
+}
+
 }  // namespace
+
+std::unique_ptr<devices::AtaAdmin> open_ata_admin(const devices::Sysfs& sysfs,
+                                                  const devices::DeviceIdentity& identity,
+                                                  const NvmeAccess& access) {
+  if (access.captured)
+    return access.use == NvmeAccess::Use::Run && captured_ata(*access.captured)
+               ? captured_ata_for_run(*access.captured)
+               : nullptr;
+  const auto t = identity.transport;
+  if (t != devices::Transport::Sata && t != devices::Transport::Usb &&
+      t != devices::Transport::Scsi)
+    return nullptr;
+  if (identity.devnode.empty() || !sysfs.is_live()) return nullptr;
+  return std::make_unique<devices::SgIoAtaAdmin>(identity.devnode);
+}
 
 std::unique_ptr<devices::NvmeAdmin> open_nvme_admin(const devices::Sysfs& sysfs,
                                                     const devices::DeviceIdentity& identity,
                                                     const NvmeAccess& access) {
   if (access.captured && access.use == NvmeAccess::Use::Run)
-    return captured_for_run(*access.captured);
+    return captured_ata(*access.captured) ? nullptr : captured_for_run(*access.captured);
   if (identity.transport != devices::Transport::Nvme || identity.devnode.empty()) return nullptr;
   if (access.captured) return captured_for_look(*access.captured);
   if (sysfs.is_live()) return std::make_unique<devices::LibnvmeAdmin>(identity.devnode);
@@ -58,7 +108,15 @@ DeviceIdentification read_full_identity(const devices::Sysfs& sysfs, const std::
   } catch (const std::exception& e) {
     d.admin_error = e.what();
   }
-  if (!d.admin) return d;
+  if (!d.admin) {
+    try {
+      d.ata = open_ata_admin(sysfs, d.identity, access);
+    } catch (const std::exception& e) {
+      d.ata_gap = std::string("health not readable: ") + e.what();
+    }
+    if (d.ata) probe_ata(d);
+    return d;
+  }
   try {
     auto ctrl = devices::parse_identify_controller(d.admin->identify_controller());
     auto ns = devices::parse_identify_namespace(d.admin->identify_namespace());

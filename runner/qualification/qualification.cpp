@@ -160,13 +160,16 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   return c;
 }
 
-std::optional<devices::HealthSnapshot> snapshot(devices::NvmeAdmin* admin,
+// One health reading through whichever seam the target has (ATA first: a target has one or none).
+std::optional<devices::HealthSnapshot> snapshot(devices::NvmeAdmin* admin, devices::AtaAdmin* ata,
                                                 std::vector<std::string>& notes) {
-  if (!admin) return std::nullopt;
+  if (!admin && !ata) return std::nullopt;
   try {
-    return devices::take_health_snapshot(*admin);
+    return ata ? devices::take_health_snapshot(*ata) : devices::take_health_snapshot(*admin);
   } catch (const std::exception& e) {
-    notes.push_back(std::string("SMART log could not be read: ") + e.what());
+    notes.push_back(
+        std::string(ata ? "ATA SMART could not be read: " : "SMART log could not be read: ") +
+        e.what());
     return std::nullopt;
   }
 }
@@ -344,6 +347,7 @@ struct IdentifiedTarget {
   devices::ResolvedTarget resolved;
   devices::DeviceIdentity identity;
   std::unique_ptr<devices::NvmeAdmin> admin;
+  std::unique_ptr<devices::AtaAdmin> ata;  // an ATA drive's health seam (devices/ata_smart.hpp)
 };
 
 IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunResult& run,
@@ -357,8 +361,10 @@ IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunRe
   DeviceIdentification d = read_full_identity(sysfs, t.resolved.device, access);
   if (!d.admin_error.empty()) notes.push_back("NVMe health not available: " + d.admin_error);
   if (!d.identify_error.empty()) notes.push_back("NVMe identify failed: " + d.identify_error);
+  if (!d.ata_gap.empty()) notes.push_back(d.ata_gap);
   t.identity = std::move(d.identity);
   t.admin = std::move(d.admin);
+  t.ata = std::move(d.ata);
   run.device.path = o.target;
   run.device.name = t.resolved.kind == devices::TargetKind::BlockDevice
                         ? t.resolved.device
@@ -560,7 +566,8 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   // The thermal sampler shares the admin handle with the snapshots and a purge.
   std::unique_ptr<SerializedNvmeAdmin> shared_admin;
   if (target.admin) shared_admin = std::make_unique<SerializedNvmeAdmin>(*target.admin);
-  auto before = snapshot(shared_admin.get(), notes);
+  auto read_health = [&] { return snapshot(shared_admin.get(), target.ata.get(), notes); };
+  auto before = read_health();
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
   const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
@@ -576,9 +583,9 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
-    if (target.admin && before && i + 1 < plan.size() && gone.empty()) {
+    if (before && i + 1 < plan.size() && gone.empty()) {
       // A mid-run SMART sample: a warning raised (or cleared again) between workloads is seen.
-      if (auto mid = snapshot(shared_admin.get(), notes)) {
+      if (auto mid = read_health()) {
         health_during.push_back(*mid);
         health_labels.push_back("after workload " + std::to_string(i + 1) + " of " +
                                 std::to_string(plan.size()));
@@ -590,10 +597,10 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       break;
     }
   }
-  auto after = snapshot(shared_admin.get(), notes);
+  auto after = read_health();
   const double capacity = device_capacity(target.identity);
   const auto& sheet = chosen.choice.sheet;
-  if (before && after)
+  if (before && after && !before->ata)  // wear is the NVMe log's (percentage used, data units)
     run.device.wear = assess_wear(
         *before, *after, capacity,
         sheet && sheet->warranty_years ? *sheet->warranty_years : kDefaultWarrantyYears);
