@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "devices/ata_health.hpp"
+#include "devices/scsi_health.hpp"
 
 namespace storqual::devices {
 namespace {
@@ -43,8 +44,16 @@ HealthSnapshot take_health_snapshot(AtaAdmin& admin) {
   return s;
 }
 
+HealthSnapshot take_health_snapshot(ScsiLogSource& source) {
+  HealthSnapshot s;
+  s.source = "scsi:log-sense";
+  s.scsi = read_scsi_health(source);
+  return s;
+}
+
 std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot) {
   if (snapshot.ata) return ata_health_rows(*snapshot.ata, snapshot.source);
+  if (snapshot.scsi) return scsi_health_rows(*snapshot.scsi, snapshot.source);
   const NvmeSmartLog& l = snapshot.smart;
   const std::string& src = snapshot.source;
   std::vector<IdentityRow> rows;
@@ -84,6 +93,9 @@ std::vector<std::string> health_changes(const HealthSnapshot& before, const Heal
   if (before.ata || after.ata)
     return before.ata && after.ata ? ata_health_changes(*before.ata, *after.ata)
                                    : std::vector<std::string>{};
+  if (before.scsi || after.scsi)
+    return before.scsi && after.scsi ? scsi_health_changes(*before.scsi, *after.scsi)
+                                     : std::vector<std::string>{};
   const NvmeSmartLog& a = before.smart;
   const NvmeSmartLog& b = after.smart;
   std::vector<std::string> out;
@@ -139,6 +151,16 @@ std::vector<std::string> health_failures(const HealthSnapshot& before,
         labels.push_back(i < during_labels.size() ? during_labels[i] : "");
       }
     return ata_health_failures(*before.ata, readings, labels);
+  }
+  if (before.scsi) {
+    std::vector<const ScsiHealth*> readings;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < during.size(); ++i)
+      if (during[i].scsi) {
+        readings.push_back(&*during[i].scsi);
+        labels.push_back(i < during_labels.size() ? during_labels[i] : "");
+      }
+    return scsi_health_failures(*before.scsi, readings, labels);
   }
   const NvmeSmartLog& a = before.smart;
   std::vector<std::string> out;

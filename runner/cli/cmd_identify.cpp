@@ -68,7 +68,8 @@ std::vector<std::string> users_of(const devices::Sysfs& sysfs, const std::string
 }
 
 // Identity plus, for an NVMe namespace on the live system, what the controller itself says and
-// its health log; for an ATA drive (SATA, a SAT USB bridge) its SMART reading, or why none.
+// its health log; for an ATA drive (SATA, a SAT USB bridge) its SMART reading, for a SCSI disk its
+// log pages, or why none.
 // Failures (not root, not a real controller) become notes, not errors.
 struct FullIdentity {
   devices::DeviceIdentity identity;
@@ -84,7 +85,15 @@ FullIdentity identify(const IdentifyOptions& opt, const devices::Sysfs& sysfs,
   if (opt.nvme_pages) access.captured = *opt.nvme_pages;
   DeviceIdentification d = read_full_identity(sysfs, device, access);
   FullIdentity full{std::move(d.identity), {}, {}};
-  if (!d.ata_gap.empty()) full.notes.push_back(d.ata_gap);
+  if (!d.health_gap.empty()) full.notes.push_back(d.health_gap);
+  if (d.scsi) {
+    try {
+      full.health = devices::health_rows(devices::take_health_snapshot(*d.scsi));
+    } catch (const devices::ScsiError& e) {
+      full.notes.push_back(std::string("health not readable: ") + e.what());
+    }
+    return full;
+  }
   if (d.ata) {
     try {
       if (opt.ata_capture) devices::capture_ata_pages(*d.ata, *opt.ata_capture, "now");

@@ -3,6 +3,7 @@
 #include "runner/judge/health_verdict.hpp"
 
 #include "devices/ata_health.hpp"
+#include "devices/scsi_health.hpp"
 
 namespace storqual::runner {
 
@@ -37,8 +38,9 @@ std::optional<reporting::ClaimVerdict> health_verdict(
   }
   if (!after) {
     v.status = reporting::VerdictStatus::Error;
-    v.message = before->ata
-                    ? "ATA SMART could not be read after the run (it was before)"
+    v.message = before->ata ? "ATA SMART could not be read after the run (it was before)"
+                : before->scsi
+                    ? "the SCSI log pages could not be read after the run (they were before)"
                     : "the SMART / health log could not be read after the run (it was before)";
     return v;
   }
@@ -48,6 +50,11 @@ std::optional<reporting::ClaimVerdict> health_verdict(
                 std::to_string(readings.size()) + " reading(s) after the one before the run";
     if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())
       v.message += "; " + note;
+    return v;
+  }
+  if (before->scsi && after->scsi) {
+    v.message = devices::scsi_health_summary(*after->scsi) + ", over " +
+                std::to_string(readings.size()) + " reading(s) after the one before the run";
     return v;
   }
   v.message = "no new critical warning, no new media errors, available spare " +

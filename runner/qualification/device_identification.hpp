@@ -15,6 +15,7 @@
 #include "devices/ata_smart.hpp"
 #include "devices/device_identity.hpp"
 #include "devices/nvme_admin.hpp"
+#include "devices/scsi_log.hpp"
 #include "devices/sysfs.hpp"
 
 namespace storqual::runner {
@@ -46,14 +47,22 @@ struct NvmeAccess {
 [[nodiscard]] std::unique_ptr<devices::AtaAdmin> open_ata_admin(
     const devices::Sysfs& sysfs, const devices::DeviceIdentity& identity, const NvmeAccess& access);
 
+// The SCSI log seam: SG_IO LOG SENSE for a SCSI disk on the live system, captured pages for a run
+// (scsi-log-<page>-<reading>.bin, readings in scsi-sequence.txt or before and after); null when
+// none applies.
+[[nodiscard]] std::unique_ptr<devices::ScsiLogSource> open_scsi_log(
+    const devices::Sysfs& sysfs, const devices::DeviceIdentity& identity, const NvmeAccess& access);
+
 struct DeviceIdentification {
   devices::DeviceIdentity identity;
   std::unique_ptr<devices::NvmeAdmin> admin;  // kept for health snapshots; null when none
   // An ATA drive's seam, kept for health snapshots once IDENTIFY DEVICE answered through it and
-  // said SMART is supported; null otherwise, with the reason in ata_gap ("health not readable
+  // said SMART is supported; null otherwise, with the reason in health_gap ("health not readable
   // through this bridge: ..." for a USB bridge that refuses pass-through).
   std::unique_ptr<devices::AtaAdmin> ata;
-  std::string ata_gap;
+  // A SCSI disk's LOG SENSE seam when ATA pass-through was refused and page 00h answered.
+  std::unique_ptr<devices::ScsiLogSource> scsi;
+  std::string health_gap;
   std::string admin_error;     // why the admin seam could not be opened ("" when it was, or none)
   std::string identify_error;  // why NVMe identify failed (the identity is then sysfs's alone)
 };
@@ -65,6 +74,11 @@ struct DeviceIdentification {
 [[nodiscard]] DeviceIdentification read_full_identity(const devices::Sysfs& sysfs,
                                                       const std::string& device,
                                                       const NvmeAccess& access);
+
+// The health seam of a device that has no NVMe admin: ATA (probed with IDENTIFY DEVICE), else for
+// a SCSI disk its log pages (probed with page 00h); why neither, in d.health_gap.
+void open_ata_or_scsi(const devices::Sysfs& sysfs, const NvmeAccess& access,
+                      DeviceIdentification& d);
 
 // The identity fields a spec sheet's <match> names (kMatchFields, runner/specs/spec_sheet.hpp),
 // with the target's kind (match_target), as SpecSheet::matches takes them.

@@ -17,12 +17,15 @@
 #include <map>
 #include <pugixml.hpp>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "devices/ata_health.hpp"
 #include "devices/ata_smart.hpp"
 #include "devices/health.hpp"
+#include "devices/scsi_health.hpp"
+#include "devices/scsi_log.hpp"
 #include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -321,6 +324,39 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
   if (findings.size() != failing_ids.size())
     broken("a reading against itself found more than its failing attributes");
   (void)devices::ata_health_summary(s);
+  return Outcome::Accepted;
+}
+
+// A SCSI LOG SENSE page (devices/scsi_log.hpp): the first byte chooses which page code it is
+// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), the rest is the page. Refused: ScsiError.
+// Properties of accepted input: at most 20 self-test entries, each with a result below 16; the
+// health rows and the reading's failures against itself (only a failure prediction) run.
+inline Outcome feed_scsi_log_page(std::string_view bytes) {
+  static constexpr std::uint8_t kCodes[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x2F};
+  if (bytes.empty()) return Outcome::Refused;
+  const std::uint8_t code = kCodes[static_cast<unsigned char>(bytes.front()) % std::size(kCodes)];
+  const std::span<const std::uint8_t> page(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
+                                           bytes.size() - 1);
+  devices::HealthSnapshot snap;
+  snap.source = "scsi:log-sense";
+  snap.scsi.emplace();
+  try {
+    if (code == 0x00)
+      for (auto b : devices::scsi_log_body(page, code, "fuzz")) snap.scsi->supported.push_back(b);
+    else
+      devices::apply_scsi_log_page(*snap.scsi, code, page);
+  } catch (const devices::ScsiError&) {
+    return Outcome::Refused;
+  }
+  if (snap.scsi->self_tests.size() > 20) broken("more than 20 SCSI self-test entries");
+  for (const auto& t : snap.scsi->self_tests)
+    if (t.result > 15) broken("a self-test result above 15");
+  (void)devices::health_rows(snap);
+  (void)devices::health_changes(snap, snap);
+  const auto findings = devices::health_failures(snap, {snap}, {"again"});
+  if (findings.size() != (snap.scsi->failure_predicted() ? 1u : 0u))
+    broken("a SCSI reading against itself found more than its failure prediction");
+  (void)devices::scsi_health_summary(*snap.scsi);
   return Outcome::Accepted;
 }
 

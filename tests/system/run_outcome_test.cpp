@@ -174,6 +174,27 @@ TEST_F(RunOutcome, AtaDriveWithOnlyCrcErrorsPassesAndNamesTheCable) {
       << (*h)["message"];
 }
 
+TEST_F(RunOutcome, SasDrivePredictingAFailureFailsTheHealthTestcase) {
+  // tests/data/scsi/sas (make_pages.py): "failing" has a failure prediction, 3 new uncorrected
+  // read errors and a failed self-test.
+  ScratchDir pages("storqual-outcome-scsi");
+  for (const auto& e : fs::directory_iterator(fs::path(STORQUAL_TEST_DATA) / "scsi" / "sas"))
+    fs::copy_file(e.path(), pages / e.path().filename());
+  std::ofstream(pages / "scsi-sequence.txt") << "before\nfailing\n";
+  Outputs o = run("scsi", {"--nvme-capture", pages.path().string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitClaimFailed) << o.cmd.out << o.cmd.err;
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h) << o.json["verdicts"].dump(1);
+  EXPECT_EQ((*h)["status"], "fail");
+  const std::string message = (*h)["message"].get<std::string>();
+  EXPECT_TRUE(has(message, "informational exception: failure predicted (ASC 5dh ASCQ 10h)"))
+      << message;
+  EXPECT_TRUE(has(message, "new read uncorrected errors 0 -> 3 (+3) (after workload 1 of 2)"))
+      << message;
+  EXPECT_TRUE(has(o.cmd.out, "DEVICE HEALTH FAILED: ")) << o.cmd.out;
+  EXPECT_TRUE(has(o.json.dump(), "read.uncorrected")) << o.json.dump(1);
+}
+
 // The workload with no completions is in error in every output, and no claim on it failed.
 void expect_stall_error(const Outputs& o, const std::string& id, const std::string& reason) {
   EXPECT_EQ(o.cmd.exit_code, runner::kExitRuntime) << o.cmd.out << o.cmd.err;
