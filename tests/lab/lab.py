@@ -10,7 +10,7 @@
 # that the OCP C0h log the NVMe controllers serve (ocp=on) is decoded as QEMU fills it, with its
 # before/after diff and the write amplification of the runs that wrote; that the AHCI disk's ATA
 # SMART, read through SG_IO, equals smartctl's reading in the guest field by field, and that the
-# USB disk names the gap (no SAT pass-through).
+# USB disk (no SAT pass-through) and the SCSI disks (no LOG SENSE either) name the gap.
 #
 #   lab.py [--short] [--build DIR]      (make lab: the whole lab; make test: --short)
 #
@@ -557,6 +557,12 @@ def check_ata_health(blocks, lab, checks):
     usb = blocks.get("ata usb json", "")
     checks.expect("health not readable through this bridge" in usb,
                   "the USB disk names the gap: %s" % usb[-400:])
+    # QEMU's scsi-hd answers neither ATA PASS-THROUGH nor LOG SENSE: both refusals are named.
+    for disk in (DISKS[3], DISKS[4]):
+        name = find_disk(blocks, "noudev", disk)
+        text = blocks.get("noudev json %s" % name, "")
+        checks.expect("health not readable" in text and "LOG SENSE page 0x00 refused" in text,
+                      "%s names its health gap: %s" % (disk["name"], text[-400:]))
     sata = find_disk(blocks, "noudev", DISKS[2])
     if "run json %s" % sata in blocks:  # the full lab: the SATA run has its health testcase
         try:
