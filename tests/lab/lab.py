@@ -564,6 +564,14 @@ def check_ata_health(blocks, lab, checks):
         checks.expect("health not readable" in text and "LOG SENSE page 0x00 refused" in text,
                       "%s names its health gap: %s" % (disk["name"], text[-400:]))
     sata = find_disk(blocks, "noudev", DISKS[2])
+    if "udev json %s" % sata in blocks:  # the full lab: the same reading with udev running
+        try:
+            with_udev = {r["field"]: r["value"]
+                         for r in json.loads(blocks["udev json %s" % sata]).get("health", [])}
+        except ValueError:
+            with_udev = {}
+        checks.expect(with_udev == health, "the SATA disk's health rows with udev equal those "
+                      "without: %s" % sorted(set(with_udev.items()) ^ set(health.items())))
     if "run json %s" % sata in blocks:  # the full lab: the SATA run has its health testcase
         try:
             verdicts = json.loads(blocks["run json %s" % sata]).get("verdicts", [])
