@@ -17,6 +17,12 @@ std::string hex2(unsigned v) {
   return buf;
 }
 
+std::string hex4(unsigned v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04xh", v);
+  return buf;
+}
+
 std::uint64_t counter(const ScsiParameter& p, std::uint8_t page) {
   if (p.value.size() > 8)
     throw ScsiError("log page " + hex2(page) + " parameter " + hex2(p.code) + " is a counter of " +
@@ -66,8 +72,13 @@ std::vector<ScsiParameter> scsi_log_parameters(std::span<const std::uint8_t> pag
     if (off + 4 + n > 4 + length)
       throw ScsiError(what + ": log page " + hex2(expected_page) + ": parameter at byte " +
                       std::to_string(off) + " runs past the page end");
-    out.push_back({static_cast<std::uint16_t>((page[off] << 8) | page[off + 1]), page[off + 2],
-                   page.subspan(off + 4, n)});
+    const auto code = static_cast<std::uint16_t>((page[off] << 8) | page[off + 1]);
+    // SPC: each parameter code once (in ascending order; the order is not held against a drive).
+    for (const auto& p : out)
+      if (p.code == code)
+        throw ScsiError(what + ": log page " + hex2(expected_page) + ": parameter code " +
+                        hex4(code) + " at byte " + std::to_string(off) + " repeats");
+    out.push_back({code, page[off + 2], page.subspan(off + 4, n)});
     off += 4 + n;
   }
   return out;

@@ -83,7 +83,7 @@ struct ScsiParameter {
 };
 
 // The parameters of a page; ScsiError naming `what`, the page and the byte offset when a parameter
-// runs past the end (and as scsi_log_body).
+// runs past the end or its code repeats (and as scsi_log_body).
 [[nodiscard]] std::vector<ScsiParameter> scsi_log_parameters(std::span<const std::uint8_t> page,
                                                              std::uint8_t expected_page,
                                                              const std::string& what);

@@ -196,6 +196,16 @@ TEST(ScsiLog, MalformedPagesAreRefusedNamingThePageAndOffset) {
               std::string::npos)
         << e.what();
   }
+  auto repeated = page;
+  repeated[4 + 8 + 1] = 0;  // the second parameter (0001h) says it is 0000h again
+  try {
+    (void)parse_scsi_error_counters(repeated, kScsiReadErrors);
+    ADD_FAILURE() << "a repeated parameter code was accepted";
+  } catch (const ScsiError& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter code 0000h at byte 12 repeats"),
+              std::string::npos)
+        << e.what();
+  }
   try {
     (void)parse_scsi_error_counters(page, kScsiWriteErrors);
     ADD_FAILURE() << "page 03h was accepted as 02h";
