@@ -44,6 +44,12 @@ std::string count_change(const char* what, std::uint64_t a, std::uint64_t b) {
          std::to_string(b - a) + ")";
 }
 
+std::size_t failed_self_tests(const AtaSmart& s) {
+  std::size_t n = 0;
+  for (const auto& t : s.self_tests) n += t.failed();
+  return n;
+}
+
 std::string failing_attribute(const AtaAttribute& a) {
   return std::string(a.prefailure() ? "pre-failure" : "old-age") + " attribute " +
          std::to_string(a.id) + " " + a.name + " at or below its threshold (value " +
@@ -124,7 +130,7 @@ std::vector<std::string> ata_health_failures(const AtaSmart& before,
   readings.insert(readings.end(), during.begin(), during.end());
   labels.insert(labels.end(), during_labels.begin(), during_labels.end());
   labels.resize(readings.size());
-  bool status_reported = false;
+  bool status_reported = false, self_test_reported = false;
   std::vector<std::uint8_t> reported;  // attribute ids and failure counts already named
   auto once = [&](std::uint8_t id) {
     for (auto r : reported)
@@ -152,6 +158,12 @@ std::vector<std::string> ata_health_failures(const AtaSmart& before,
         grown.push_back(c.id);
       }
     }
+    if (!self_test_reported && failed_self_tests(r) > failed_self_tests(before)) {
+      const AtaSelfTestEntry& t = r.self_tests.front();
+      out.push_back("a self-test failed: " + t.test_name() + ": " + t.status_text() +
+                    ", first failing LBA " + std::to_string(t.failing_lba) + when);
+      self_test_reported = true;
+    }
   }
   return out;
 }
@@ -162,7 +174,7 @@ std::string ata_health_summary(const AtaSmart& after) {
     if (auto v = after.raw(c.id))
       counts += std::string(counts.empty() ? "" : ", ") + c.what + " " + std::to_string(*v);
   return std::string("SMART status ") + to_string(after.status) +
-         ", no attribute at or below its threshold, no grown failure count" +
+         ", no attribute at or below its threshold, no grown failure count, no failed self-test" +
          (counts.empty() ? std::string() : " (" + counts + ")");
 }
 

@@ -32,7 +32,8 @@ inline constexpr std::uint8_t kAtaReallocated = 5, kAtaReportedUncorrect = 187, 
 
 // What fails qualification: in any reading (`before` included, labelled "before the run") a SMART
 // status of failing or an attribute at or below its threshold; against `before`, a grown
-// reallocated, reported-uncorrectable, pending or offline-uncorrectable count. One line per
+// reallocated, reported-uncorrectable, pending or offline-uncorrectable count, or more failed
+// self-tests in the log (one the drive ran by itself or another tool started). One line per
 // finding, at the first reading that showed it.
 [[nodiscard]] std::vector<std::string> ata_health_failures(
     const AtaSmart& before, const std::vector<const AtaSmart*>& during,
