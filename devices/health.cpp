@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "devices/ata_health.hpp"
+#include "devices/scsi_health.hpp"
+
 namespace storqual::devices {
 namespace {
 
@@ -34,7 +37,23 @@ HealthSnapshot take_health_snapshot(NvmeAdmin& admin) {
   return s;
 }
 
+HealthSnapshot take_health_snapshot(AtaAdmin& admin) {
+  HealthSnapshot s;
+  s.source = "ata:smart";
+  s.ata = read_ata_smart(admin);
+  return s;
+}
+
+HealthSnapshot take_health_snapshot(ScsiLogSource& source) {
+  HealthSnapshot s;
+  s.source = "scsi:log-sense";
+  s.scsi = read_scsi_health(source);
+  return s;
+}
+
 std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot) {
+  if (snapshot.ata) return ata_health_rows(*snapshot.ata, snapshot.source);
+  if (snapshot.scsi) return scsi_health_rows(*snapshot.scsi, snapshot.source);
   const NvmeSmartLog& l = snapshot.smart;
   const std::string& src = snapshot.source;
   std::vector<IdentityRow> rows;
@@ -71,6 +90,12 @@ std::vector<IdentityRow> health_rows(const HealthSnapshot& snapshot) {
 }
 
 std::vector<std::string> health_changes(const HealthSnapshot& before, const HealthSnapshot& after) {
+  if (before.ata || after.ata)
+    return before.ata && after.ata ? ata_health_changes(*before.ata, *after.ata)
+                                   : std::vector<std::string>{};
+  if (before.scsi || after.scsi)
+    return before.scsi && after.scsi ? scsi_health_changes(*before.scsi, *after.scsi)
+                                     : std::vector<std::string>{};
   const NvmeSmartLog& a = before.smart;
   const NvmeSmartLog& b = after.smart;
   std::vector<std::string> out;
@@ -117,6 +142,26 @@ std::vector<std::string> health_changes(const HealthSnapshot& before, const Heal
 std::vector<std::string> health_failures(const HealthSnapshot& before,
                                          const std::vector<HealthSnapshot>& during,
                                          const std::vector<std::string>& during_labels) {
+  if (before.ata) {
+    std::vector<const AtaSmart*> readings;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < during.size(); ++i)
+      if (during[i].ata) {
+        readings.push_back(&*during[i].ata);
+        labels.push_back(i < during_labels.size() ? during_labels[i] : "");
+      }
+    return ata_health_failures(*before.ata, readings, labels);
+  }
+  if (before.scsi) {
+    std::vector<const ScsiHealth*> readings;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < during.size(); ++i)
+      if (during[i].scsi) {
+        readings.push_back(&*during[i].scsi);
+        labels.push_back(i < during_labels.size() ? during_labels[i] : "");
+      }
+    return scsi_health_failures(*before.scsi, readings, labels);
+  }
   const NvmeSmartLog& a = before.smart;
   std::vector<std::string> out;
   std::uint8_t reported_bits = 0;

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// Device health before and after a run: an NVMe SMART / health log snapshot as ordered rows, and
-// the changes between two snapshots that matter to a qualification (new media errors, new critical
-// warning bits, temperature peak, wear).
+// Device health before and after a run: an NVMe SMART / health log snapshot, or an ATA SMART
+// reading (devices/ata_health.hpp), as ordered rows, and the changes between two snapshots that
+// matter to a qualification (new media errors, new critical warning bits, temperature peak, wear;
+// grown reallocated or pending counts and failing attributes for ATA).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "devices/ata_smart.hpp"
 #include "devices/device_identity.hpp"
 #include "devices/nvme_admin.hpp"
 #include "devices/ocp_smart_log.hpp"
+#include "devices/scsi_log.hpp"
 
 namespace storqual::devices {
 
@@ -21,10 +24,19 @@ struct HealthSnapshot {
   // ("not an OCP log: GUID ...", the command's failure).
   std::optional<OcpSmartLog> ocp;
   std::string ocp_note;
+  // An ATA drive's reading instead (source "ata:smart"); `smart` is then unused. Every function
+  // below takes the ATA path when `before` (or the snapshot) has one.
+  std::optional<AtaSmart> ata;
+  // A SCSI disk's LOG SENSE pages instead (source "scsi:log-sense"; devices/scsi_health.hpp).
+  std::optional<ScsiHealth> scsi;
 };
 
 // Reads the SMART log once (and C0h, whose absence is only noted). Throws NvmeError.
 [[nodiscard]] HealthSnapshot take_health_snapshot(NvmeAdmin& admin);
+// Reads ATA SMART once (devices/ata_smart.hpp read_ata_smart). Throws AtaError.
+[[nodiscard]] HealthSnapshot take_health_snapshot(AtaAdmin& admin);
+// Reads the SCSI log pages once (devices/scsi_log.hpp read_scsi_health). Throws ScsiError.
+[[nodiscard]] HealthSnapshot take_health_snapshot(ScsiLogSource& source);
 
 // Rows: critical_warning, temperature_c, available_spare_pct, available_spare_threshold_pct,
 // percentage_used, data_units_read, data_read_bytes, data_units_written, data_written_bytes,
@@ -43,7 +55,10 @@ struct HealthSnapshot {
 // warning bit that was not set before, more media and data integrity errors than before, or an
 // available spare below its threshold that was not below it before. One line per finding, the
 // first reading that showed it named ("after workload 2 of 5", "after the run"); empty when the
-// device stayed healthy. `during_labels` names each reading of `during` (same length).
+// device stayed healthy. `during_labels` names each reading of `during` (same length). An ATA
+// `before`: devices/ata_health.hpp ata_health_failures (a failing status or attribute in any
+// reading, `before` included; grown reallocated, uncorrectable or pending counts). A SCSI
+// `before`: devices/scsi_health.hpp scsi_health_failures.
 [[nodiscard]] std::vector<std::string> health_failures(
     const HealthSnapshot& before, const std::vector<HealthSnapshot>& during,
     const std::vector<std::string>& during_labels);

@@ -9,8 +9,10 @@
 #   test: build and what the tests build with and call: GoogleTest, clang-format (format-check),
 #     mount and losetup (mount), mkfs.ext4, sfdisk, mkswap, xmllint, yamllint, ansible-playbook,
 #     chromium, python3 and its modules, cpack's dpkg-shlibdeps and file, sqlite3, openssl (the
-#     archive's signature keys) and a PostgreSQL server (the archive's tests start one of their
-#     own, docs/archive.md). A root filesystem made with only the Essential packages
+#     archive's signature keys), a PostgreSQL server (the archive's tests start one of their
+#     own, docs/archive.md), smartctl (smartmontools: the lab compares ATA SMART with it),
+#     skdump (libatasmart-bin) and sg_logs (sg3-utils): the ATA and SCSI page tests decode the
+#     same bytes with them. A root filesystem made with only the Essential packages
 #     (mmdebstrap --variant=apt) lacks mount and fdisk.
 set -euo pipefail
 what=${1:-build}
@@ -20,7 +22,8 @@ build_pkgs=(build-essential cmake ninja-build pkg-config git
   libboost-program-options-dev libpugixml-dev nlohmann-json3-dev libsqlite3-dev libpq-dev)
 test_pkgs=(googletest libgtest-dev libgmock-dev file clang clang-format libclang-rt-dev
   fio fio-examples util-linux mount fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-jsonschema python3-pil chromium poppler-utils dpkg-dev
-  ccache ansible-core yamllint python3-yaml python3-kubernetes sqlite3 openssl postgresql)
+  ccache ansible-core yamllint python3-yaml python3-kubernetes sqlite3 openssl postgresql
+  smartmontools libatasmart-bin sg3-utils)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in

@@ -2,7 +2,8 @@
 // `storqual identify [--target PATH] [--json] [--specs DIR]`: without a target, one line per
 // block device (name, transport, model, serial, firmware, capacity, what uses it); with one, the
 // full identity with sources, NVMe health where readable, and the spec sheets whose <match> fits.
-// The hidden --sysfs-root DIR reads a captured tree instead of /sys (targets are device names).
+// The hidden --sysfs-root DIR reads a captured tree instead of /sys (targets are device names);
+// the hidden --ata-capture DIR writes an ATA drive's SMART pages there (tests/data/ata).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -38,7 +39,8 @@ struct IdentifyOptions {
   bool json = false;
   std::string sysfs_root = "/sys";
   std::optional<std::string> specs_dir;
-  std::optional<std::string> nvme_pages;  // hidden: captured NVMe pages instead of libnvme
+  std::optional<std::string> nvme_pages;   // hidden: captured NVMe pages instead of libnvme
+  std::optional<std::string> ata_capture;  // hidden: write the ATA drive's pages there
 };
 
 std::string value_of(const std::vector<IdentityRow>& rows, const std::string& field) {
@@ -66,7 +68,9 @@ std::vector<std::string> users_of(const devices::Sysfs& sysfs, const std::string
 }
 
 // Identity plus, for an NVMe namespace on the live system, what the controller itself says and
-// its health log. Failures (not root, not a real controller) become notes, not errors.
+// its health log; for an ATA drive (SATA, a SAT USB bridge) its SMART reading, for a SCSI disk its
+// log pages, or why none.
+// Failures (not root, not a real controller) become notes, not errors.
 struct FullIdentity {
   devices::DeviceIdentity identity;
   std::vector<IdentityRow> health;
@@ -81,6 +85,24 @@ FullIdentity identify(const IdentifyOptions& opt, const devices::Sysfs& sysfs,
   if (opt.nvme_pages) access.captured = *opt.nvme_pages;
   DeviceIdentification d = read_full_identity(sysfs, device, access);
   FullIdentity full{std::move(d.identity), {}, {}};
+  if (!d.health_gap.empty()) full.notes.push_back(d.health_gap);
+  if (d.scsi) {
+    try {
+      full.health = devices::health_rows(devices::take_health_snapshot(*d.scsi));
+    } catch (const devices::ScsiError& e) {
+      full.notes.push_back(std::string("health not readable: ") + e.what());
+    }
+    return full;
+  }
+  if (d.ata) {
+    try {
+      if (opt.ata_capture) devices::capture_ata_pages(*d.ata, *opt.ata_capture, "now");
+      full.health = devices::health_rows(devices::take_health_snapshot(*d.ata));
+    } catch (const devices::AtaError& e) {
+      full.notes.push_back(std::string("health not readable: ") + e.what());
+    }
+    return full;
+  }
   const std::string failed = !d.admin_error.empty() ? d.admin_error : d.identify_error;
   if (!failed.empty()) {
     full.notes.push_back("NVMe admin commands unavailable: " + failed);
@@ -291,7 +313,10 @@ int cmd_identify(const Args& args) {
                        "read a captured sysfs tree instead of /sys (targets are device names)")(
       "nvme-pages", po::value<std::string>(),
       "answer NVMe admin commands from captured pages (identify-ctrl.bin, identify-ns.bin, "
-      "smart-log.bin) in this directory");
+      "smart-log.bin) in this directory")(
+      "ata-capture", po::value<std::string>(),
+      "write the ATA drive's pages into this directory as CapturedAtaAdmin reads them (reading "
+      "'now'), for tests");
   po::options_description all;
   all.add(visible).add(hidden);
   po::variables_map vm;
@@ -299,6 +324,7 @@ int cmd_identify(const Args& args) {
   if (vm.count("target")) opt.target = vm["target"].as<std::string>();
   if (vm.count("specs")) opt.specs_dir = vm["specs"].as<std::string>();
   if (vm.count("nvme-pages")) opt.nvme_pages = vm["nvme-pages"].as<std::string>();
+  if (vm.count("ata-capture")) opt.ata_capture = vm["ata-capture"].as<std::string>();
   std::error_code ec;
   if (!fs::is_directory(opt.sysfs_root, ec))
     throw UsageError("--sysfs-root " + opt.sysfs_root + ": not a directory");

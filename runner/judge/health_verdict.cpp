@@ -2,6 +2,9 @@
 // The device-health verdict of a run (see health_verdict.hpp).
 #include "runner/judge/health_verdict.hpp"
 
+#include "devices/ata_health.hpp"
+#include "devices/scsi_health.hpp"
+
 namespace storqual::runner {
 
 std::optional<reporting::ClaimVerdict> health_verdict(
@@ -28,14 +31,32 @@ std::optional<reporting::ClaimVerdict> health_verdict(
     v.status = reporting::VerdictStatus::Fail;
     v.message = "device health degraded during the run: ";
     for (std::size_t i = 0; i < failures.size(); ++i) v.message += (i ? "; " : "") + failures[i];
+    if (after && before->ata && after->ata)
+      if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())
+        v.message += "; " + note;
     return v;
   }
   if (!after) {
     v.status = reporting::VerdictStatus::Error;
-    v.message = "the SMART / health log could not be read after the run (it was before)";
+    v.message = before->ata ? "ATA SMART could not be read after the run (it was before)"
+                : before->scsi
+                    ? "the SCSI log pages could not be read after the run (they were before)"
+                    : "the SMART / health log could not be read after the run (it was before)";
     return v;
   }
   v.status = reporting::VerdictStatus::Pass;
+  if (before->ata && after->ata) {
+    v.message = devices::ata_health_summary(*after->ata) + ", over " +
+                std::to_string(readings.size()) + " reading(s) after the one before the run";
+    if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())
+      v.message += "; " + note;
+    return v;
+  }
+  if (before->scsi && after->scsi) {
+    v.message = devices::scsi_health_summary(*after->scsi) + ", over " +
+                std::to_string(readings.size()) + " reading(s) after the one before the run";
+    return v;
+  }
   v.message = "no new critical warning, no new media errors, available spare " +
               std::to_string(after->smart.available_spare) + "% (threshold " +
               std::to_string(after->smart.available_spare_threshold) + "%), over " +

@@ -162,15 +162,26 @@ SpecChoice choose_spec(const QualificationOptions& o, const devices::DeviceIdent
   return c;
 }
 
-std::optional<devices::HealthSnapshot> snapshot(devices::NvmeAdmin* admin,
+struct HealthSeams {
+  devices::NvmeAdmin* nvme = nullptr;
+  devices::AtaAdmin* ata = nullptr;
+  devices::ScsiLogSource* scsi = nullptr;
+};
+
+// One health reading through whichever seam the target has (it has one or none).
+std::optional<devices::HealthSnapshot> snapshot(const HealthSeams& seams,
                                                 std::vector<std::string>& notes) {
-  if (!admin) return std::nullopt;
   try {
-    return devices::take_health_snapshot(*admin);
+    if (seams.ata) return devices::take_health_snapshot(*seams.ata);
+    if (seams.scsi) return devices::take_health_snapshot(*seams.scsi);
+    if (seams.nvme) return devices::take_health_snapshot(*seams.nvme);
   } catch (const std::exception& e) {
-    notes.push_back(std::string("SMART log could not be read: ") + e.what());
-    return std::nullopt;
+    notes.push_back(std::string(seams.ata    ? "ATA SMART could not be read: "
+                                : seams.scsi ? "SCSI log pages could not be read: "
+                                             : "SMART log could not be read: ") +
+                    e.what());
   }
+  return std::nullopt;
 }
 
 void scale_workload(WorkloadSpec& w, const QualificationOptions& o) {
@@ -346,6 +357,8 @@ struct IdentifiedTarget {
   devices::ResolvedTarget resolved;
   devices::DeviceIdentity identity;
   std::unique_ptr<devices::NvmeAdmin> admin;
+  std::unique_ptr<devices::AtaAdmin> ata;  // an ATA drive's health seam (devices/ata_smart.hpp)
+  std::unique_ptr<devices::ScsiLogSource> scsi;  // a SCSI disk's (devices/scsi_log.hpp)
 };
 
 IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunResult& run,
@@ -359,8 +372,11 @@ IdentifiedTarget identify_device(const QualificationOptions& o, reporting::RunRe
   DeviceIdentification d = read_full_identity(sysfs, t.resolved.device, access);
   if (!d.admin_error.empty()) notes.push_back("NVMe health not available: " + d.admin_error);
   if (!d.identify_error.empty()) notes.push_back("NVMe identify failed: " + d.identify_error);
+  if (!d.health_gap.empty()) notes.push_back(d.health_gap);
   t.identity = std::move(d.identity);
   t.admin = std::move(d.admin);
+  t.ata = std::move(d.ata);
+  t.scsi = std::move(d.scsi);
   run.device.path = o.target;
   run.device.name = t.resolved.kind == devices::TargetKind::BlockDevice
                         ? t.resolved.device
@@ -562,7 +578,9 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   // The thermal sampler shares the admin handle with the snapshots and a purge.
   std::unique_ptr<SerializedNvmeAdmin> shared_admin;
   if (target.admin) shared_admin = std::make_unique<SerializedNvmeAdmin>(*target.admin);
-  auto before = snapshot(shared_admin.get(), notes);
+  const HealthSeams seams{shared_admin.get(), target.ata.get(), target.scsi.get()};
+  auto read_health = [&] { return snapshot(seams, notes); };
+  auto before = read_health();
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
   const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
@@ -578,9 +596,9 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
-    if (target.admin && before && i + 1 < plan.size() && gone.empty()) {
+    if (before && i + 1 < plan.size() && gone.empty()) {
       // A mid-run SMART sample: a warning raised (or cleared again) between workloads is seen.
-      if (auto mid = snapshot(shared_admin.get(), notes)) {
+      if (auto mid = read_health()) {
         health_during.push_back(*mid);
         health_labels.push_back("after workload " + std::to_string(i + 1) + " of " +
                                 std::to_string(plan.size()));
@@ -592,10 +610,11 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       break;
     }
   }
-  auto after = snapshot(shared_admin.get(), notes);
+  auto after = read_health();
   const double capacity = device_capacity(target.identity);
   const auto& sheet = chosen.choice.sheet;
-  if (before && after)
+  // Wear is the NVMe log's (percentage used, data units).
+  if (before && after && !before->ata && !before->scsi)
     run.device.wear = assess_wear(
         *before, *after, capacity,
         sheet && sheet->warranty_years ? *sheet->warranty_years : kDefaultWarrantyYears);

@@ -11,13 +11,21 @@
 #pragma once
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <pugixml.hpp>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "devices/ata_health.hpp"
+#include "devices/ata_smart.hpp"
+#include "devices/health.hpp"
+#include "devices/scsi_health.hpp"
+#include "devices/scsi_log.hpp"
 #include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -255,6 +263,100 @@ inline Outcome feed_archive_options(std::string_view bytes) {
   } catch (const Error&) {
     return Outcome::Refused;
   }
+  return Outcome::Accepted;
+}
+
+// ATA SMART pages (devices/ata_smart.hpp): the input is the SMART data page, then the thresholds
+// page, then optionally the self-test log and the summary error log, 512 bytes each; anything
+// else is refused as the captured-page loader refuses it (AtaError naming the size). Properties of
+// accepted input: at most 30 attributes, none with id 0, a failing attribute has a nonzero
+// threshold at or above its value, a raw48 value below 2^48, at most 21 self-test entries, every
+// attribute has its report row, and the health functions run on the reading against itself with
+// no finding but a failing status or attribute.
+inline Outcome feed_ata_pages(std::string_view bytes) {
+  auto page = [&](std::size_t i) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data()) + i * 512;
+    return devices::ata_page_from_bytes({p, std::min<std::size_t>(512, bytes.size() - i * 512)},
+                                        "fuzz page " + std::to_string(i));
+  };
+  if (bytes.size() != 1024 && bytes.size() != 2048) {
+    try {
+      (void)devices::ata_page_from_bytes(
+          {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "fuzz input");
+    } catch (const devices::AtaError&) {
+      return Outcome::Refused;
+    }
+    if (bytes.size() != 512) broken("a page of a wrong size was accepted");
+    return Outcome::Refused;  // one page alone is no reading
+  }
+  devices::HealthSnapshot snap;
+  snap.source = "ata:smart";
+  snap.ata = devices::parse_ata_smart(page(0), page(1), devices::AtaSmartStatus::Passed);
+  devices::AtaSmart& s = *snap.ata;
+  if (bytes.size() == 2048) {
+    s.self_tests = devices::parse_ata_self_test_log(page(2));
+    s.error_count = devices::parse_ata_error_count(page(3));
+  }
+  if (s.attributes.size() > 30) broken("more than 30 attributes");
+  if (s.self_tests.size() > 21) broken("more than 21 self-test entries");
+  std::size_t failing = 0;
+  for (const auto& a : s.attributes) {
+    if (a.id == 0) broken("an attribute with id 0");
+    if (a.failing_now()) {
+      ++failing;
+      if (!a.threshold || *a.threshold == 0 || a.value > *a.threshold)
+        broken("a failing attribute above its threshold or without one");
+    }
+    if (a.format == devices::AtaRawFormat::Raw48 && a.raw_value >= (std::uint64_t{1} << 48))
+      broken("a raw48 value of more than 48 bits");
+    if (a.raw_text.empty()) broken("an attribute without raw text");
+  }
+  for (const auto& t : s.self_tests) (void)t.test_name(), (void)t.status_text();
+  const auto rows = devices::health_rows(snap);
+  std::size_t attribute_rows = 0;
+  for (const auto& r : rows) attribute_rows += r.field.rfind("attr.", 0) == 0;
+  if (attribute_rows != s.attributes.size()) broken("an attribute without its report row");
+  (void)devices::health_changes(snap, snap);
+  const auto findings = devices::health_failures(snap, {snap}, {"again"});
+  std::set<std::uint8_t> failing_ids;
+  for (const auto& a : s.attributes)
+    if (a.failing_now()) failing_ids.insert(a.id);
+  if (findings.size() != failing_ids.size())
+    broken("a reading against itself found more than its failing attributes");
+  (void)devices::ata_health_summary(s);
+  return Outcome::Accepted;
+}
+
+// A SCSI LOG SENSE page (devices/scsi_log.hpp): the first byte chooses which page code it is
+// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), the rest is the page. Refused: ScsiError.
+// Properties of accepted input: at most 20 self-test entries, each with a result below 16; the
+// health rows and the reading's failures against itself (only a failure prediction) run.
+inline Outcome feed_scsi_log_page(std::string_view bytes) {
+  static constexpr std::uint8_t kCodes[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x2F};
+  if (bytes.empty()) return Outcome::Refused;
+  const std::uint8_t code = kCodes[static_cast<unsigned char>(bytes.front()) % std::size(kCodes)];
+  const std::span<const std::uint8_t> page(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
+                                           bytes.size() - 1);
+  devices::HealthSnapshot snap;
+  snap.source = "scsi:log-sense";
+  snap.scsi.emplace();
+  try {
+    if (code == 0x00)
+      for (auto b : devices::scsi_log_body(page, code, "fuzz")) snap.scsi->supported.push_back(b);
+    else
+      devices::apply_scsi_log_page(*snap.scsi, code, page);
+  } catch (const devices::ScsiError&) {
+    return Outcome::Refused;
+  }
+  if (snap.scsi->self_tests.size() > 20) broken("more than 20 SCSI self-test entries");
+  for (const auto& t : snap.scsi->self_tests)
+    if (t.result > 15) broken("a self-test result above 15");
+  (void)devices::health_rows(snap);
+  (void)devices::health_changes(snap, snap);
+  const auto findings = devices::health_failures(snap, {snap}, {"again"});
+  if (findings.size() != (snap.scsi->failure_predicted() ? 1u : 0u))
+    broken("a SCSI reading against itself found more than its failure prediction");
+  (void)devices::scsi_health_summary(*snap.scsi);
   return Outcome::Accepted;
 }
 

@@ -40,7 +40,31 @@ identify_all() {  # identify_all PASS
   done
 }
 
+# ATA SMART of the AHCI disk: two short self-tests through smartctl (on the lab's own disk; QEMU
+# logs them at once), then storqual's reading with its pages captured, and smartctl's own JSON
+# reading of the same drive for the host to compare field by field. The USB disk gives the gap.
+ata_health() {
+  for d in $(disks); do
+    case $(readlink -f "/sys/block/$d") in
+      *"$(cat /lab/sata-pci)"*) sata=$d ;;
+      *"$(cat /lab/usb-pci)"*) usb=$d ;;
+    esac
+  done
+  if command -v smartctl > /dev/null; then
+    smartctl -t short "/dev/$sata" > /dev/null 2>&1
+    smartctl -t short "/dev/$sata" > /dev/null 2>&1
+    smartctl --json=c -H -A -l selftest -l error -P ignore "/dev/$sata" > /tmp/smartctl.json 2>&1
+    emit "ata smartctl" /tmp/smartctl.json
+  fi
+  storqual identify --target "/dev/$sata" --json --ata-capture /tmp/ata > /tmp/ata.json 2>&1
+  emit "ata json" /tmp/ata.json
+  for f in /tmp/ata/*; do emit "ata page $(basename "$f")" "$f"; done
+  storqual identify --target "/dev/$usb" --json > /tmp/ata-usb.json 2>&1
+  emit "ata usb json" /tmp/ata-usb.json
+}
+
 identify_all noudev
+ata_health
 if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
   /lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/tmp/udevd.log
   udevadm trigger --action=add --subsystem-match=block 2>>/tmp/udevd.log

@@ -8,7 +8,9 @@
 # verdict; that the guard refuses with exit 2; that a SMART critical warning raised from the
 # host through QMP during a run fails it (exit 1), named in the console, JUnit, JSON and HTML; and
 # that the OCP C0h log the NVMe controllers serve (ocp=on) is decoded as QEMU fills it, with its
-# before/after diff and the write amplification of the runs that wrote.
+# before/after diff and the write amplification of the runs that wrote; that the AHCI disk's ATA
+# SMART, read through SG_IO, equals smartctl's reading in the guest field by field, and that the
+# USB disk (no SAT pass-through) and the SCSI disks (no LOG SENSE either) name the gap.
 #
 #   lab.py [--short] [--build DIR]      (make lab: the whole lab; make test: --short)
 #
@@ -169,6 +171,13 @@ def build_initramfs(lab, root, version, storqual):
                 shutil.copy(p, os.path.join(ir, "lib/udev", helper))
                 libs += libraries(p, libpath)[0]
         shutil.copytree(os.path.join(root, "lib/udev/rules.d"), os.path.join(ir, "lib/udev/rules.d"))
+    # The host's smartctl (smartmontools, scripts/install-deps.sh test), to compare with in the
+    # guest; without it the ATA checks compare with the captured pages' expectations only.
+    smartctl = shutil.which("smartctl") or ("/usr/sbin/smartctl"
+                                            if os.path.exists("/usr/sbin/smartctl") else None)
+    if smartctl:
+        shutil.copy(smartctl, os.path.join(ir, "bin/smartctl"))
+        libs += libraries(smartctl)[0]
     for lib in set(libs):
         shutil.copy(lib, os.path.join(ir, "lab/lib", os.path.basename(lib)))
     shutil.copy(interp, os.path.join(ir, "lib64", os.path.basename(interp)))
@@ -248,7 +257,10 @@ def boot(lab, qemu, datadir, kernel, initrd, mode, log):
                 current, buf = line[10:], []
             elif line.startswith("LAB:END ") and current:
                 try:
-                    blocks[current] = base64.b64decode("".join(buf)).decode(errors="replace")
+                    data = base64.b64decode("".join(buf))
+                    # Captured ATA pages stay bytes; everything else is text.
+                    blocks[current] = data if current.startswith("ata page ") else \
+                        data.decode(errors="replace")
                 except ValueError:
                     blocks[current] = "<undecodable>"
                 current = None
@@ -516,6 +528,106 @@ def check_ocp_run(result_json, html, what, checks):
                                         "%.4f" % waf if waf is not None else None))
 
 
+ATTR_ROW = re.compile(r"value (\d+), worst (\d+), threshold (\S+), (Pre-fail|Old_age), "
+                      r"raw (.*), when failed (\S+)$")
+
+
+def check_ata_health(blocks, lab, checks):
+    """The AHCI disk's SMART as storqual read it through SG_IO equals smartctl's reading in the
+    guest, field by field; the USB disk names the gap. Writes the captured pages to lab/ata-pages
+    (tests/data/ata/make_pages.py takes them from there)."""
+    try:
+        ours = json.loads(blocks.get("ata json", ""))
+    except ValueError:
+        checks.expect(False, "storqual identify --json on the SATA disk: %s"
+                      % blocks.get("ata json", "(none)")[-300:])
+        return None
+    health = {r["field"]: r["value"] for r in ours.get("health", [])}
+    checks.expect(len(health) > 0, "ATA health rows of the SATA disk: notes %s" % ours.get("notes"))
+    pages = os.path.join(lab, "ata-pages")
+    shutil.rmtree(pages, ignore_errors=True)
+    os.makedirs(pages)
+    for tag, text in blocks.items():
+        if tag.startswith("ata page "):
+            with open(os.path.join(pages, tag[len("ata page "):]), "wb") as f:
+                f.write(text)
+    if "ata smartctl" in blocks:
+        with open(os.path.join(pages, "smartctl.json"), "w") as f:
+            f.write(blocks["ata smartctl"])
+    usb = blocks.get("ata usb json", "")
+    checks.expect("health not readable through this bridge" in usb,
+                  "the USB disk names the gap: %s" % usb[-400:])
+    # QEMU's scsi-hd answers neither ATA PASS-THROUGH nor LOG SENSE: both refusals are named.
+    for disk in (DISKS[3], DISKS[4]):
+        name = find_disk(blocks, "noudev", disk)
+        text = blocks.get("noudev json %s" % name, "")
+        checks.expect("health not readable" in text and "LOG SENSE page 0x00 refused" in text,
+                      "%s names its health gap: %s" % (disk["name"], text[-400:]))
+    sata = find_disk(blocks, "noudev", DISKS[2])
+    if "udev json %s" % sata in blocks:  # the full lab: the same reading with udev running
+        try:
+            with_udev = {r["field"]: r["value"]
+                         for r in json.loads(blocks["udev json %s" % sata]).get("health", [])}
+        except ValueError:
+            with_udev = {}
+        checks.expect(with_udev == health, "the SATA disk's health rows with udev equal those "
+                      "without: %s" % sorted(set(with_udev.items()) ^ set(health.items())))
+    if "run json %s" % sata in blocks:  # the full lab: the SATA run has its health testcase
+        try:
+            verdicts = json.loads(blocks["run json %s" % sata]).get("verdicts", [])
+        except ValueError:
+            verdicts = []
+        health_verdicts = [v for v in verdicts if v.get("kind") == "health"]
+        checks.expect(len(health_verdicts) == 1 and health_verdicts[0].get("status") == "pass",
+                      "the SATA run's health testcase passes: %s" % health_verdicts)
+    try:
+        ref = json.loads(blocks.get("ata smartctl", ""))
+    except ValueError:
+        print("lab: no smartctl in the guest: ATA health compared with nothing")
+        return "ata: %d health rows, smartctl not in the guest" % len(health)
+    checks.expect(health.get("smart_status") == ("passed" if ref["smart_status"]["passed"]
+                                                 else "failing"),
+                  "SMART status: %s vs smartctl %s" % (health.get("smart_status"),
+                                                       ref.get("smart_status")))
+    table = ref.get("ata_smart_attributes", {}).get("table", [])
+    checks.expect(len(table) > 0, "smartctl read attributes")
+    compared = 0
+    for a in table:
+        field = "attr.%03d.%s" % (a["id"], a["name"])
+        m = ATTR_ROW.match(health.get(field, ""))
+        checks.expect(m is not None, "%s in storqual's rows: %s" % (field, sorted(health)))
+        if not m:
+            continue
+        want = (str(a["value"]), str(a["worst"]), str(a["thresh"]),
+                "Pre-fail" if a["flags"]["prefailure"] else "Old_age", a["raw"]["string"],
+                a.get("when_failed") or "-")
+        checks.expect(m.groups() == want, "%s: storqual %s, smartctl %s" % (field, m.groups(), want))
+        compared += 1
+    ours_attrs = [f for f in health if f.startswith("attr.")]
+    checks.expect(len(ours_attrs) == len(table), "as many attributes as smartctl: %d vs %d"
+                  % (len(ours_attrs), len(table)))
+    if "power_on_time" in ref:
+        checks.expect(health.get("power_on_hours") == str(ref["power_on_time"]["hours"]),
+                      "power-on hours %s vs %s" % (health.get("power_on_hours"),
+                                                   ref["power_on_time"]))
+    if "temperature" in ref:
+        checks.expect(health.get("temperature_c") == str(ref["temperature"]["current"]),
+                      "temperature %s vs %s" % (health.get("temperature_c"), ref["temperature"]))
+    errors = ref.get("ata_smart_error_log", {}).get("summary", {})
+    if "count" in errors:
+        checks.expect(health.get("error_log_count") == str(errors["count"]),
+                      "error log count %s vs %s" % (health.get("error_log_count"), errors))
+    tests = ref.get("ata_smart_self_test_log", {}).get("standard", {}).get("table", [])
+    checks.expect(health.get("self_test_entries") == str(len(tests)),
+                  "self-test entries %s vs %d" % (health.get("self_test_entries"), len(tests)))
+    if tests:
+        t = tests[0]
+        want = "%s: %s at %d h" % (t["type"]["string"], t["status"]["string"], t["lifetime_hours"])
+        checks.expect(health.get("self_test_last") == want,
+                      "last self-test %s vs %s" % (health.get("self_test_last"), want))
+    return "ata: %d attributes equal smartctl's, %d self-test entries" % (compared, len(tests))
+
+
 def check_runs_and_guards(blocks, checks):
     runs = sorted(t for t in blocks if t.startswith("run console "))
     checks.expect(len(runs) >= len(DISKS), "a run on every disk: %s" % runs)
@@ -584,6 +696,7 @@ def main():
             checks.expect(False, "the pass with udev ran")
         check_runs_and_guards(blocks, checks)
     check_warning_run(blocks, raised, checks)
+    ata_line = check_ata_health(blocks, lab, checks)
     # The C0h log over runs that wrote: the warning run, and in the full lab the NVMe runs.
     ocp_runs = [check_ocp_run(blocks.get("warn json", ""), blocks.get("warn html-wear", ""),
                               "warn run", checks)]
@@ -600,7 +713,7 @@ def main():
         last = blocks[tag].strip().splitlines()
         print("%s: %s" % (tag, " / ".join(l for l in last if "refus" in l or l.startswith("exit")
                                           or "storqual" in l)[:300]))
-    for line in ocp_runs:
+    for line in ocp_runs + [ata_line]:
         if line:
             print(line)
     ok = not checks.failed and "LAB:DONE" in open(log, errors="replace").read()

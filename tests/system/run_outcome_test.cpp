@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a whole `storqual run` says when the device, not a claim, is the problem, in every output
 // (console, JUnit, JSON, HTML) and the exit code: SMART health that degraded during the run (the
-// captured NVMe pages of tests/data/nvme through the hidden --nvme-capture admin seam) fails it; a
-// device that completed no I/O (the fault engine's latency and stuck faults through
-// --inject-fault) is an error of the run, never a failed claim. A scratch file is the target.
+// captured NVMe pages of tests/data/nvme, or the ATA pages of tests/data/ata, through the hidden
+// --nvme-capture seam) fails it; a device that completed no I/O (the fault engine's latency and
+// stuck faults through --inject-fault) is an error of the run, never a failed claim. A scratch
+// file is the target.
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
@@ -126,6 +127,72 @@ TEST_F(RunOutcome, HealthUnchangedPassesItsTestcase) {
   ASSERT_TRUE(h);
   EXPECT_EQ((*h)["status"], "pass");
   EXPECT_FALSE(has(o.cmd.out, "DEVICE HEALTH"));
+}
+
+TEST_F(RunOutcome, AtaDriveWithGrownDefectsFailsTheHealthTestcaseWithEachReasonNamed) {
+  // tests/data/ata/failing (make_pages.py): before 2 reallocated, 0 pending; after 40 and 8, the
+  // reallocated attribute below its threshold, SMART status failing, 12 UDMA CRC errors.
+  Outputs o =
+      run("ata", {"--nvme-capture", (fs::path(STORQUAL_TEST_DATA) / "ata" / "failing").string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitClaimFailed) << o.cmd.out << o.cmd.err;
+  const std::string grown = "grown reallocated sectors (5) 2 -> 40 (+38)";
+  EXPECT_TRUE(has(o.cmd.out, "DEVICE HEALTH FAILED: ")) << o.cmd.out;
+  EXPECT_TRUE(has(o.cmd.out, grown)) << o.cmd.out;
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h) << o.json["verdicts"].dump(1);
+  EXPECT_EQ((*h)["status"], "fail");
+  const std::string message = (*h)["message"].get<std::string>();
+  for (const char* reason :
+       {"SMART status failing", "grown pending sectors (197) 0 -> 8",
+        "pre-failure attribute 5 Reallocated_Sector_Ct at or below its threshold",
+        "UDMA CRC errors 0 -> 12 (+12): the cable or backplane, not the drive"})
+    EXPECT_TRUE(has(message, reason)) << reason << "\n" << message;
+  // The mid-run reading saw the growth first.
+  EXPECT_TRUE(has(message, grown + " (after workload 1 of 2)")) << message;
+  pugi::xml_node tc =
+      o.junit.select_node("//testcase[contains(@name, ' health: device smart')]").node();
+  ASSERT_TRUE(tc);
+  EXPECT_STREQ(tc.child("failure").attribute("type").value(), "device-health");
+  EXPECT_TRUE(has(tc.child("failure").attribute("message").value(), grown));
+  EXPECT_TRUE(has(o.html, "grown reallocated sectors (5) 2 -&gt; 40 (+38)"));
+  // The ATA rows before and after, not NVMe's, and no wear section from an NVMe log.
+  EXPECT_TRUE(has(o.json.dump(), "attr.197.Current_Pending_Sector")) << o.json.dump(1);
+  EXPECT_FALSE(o.json["device"].contains("wear") && !o.json["device"]["wear"].is_null());
+}
+
+TEST_F(RunOutcome, AtaDriveWithOnlyCrcErrorsPassesAndNamesTheCable) {
+  ScratchDir pages("storqual-outcome-ata");
+  for (const auto& e : fs::directory_iterator(fs::path(STORQUAL_TEST_DATA) / "ata" / "failing"))
+    fs::copy_file(e.path(), pages / e.path().filename());
+  std::ofstream(pages / "ata-sequence.txt") << "before\ncable\n";
+  Outputs o = run("ata-cable", {"--nvme-capture", pages.path().string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitPass) << o.cmd.out << o.cmd.err;
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h) << o.json["verdicts"].dump(1);
+  EXPECT_EQ((*h)["status"], "pass");
+  EXPECT_TRUE(has((*h)["message"].get<std::string>(), "the cable or backplane, not the drive"))
+      << (*h)["message"];
+}
+
+TEST_F(RunOutcome, SasDrivePredictingAFailureFailsTheHealthTestcase) {
+  // tests/data/scsi/sas (make_pages.py): "failing" has a failure prediction, 3 new uncorrected
+  // read errors and a failed self-test.
+  ScratchDir pages("storqual-outcome-scsi");
+  for (const auto& e : fs::directory_iterator(fs::path(STORQUAL_TEST_DATA) / "scsi" / "sas"))
+    fs::copy_file(e.path(), pages / e.path().filename());
+  std::ofstream(pages / "scsi-sequence.txt") << "before\nfailing\n";
+  Outputs o = run("scsi", {"--nvme-capture", pages.path().string()});
+  EXPECT_EQ(o.cmd.exit_code, runner::kExitClaimFailed) << o.cmd.out << o.cmd.err;
+  const Json* h = verdict(o, "health", "device");
+  ASSERT_TRUE(h) << o.json["verdicts"].dump(1);
+  EXPECT_EQ((*h)["status"], "fail");
+  const std::string message = (*h)["message"].get<std::string>();
+  EXPECT_TRUE(has(message, "informational exception: failure predicted (ASC 5dh ASCQ 10h)"))
+      << message;
+  EXPECT_TRUE(has(message, "new read uncorrected errors 0 -> 3 (+3) (after workload 1 of 2)"))
+      << message;
+  EXPECT_TRUE(has(o.cmd.out, "DEVICE HEALTH FAILED: ")) << o.cmd.out;
+  EXPECT_TRUE(has(o.json.dump(), "read.uncorrected")) << o.json.dump(1);
 }
 
 // The workload with no completions is in error in every output, and no claim on it failed.

@@ -209,6 +209,18 @@ TEST(FuzzRegression, ArchiveOptionParsers) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, AtaSmartPageParsers) {
+  const Tally t = feed_all("ata_pages", fuzz::feed_ata_pages, 6);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
+TEST(FuzzRegression, ScsiLogPageParsers) {
+  const Tally t = feed_all("scsi_log_pages", fuzz::feed_scsi_log_page, 7);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 // The inputs the fuzzers found crashes with once stay in the corpus (tests/fuzz/corpus/*/crash-*
 // or regression-*); this states the classes of the table in docs/robustness.md one by one.
 TEST(FuzzRegression, NamedHostileInputsAreRefusedCleanly) {

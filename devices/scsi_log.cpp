@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+// SCSI LOG SENSE pages: parsing, the captured-page seam and read_scsi_health (see scsi_log.hpp);
+// the SG_IO implementation is in scsi_log_sense.cpp.
+#include "devices/scsi_log.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+namespace storqual::devices {
+namespace {
+
+std::string hex2(unsigned v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%02xh", v);
+  return buf;
+}
+
+std::string hex4(unsigned v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04xh", v);
+  return buf;
+}
+
+std::uint64_t counter(const ScsiParameter& p, std::uint8_t page) {
+  if (p.value.size() > 8)
+    throw ScsiError("log page " + hex2(page) + " parameter " + hex2(p.code) + " is a counter of " +
+                    std::to_string(p.value.size()) + " bytes, more than 8");
+  std::uint64_t v = 0;
+  for (auto b : p.value) v = (v << 8) | b;
+  return v;
+}
+
+std::optional<int> temperature(const ScsiParameter& p) {
+  if (p.value.size() < 2 || p.value[1] == 0xFF) return std::nullopt;  // FFh: not available
+  return p.value[1];
+}
+
+// The pages read_scsi_health asks for, in this order, when the device lists them.
+constexpr std::uint8_t kHealthPages[] = {
+    kScsiWriteErrors, kScsiReadErrors, kScsiVerifyErrors, kScsiNonMediumErrors,
+    kScsiTemperature, kScsiStartStop,  kScsiSelfTest,     kScsiInformationalExceptions};
+
+}  // namespace
+
+std::span<const std::uint8_t> scsi_log_body(std::span<const std::uint8_t> page,
+                                            std::uint8_t expected_page, const std::string& what) {
+  if (page.size() < 4)
+    throw ScsiError(what + ": log page " + hex2(expected_page) + " is " +
+                    std::to_string(page.size()) + " bytes, shorter than its 4-byte header");
+  if ((page[0] & 0x3F) != expected_page || page[1] != 0)
+    throw ScsiError(what + ": asked for log page " + hex2(expected_page) + ", got page " +
+                    hex2(page[0] & 0x3F) + " subpage " + hex2(page[1]));
+  const std::size_t length = (page[2] << 8) | page[3];
+  if (4 + length > page.size())
+    throw ScsiError(what + ": log page " + hex2(expected_page) + " says " + std::to_string(length) +
+                    " bytes of parameters, " + std::to_string(page.size() - 4) + " were read");
+  return page.subspan(4, length);
+}
+
+std::vector<ScsiParameter> scsi_log_parameters(std::span<const std::uint8_t> page,
+                                               std::uint8_t expected_page,
+                                               const std::string& what) {
+  const std::size_t length = scsi_log_body(page, expected_page, what).size();
+  std::vector<ScsiParameter> out;
+  for (std::size_t off = 4; off < 4 + length;) {
+    if (off + 4 > 4 + length)
+      throw ScsiError(what + ": log page " + hex2(expected_page) +
+                      ": a parameter header runs past the page end at byte " + std::to_string(off));
+    const std::size_t n = page[off + 3];
+    if (off + 4 + n > 4 + length)
+      throw ScsiError(what + ": log page " + hex2(expected_page) + ": parameter at byte " +
+                      std::to_string(off) + " runs past the page end");
+    const auto code = static_cast<std::uint16_t>((page[off] << 8) | page[off + 1]);
+    // SPC: each parameter code once (in ascending order; the order is not held against a drive).
+    for (const auto& p : out)
+      if (p.code == code)
+        throw ScsiError(what + ": log page " + hex2(expected_page) + ": parameter code " +
+                        hex4(code) + " at byte " + std::to_string(off) + " repeats");
+    out.push_back({code, page[off + 2], page.subspan(off + 4, n)});
+    off += 4 + n;
+  }
+  return out;
+}
+
+ScsiErrorCounters parse_scsi_error_counters(std::span<const std::uint8_t> page,
+                                            std::uint8_t page_code) {
+  ScsiErrorCounters c;
+  std::optional<std::uint64_t>* fields[] = {
+      &c.corrected_fast,        &c.corrected_delayed, &c.rereads,    &c.corrected_total,
+      &c.algorithm_invocations, &c.bytes_processed,   &c.uncorrected};
+  for (const auto& p : scsi_log_parameters(page, page_code, "error counters"))
+    if (p.code < std::size(fields)) *fields[p.code] = counter(p, page_code);
+  return c;
+}
+
+std::vector<ScsiSelfTest> parse_scsi_self_tests(std::span<const std::uint8_t> page) {
+  std::vector<ScsiSelfTest> out;
+  for (const auto& p : scsi_log_parameters(page, kScsiSelfTest, "self-test results")) {
+    if (p.code < 1 || p.code > 20 || p.value.size() < 16) continue;
+    const auto& v = p.value;
+    if (std::all_of(v.begin(), v.begin() + 16, [](std::uint8_t b) { return b == 0; })) continue;
+    ScsiSelfTest t;
+    t.code = static_cast<std::uint8_t>(v[0] >> 5);
+    t.result = static_cast<std::uint8_t>(v[0] & 0xF);
+    t.number = v[1];
+    t.hours = static_cast<std::uint16_t>((v[2] << 8) | v[3]);
+    for (int i = 4; i < 12; ++i) t.first_failure_lba = (t.first_failure_lba << 8) | v[i];
+    t.sense_key = v[12] & 0xF;
+    t.asc = v[13];
+    t.ascq = v[14];
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::string ScsiSelfTest::result_text() const {
+  static const char* const kText[16] = {"Completed",
+                                        "Aborted (by user command)",
+                                        "Aborted (device reset or bus reset)",
+                                        "Unknown error, incomplete",
+                                        "Completed, segment failed",
+                                        "Failed in first segment",
+                                        "Failed in second segment",
+                                        "Failed in segment --> ",
+                                        "Reserved (8)",
+                                        "Reserved (9)",
+                                        "Reserved (10)",
+                                        "Reserved (11)",
+                                        "Reserved (12)",
+                                        "Reserved (13)",
+                                        "Reserved (14)",
+                                        "Self test in progress"};
+  return kText[result & 0xF];
+}
+
+void apply_scsi_log_page(ScsiHealth& h, std::uint8_t code, std::span<const std::uint8_t> page) {
+  switch (code) {
+    case kScsiWriteErrors:
+      h.write = parse_scsi_error_counters(page, code);
+      return;
+    case kScsiReadErrors:
+      h.read = parse_scsi_error_counters(page, code);
+      return;
+    case kScsiVerifyErrors:
+      h.verify = parse_scsi_error_counters(page, code);
+      return;
+    case kScsiSelfTest:
+      h.self_tests = parse_scsi_self_tests(page);
+      return;
+    default:
+      break;
+  }
+  for (const auto& p : scsi_log_parameters(page, code, "log page")) {
+    if (code == kScsiNonMediumErrors && p.code == 0) h.non_medium_errors = counter(p, code);
+    if (code == kScsiTemperature && p.code == 0) h.temperature_c = temperature(p);
+    if (code == kScsiTemperature && p.code == 1) h.reference_temperature_c = temperature(p);
+    if (code == kScsiStartStop && p.code == 3 && p.value.size() <= 4)
+      h.specified_start_stop_cycles = static_cast<std::uint32_t>(counter(p, code));
+    if (code == kScsiStartStop && p.code == 4 && p.value.size() <= 4)
+      h.start_stop_cycles = static_cast<std::uint32_t>(counter(p, code));
+    if (code == kScsiInformationalExceptions && p.code == 0 && p.value.size() >= 2) {
+      h.ie_asc = p.value[0];
+      h.ie_ascq = p.value[1];
+    }
+  }
+}
+
+ScsiHealth read_scsi_health(ScsiLogSource& source) {
+  ScsiHealth h;
+  const auto list = source.log_sense(kScsiSupportedPages);
+  for (auto b : scsi_log_body(list, kScsiSupportedPages, "supported log pages"))
+    h.supported.push_back(b & 0x3F);
+  for (std::uint8_t code : kHealthPages) {
+    if (std::find(h.supported.begin(), h.supported.end(), code) == h.supported.end()) continue;
+    try {
+      apply_scsi_log_page(h, code, source.log_sense(code));
+    } catch (const ScsiError& e) {
+      h.notes.push_back("log page " + hex2(code) + ": " + e.what());
+    }
+  }
+  return h;
+}
+
+CapturedScsiLog::CapturedScsiLog(std::filesystem::path dir, std::vector<std::string> readings)
+    : dir_(std::move(dir)), readings_(std::move(readings)) {
+  if (readings_.empty()) throw ScsiError("CapturedScsiLog needs at least one reading");
+}
+
+std::vector<std::uint8_t> CapturedScsiLog::log_sense(std::uint8_t page) {
+  if (page == kScsiSupportedPages) {
+    if (started_ && current_ + 1 < readings_.size()) ++current_;
+    started_ = true;
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "scsi-log-%02x-", page);
+  const auto file = dir_ / (name + readings_[current_] + ".bin");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ScsiError("log page " + hex2(page) + " was not captured (" + file.string() + ")");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace storqual::devices

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// SgIoScsiLog: LOG SENSE (10) through SG_IO (see scsi_log.hpp). One read-only command, cumulative
+// values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept.
+#include <fcntl.h>
+#include <scsi/sg.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "devices/scsi_log.hpp"
+
+namespace storqual::devices {
+namespace {
+
+constexpr std::uint8_t kLogSense10 = 0x4D;
+constexpr std::uint16_t kAllocation = 0xFFFC;
+constexpr unsigned kTimeoutMs = 15000;
+
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%02x", v);
+  return buf;
+}
+
+// Sense key, ASC and ASCQ of fixed (70h/71h) or descriptor (72h/73h) sense data.
+void sense_fields(const std::uint8_t* s, std::size_t len, unsigned& key, unsigned& asc,
+                  unsigned& ascq) {
+  key = asc = ascq = 0;
+  if (len < 3) return;
+  const unsigned code = s[0] & 0x7F;
+  if (code >= 0x72) {
+    key = s[1] & 0xF;
+    asc = s[2];
+    ascq = len > 3 ? s[3] : 0;
+  } else {
+    key = s[2] & 0xF;
+    asc = len > 12 ? s[12] : 0;
+    ascq = len > 13 ? s[13] : 0;
+  }
+}
+
+}  // namespace
+
+SgIoScsiLog::SgIoScsiLog(const std::string& devnode) : devnode_(devnode) {
+  fd_ = ::open(devnode.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) throw ScsiError(devnode + ": cannot open: " + std::strerror(errno));
+}
+
+SgIoScsiLog::~SgIoScsiLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<std::uint8_t> SgIoScsiLog::log_sense(std::uint8_t page) {
+  std::uint8_t cdb[10] = {kLogSense10,
+                          0,
+                          static_cast<std::uint8_t>(0x40 | (page & 0x3F)),
+                          0,
+                          0,
+                          0,
+                          0,
+                          kAllocation >> 8,
+                          kAllocation & 0xFF,
+                          0};
+  std::vector<std::uint8_t> data(kAllocation);
+  std::uint8_t sense[64] = {};
+  sg_io_hdr_t io{};
+  io.interface_id = 'S';
+  io.cmdp = cdb;
+  io.cmd_len = sizeof cdb;
+  io.sbp = sense;
+  io.mx_sb_len = sizeof sense;
+  io.timeout = kTimeoutMs;
+  io.dxfer_direction = SG_DXFER_FROM_DEV;
+  io.dxferp = data.data();
+  io.dxfer_len = static_cast<unsigned>(data.size());
+  const std::string what = devnode_ + ": LOG SENSE page " + hex(page);
+  if (::ioctl(fd_, SG_IO, &io) != 0) {
+    const int e = errno;
+    if (e == ENOTTY || e == EINVAL)
+      throw ScsiLogRefused(what + ": the device takes no SCSI pass-through (" + std::strerror(e) +
+                           ")");
+    throw ScsiError(what + " failed: " + std::strerror(e));
+  }
+  if (io.host_status || (io.driver_status & 0x07))
+    throw ScsiError(what + " failed: host status " + hex(io.host_status) + ", driver status " +
+                    hex(io.driver_status));
+  if (io.status != 0) {
+    unsigned key, asc, ascq;
+    sense_fields(sense, io.sb_len_wr, key, asc, ascq);
+    const std::string detail =
+        "sense key " + hex(key) + ", ASC " + hex(asc) + "/" + hex(ascq) + ")";
+    if (key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
+    throw ScsiError(what + " failed (SCSI status " + hex(io.status) + ", " + detail);
+  }
+  const std::size_t got = data.size() - static_cast<std::size_t>(std::max(io.resid, 0));
+  data.resize(got);
+  if (got >= 4) data.resize(std::min<std::size_t>(got, 4u + ((data[2] << 8) | data[3])));
+  return data;
+}
+
+}  // namespace storqual::devices
