@@ -84,9 +84,9 @@ std::string format_reports_line(const ReportSet& reports) {
 }
 
 std::string format_judge_header(const JudgeHeader& h) {
-  std::string out = printf_text("storqual judge: measured by %s: %s (SHA-256 %s)\n",
-                                h.measured_by.tool.c_str(), h.measured_by.file.c_str(),
-                                h.measured_by.sha256.c_str());
+  std::string out =
+      printf_text("storqual judge: measured by %s: %s (SHA-256 %s)\n", h.measured_by.tool.c_str(),
+                  h.measured_by.file.c_str(), h.measured_by.sha256.c_str());
   out += printf_text("  device: %s\n", h.device.c_str());
   out += printf_text("  spec sheet: %s\n", h.sheet.c_str());
   out += printf_text("  suite: %s, %zu workloads\n", h.suite.c_str(), h.workloads);

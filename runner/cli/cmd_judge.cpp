@@ -2,6 +2,7 @@
 // `storqual judge --fio-json OUT.json --spec SHEET [--target PATH | --identity FILE]`: fio's JSON
 // judged against a spec sheet and reported as a run (runner/qualification/fio_judgement.hpp).
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 
 #include "reporting/report_names.hpp"
@@ -21,8 +22,10 @@ po::options_description judge_options(FioJudgeOptions& o) {
       "[options]\n\n"
       "Judges what fio measured (its --output-format=json or json+) against a spec sheet, as\n"
       "`storqual run` judges what it measures, and writes the same reports, marked \"measured by\n"
-      "fio VERSION\" with the file's SHA-256. fio's jobs are matched to the sheet's suite by name,\n"
-      "else by rw, bs, iodepth and numjobs (docs/fio-files.md, \"Judging fio's JSON\"). Nothing is\n"
+      "fio VERSION\" with the file's SHA-256. fio's jobs are matched to the sheet's suite by "
+      "name,\n"
+      "else by rw, bs, iodepth and numjobs (docs/fio-files.md, \"Judging fio's JSON\"). Nothing "
+      "is\n"
       "written to any device.\n\noptions");
   visible.add_options()("help,h", "this help")(
       "fio-json", po::value(&o.fio_json)->value_name("FILE"),
@@ -38,8 +41,8 @@ po::options_description judge_options(FioJudgeOptions& o) {
       "standard suite name or suite file (default: the sheet's)")(
       "strict", po::bool_switch(&o.strict),
       "exit 3 (incomplete) when fio ran a workload otherwise than the suite says, or the "
-      "sheet's <match> does not fit the device")(
-      "out", po::value(&o.out_dir)->default_value("."), "directory for the reports")(
+      "sheet's <match> does not fit the device")("out", po::value(&o.out_dir)->default_value("."),
+                                                 "directory for the reports")(
       "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
       "junit-rich", po::bool_switch(&o.junit_rich),
       "JUnit with testcase properties and file/line attributes (docs/reports.md)")(
@@ -65,17 +68,17 @@ int cmd_judge(const Args& args) {
   if (parse_command_options(args, all, visible, vm)) return kExitPass;
   if (o.fio_json.empty()) throw UsageError("--fio-json is required");
   if (o.spec_file.empty()) throw UsageError("--spec is required");
-  auto optional = [&](const char* name, std::optional<std::string>& into) {
+  auto take = [&](const char* name, std::optional<std::string>& into) {
     if (vm.count(name)) into = vm[name].as<std::string>();
   };
-  optional("target", o.target);
-  optional("identity", o.identity_file);
-  optional("host", o.host);
-  optional("suite", o.suite);
-  optional("junit", o.junit_path);
-  optional("html", o.html_path);
-  optional("json", o.json_path);
-  optional("ocp-diag", o.ocp_diag_path);
+  take("target", o.target);
+  take("identity", o.identity_file);
+  take("host", o.host);
+  take("suite", o.suite);
+  take("junit", o.junit_path);
+  take("html", o.html_path);
+  take("json", o.json_path);
+  take("ocp-diag", o.ocp_diag_path);
   // The files, then the acceptance archive (docs/archive.md), as a run's.
   const auto store = recording_store(vm, o.console);
   o.store = store.get();

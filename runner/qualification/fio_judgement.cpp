@@ -15,6 +15,7 @@
 
 #include "devices/device_identity.hpp"
 #include "devices/sysfs.hpp"
+#include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/run_console.hpp"
@@ -97,8 +98,9 @@ JudgedDevice device_of_identity_file(const std::string& path) {
     return it != o.end() && it->is_string() ? it->get<std::string>() : "";
   };
   if (!j.is_object() || !j.contains("identity") || !j["identity"].is_array())
-    throw FileError(path + ": not the output of `storqual identify --target PATH --json` (no "
-                           "\"identity\" rows)");
+    throw FileError(path +
+                    ": not the output of `storqual identify --target PATH --json` (no "
+                    "\"identity\" rows)");
   for (const auto& row : j["identity"]) {
     if (!row.is_object() || text(row, "field").empty())
       throw FileError(path + ": an \"identity\" row without a \"field\"");
@@ -229,14 +231,15 @@ QualificationOutcome judge_fio_json(const FioJudgeOptions& o) {
     device.summary = device.report.name;
   }
   run.device = device.report;
-  run.spec = {l.sheet.name, l.sheet.vendor,         l.sheet.source,  l.sheet.path.string(),
-              l.sheet.sha256, l.suite.name, l.suite_path.string(), l.suite.sha256};
+  run.spec = {l.sheet.name,   l.sheet.vendor, l.sheet.source,        l.sheet.path.string(),
+              l.sheet.sha256, l.suite.name,   l.suite_path.string(), l.suite.sha256};
   if (!device.match.empty() && !l.sheet.matches(device.match))
-    run.deviations.push_back({"match", "spec sheet '" + l.sheet.name +
-                                           "': its <match> does not fit the device's identity",
-                              {}});
-  reporting::JudgeHeader header{*run.measured_by, device.summary, l.sheet.name, l.suite.name,
-                                l.suite.workloads.size(), fio.notes};
+    run.deviations.push_back(
+        {"match",
+         "spec sheet '" + l.sheet.name + "': its <match> does not fit the device's identity",
+         {}});
+  reporting::JudgeHeader header{*run.measured_by, device.summary,           l.sheet.name,
+                                l.suite.name,     l.suite.workloads.size(), fio.notes};
   std::fputs(reporting::format_judge_header(header).c_str(), o.console);
   const std::vector<FioJsonJob> jobs = jobs_of_host(fio, o);
   const std::vector<FioJobMatch> matches = match_fio_jobs(l.suite, jobs);

@@ -30,7 +30,7 @@ struct FioJudgeOptions {
   std::optional<std::string> junit_path, html_path, json_path, ocp_diag_path;
   bool junit_rich = false;
   std::string sysfs_root = "/sys";
-  std::vector<std::string> suite_dirs;    // where standard suites are looked for (empty: default)
+  std::vector<std::string> suite_dirs;  // where standard suites are looked for (empty: default)
   reporting::ResultsStore* store = nullptr;  // null: the files
   std::FILE* console = stdout;
 };

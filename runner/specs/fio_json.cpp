@@ -3,6 +3,7 @@
 #include "runner/specs/fio_json.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -114,8 +115,8 @@ bool writes(const std::string& rw) {
 
 // A job's parameters from its effective options, with fio's defaults (rw=read, bs=4k, psync,
 // buffered); a value that is not fio's spelling of one is an error naming the job and option.
-reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o,
-                                    const Reader& in, const std::string& where) {
+reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o, const Reader& in,
+                                    const std::string& where) {
   reporting::WorkloadParams p;
   p.rw = "read";
   p.ioengine = "psync";
@@ -145,7 +146,8 @@ reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o,
   }
   if (auto v = option(o, "iodepth"); !v.empty()) p.iodepth = whole("iodepth", v);
   if (auto v = option(o, "numjobs"); !v.empty()) p.numjobs = whole("numjobs", v);
-  if (auto v = option(o, "rwmixread"); !v.empty()) p.rwmixread = std::min(100u, whole("rwmixread", v));
+  if (auto v = option(o, "rwmixread"); !v.empty())
+    p.rwmixread = std::min(100u, whole("rwmixread", v));
   else if (auto w = option(o, "rwmixwrite"); !w.empty())
     p.rwmixread = 100 - std::min(100u, whole("rwmixwrite", w));
   if (auto v = option(o, "size"); !v.empty()) p.size = size("size", v);
@@ -169,8 +171,8 @@ reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o,
 // One latency kind (slat_ns, clat_ns, lat_ns) with its percentiles: fio's list, and with json+
 // bins every claimable one computed from them.
 LatencySummary latency_of(const Json& dir, const Reader& in, const std::string& where,
-                          const char* key, std::vector<std::pair<std::uint64_t, std::uint64_t>>*
-                                               bins_out) {
+                          const char* key,
+                          std::vector<std::pair<std::uint64_t, std::uint64_t>>* bins_out) {
   LatencySummary s;
   const Json* o = in.member(dir, where, key);
   if (!o) return s;
@@ -200,8 +202,9 @@ LatencySummary latency_of(const Json& dir, const Reader& in, const std::string& 
       b.emplace_back(std::stoull(value), in.count(*bins, at + ".bins", value.c_str()));
     }
     for (const auto& [pct, ns] : fio_bin_percentiles(b, s.samples, kClaimablePercentiles)) {
-      const bool listed = std::any_of(s.percentiles.begin(), s.percentiles.end(),
-                                      [&](const auto& e) { return std::fabs(e.first - pct) < 1e-9; });
+      const bool listed =
+          std::any_of(s.percentiles.begin(), s.percentiles.end(),
+                      [&](const auto& e) { return std::fabs(e.first - pct) < 1e-9; });
       if (!listed) s.percentiles.emplace_back(pct, ns);
     }
     if (bins_out) *bins_out = std::move(b);
@@ -273,8 +276,9 @@ Entry entry_of(const Json& j, const std::map<std::string, std::string>& global, 
   if (writes(rw) || e.write.d.ios) r.write = e.write.d;
   r.cpu.usr_pct = in.number(j, where, "usr_cpu");
   r.cpu.sys_pct = in.number(j, where, "sys_cpu");
-  r.elapsed_s = std::max({e.read.runtime_ms, e.write.runtime_ms,
-                          in.number(j, where, "job_runtime")}) / 1000.0;
+  r.elapsed_s =
+      std::max({e.read.runtime_ms, e.write.runtime_ms, in.number(j, where, "job_runtime")}) /
+      1000.0;
   return e;
 }
 
@@ -351,9 +355,9 @@ std::vector<std::pair<double, std::uint64_t>> fio_bin_percentiles(
     if (j == percentiles.size()) break;
     sum += n;
     // stat.c: while (sum >= ((long double) plist[j].u.f / 100.0 * nr))
-    while (j < percentiles.size() && static_cast<long double>(sum) >=
-                                         static_cast<long double>(percentiles[j]) / 100.0L *
-                                             static_cast<long double>(samples)) {
+    while (j < percentiles.size() &&
+           static_cast<long double>(sum) >= static_cast<long double>(percentiles[j]) / 100.0L *
+                                                static_cast<long double>(samples)) {
       out.emplace_back(percentiles[j], value);
       ++j;
     }

@@ -6,8 +6,8 @@
 // jobname and group without group_reporting) are summed into one result; client/server output
 // (`client_stats`) carries each entry's `hostname`, and fio's sum over the hosts ("All clients") is
 // read but never judged (a result is one device's). Percentiles: fio's own list from `percentile`;
-// with json+ `bins`, every claimable percentile (kClaimablePercentiles) computed as fio computes its
-// list (stat.c calc_clat_percentiles: the first bin value at which the cumulative count reaches
+// with json+ `bins`, every claimable percentile (kClaimablePercentiles) computed as fio computes
+// its list (stat.c calc_clat_percentiles: the first bin value at which the cumulative count reaches
 // p/100 of the samples). Bad input throws FileError "FILE: what" (exit 2).
 #pragma once
 
@@ -26,9 +26,9 @@
 namespace storqual::runner {
 
 struct FioJsonJob {
-  std::string name;      // jobname
+  std::string name;  // jobname
   int groupid = 0;
-  std::string hostname;  // client/server output: the server this entry came from; "" otherwise
+  std::string hostname;      // client/server output: the server this entry came from; "" otherwise
   bool all_clients = false;  // client/server: fio's sum over every host ("All clients")
   unsigned entries = 1;      // fio entries summed into this one (numjobs copies reported apart)
   // The effective options: `global options`, then the job's own over them.
@@ -38,9 +38,9 @@ struct FioJsonJob {
 };
 
 struct FioJsonOutput {
-  std::string version;                // "fio-3.33"
-  std::vector<std::string> notes;     // text before the JSON that was skipped, percentiles, ...
-  std::vector<FioJsonJob> jobs;       // in fio's order; numjobs copies already summed
+  std::string version;             // "fio-3.33"
+  std::vector<std::string> notes;  // text before the JSON that was skipped, percentiles, ...
+  std::vector<FioJsonJob> jobs;    // in fio's order; numjobs copies already summed
   [[nodiscard]] std::vector<std::string> hosts() const;  // client/server: the hostnames, in order
 };
 

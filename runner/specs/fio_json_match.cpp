@@ -9,12 +9,14 @@
 namespace storqual::runner {
 namespace {
 
-bool is_mix(const std::string& rw) { return rw == "rw" || rw == "randrw"; }
+bool is_mix(const std::string& rw) {
+  return rw == "rw" || rw == "randrw";
+}
 
 // The options that say which workload a job is: rw, bs, iodepth, numjobs, rwmixread for a mix.
 bool same_pattern(const reporting::WorkloadParams& job, const reporting::WorkloadParams& w) {
-  return job.rw == w.rw && job.bs == w.bs && job.iodepth == w.iodepth &&
-         job.numjobs == w.numjobs && (!is_mix(w.rw) || job.rwmixread == w.rwmixread);
+  return job.rw == w.rw && job.bs == w.bs && job.iodepth == w.iodepth && job.numjobs == w.numjobs &&
+         (!is_mix(w.rw) || job.rwmixread == w.rwmixread);
 }
 
 std::string seconds(double s) {
