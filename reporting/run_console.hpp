@@ -92,11 +92,9 @@ struct JudgeHeader {
   std::size_t workloads = 0;       // in the suite
   std::vector<std::string> notes;  // of the parser: text skipped before the JSON, jobs summed
 };
-// "storqual judge: measured by fio-3.33: FILE (SHA-256 HEX)
-", the device, sheet and suite lines
-    // and a "  note: ..." line each.
-    [[nodiscard]] std::string
-    format_judge_header(const JudgeHeader& header);
+// "storqual judge: measured by fio-3.33: FILE (SHA-256 HEX)\n", the device, sheet and suite lines
+// and a "  note: ..." line each.
+[[nodiscard]] std::string format_judge_header(const JudgeHeader& header);
 // One line per fio job: "  job 'JOB' -> workload 'ID' (by name)" or "  job 'JOB': measured only:
 // WHY", and "    differs: bs 8k (suite: 4k), ..." when it ran the workload otherwise.
 struct JobMatchLine {
