@@ -276,9 +276,10 @@ Entry entry_of(const Json& j, const std::map<std::string, std::string>& global, 
   if (writes(rw) || e.write.d.ios) r.write = e.write.d;
   r.cpu.usr_pct = in.number(j, where, "usr_cpu");
   r.cpu.sys_pct = in.number(j, where, "sys_cpu");
-  r.elapsed_s =
-      std::max({e.read.runtime_ms, e.write.runtime_ms, in.number(j, where, "job_runtime")}) /
-      1000.0;
+  // The directions' runtime (ms); job_runtime is summed over a group's jobs, so only a fallback.
+  const double job_ms = in.number(j, where, "job_runtime");
+  r.elapsed_s = std::max(e.read.runtime_ms, e.write.runtime_ms) / 1000.0;
+  if (r.elapsed_s == 0) r.elapsed_s = job_ms / 1000.0;
   return e;
 }
 
