@@ -220,8 +220,21 @@ TEST_F(FioJudge, MixAtThreeBlockSizesWithGroupReportingMatchedByItsOptions) {
   </claims>
 </spec-sheet>
 )");
-  const auto j = judge("mix", at("mix.json"), sheet, {"--strict"});
+  const std::string archive = at("mix-archive.sqlite").string();
+  const auto j = judge("mix", at("mix.json"), sheet,
+                       {"--strict", "--archive", archive, "--tag", "pipeline=fio"});
   EXPECT_EQ(j.exit_code, 0) << j.out << j.err;
+  // Recorded in the acceptance archive as a run is (docs/archive.md).
+  EXPECT_NE(j.out.find("archive: recorded as record 1 in " + archive), std::string::npos) << j.out;
+  const auto verify = run_command({STORQUAL_BINARY, "archive", "verify", "--archive", archive});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  const auto history = run_command(
+      {STORQUAL_BINARY, "history", "--tag", "pipeline=fio", "--json", "--archive", archive});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const Json h = Json::parse(history.out);
+  ASSERT_EQ(h["runs"].size(), 1u) << history.out;
+  EXPECT_EQ(h["runs"][0]["suite"], "mix");
+  EXPECT_EQ(h["runs"][0]["verdict"], "pass");
   for (const char* line : {"job 'mix-a' -> workload 'randrw70-4k' (by rw, bs, iodepth, numjobs)",
                            "job 'mix-b' -> workload 'randrw70-8k' (by rw, bs, iodepth, numjobs)",
                            "job 'mix-c' -> workload 'randrw70-16k' (by rw, bs, iodepth, numjobs)"})
