@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,20 @@ reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o,
   return p;
 }
 
+// A percentile as fio's JSON and the result JSON key it ("99.990000").
+std::string pct_key(double p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%f", p);
+  return buf;
+}
+
+// Whether `s` has percentile p already (the same key).
+bool listed(const LatencySummary& s, double p) {
+  const std::string key = pct_key(p);
+  return std::any_of(s.percentiles.begin(), s.percentiles.end(),
+                     [&](const auto& e) { return pct_key(e.first) == key; });
+}
+
 // One latency kind (slat_ns, clat_ns, lat_ns) with its percentiles: fio's list, and with json+
 // bins every claimable one computed from them.
 LatencySummary latency_of(const Json& dir, const Reader& in, const std::string& where,
@@ -189,6 +204,9 @@ LatencySummary latency_of(const Json& dir, const Reader& in, const std::string& 
       const double pct = std::strtod(p.c_str(), &end);
       if (end == p.c_str() || *end != '\0' || !(pct > 0 && pct <= 100))
         in.fail(at + ".percentile", "'" + p + "' is not a percentile");
+      // fio writes each of its list once, as "%f"; the result JSON keys them so too.
+      if (listed(s, pct))
+        in.fail(at + ".percentile", "'" + p + "' lists the percentile " + pct_key(pct) + " again");
       s.percentiles.emplace_back(pct, in.count(*list, at + ".percentile", p.c_str()));
     }
   }
@@ -201,12 +219,8 @@ LatencySummary latency_of(const Json& dir, const Reader& in, const std::string& 
         in.fail(at + ".bins", "'" + value + "' is not a latency in ns");
       b.emplace_back(std::stoull(value), in.count(*bins, at + ".bins", value.c_str()));
     }
-    for (const auto& [pct, ns] : fio_bin_percentiles(b, s.samples, kClaimablePercentiles)) {
-      const bool listed =
-          std::any_of(s.percentiles.begin(), s.percentiles.end(),
-                      [&](const auto& e) { return std::fabs(e.first - pct) < 1e-9; });
-      if (!listed) s.percentiles.emplace_back(pct, ns);
-    }
+    for (const auto& computed : fio_bin_percentiles(b, s.samples, kClaimablePercentiles))
+      if (!listed(s, computed.first)) s.percentiles.push_back(computed);
     if (bins_out) *bins_out = std::move(b);
   }
   std::sort(s.percentiles.begin(), s.percentiles.end());

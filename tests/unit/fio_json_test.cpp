@@ -181,6 +181,15 @@ TEST(FioJson, BadInputNamesTheFileAndWhatIsWrong) {
       refusal(R"({"fio version":"fio-3.33","jobs":[{"jobname":"a","job options":{"bs":"lots"}}]})");
   EXPECT_NE(bad_bs.find("job 'a'"), std::string::npos) << bad_bs;
   EXPECT_NE(bad_bs.find("bs='lots'"), std::string::npos) << bad_bs;
+  // One percentile twice ("5.000000" and "05.000000"): found by fuzz_fio_json, whose input stays
+  // in the corpus (crash-c5adccb0...).
+  const std::string twice =
+      refusal(R"({"fio version":"fio-3.33","jobs":[{"jobname":"a","read":{"clat_ns":{"N":1,)"
+              R"("percentile":{"5.000000":1,"05.000000":2}}}}]})");
+  EXPECT_NE(twice.find("jobs[0].read.clat_ns.percentile: '5.000000' lists the percentile "
+                       "5.000000 again"),
+            std::string::npos)
+      << twice;
   EXPECT_NE(refusal("{\"fio version\":" + std::string(200, '['))
                 .find("out.json: JSON nested deeper than 64"),
             std::string::npos);
