@@ -136,9 +136,11 @@ class FioJudge : public ::testing::Test {
 TEST_F(FioJudge, QuickSuiteJudgedAsStorqualsOwnRunJudgesIt) {
   const fs::path sheet = write("quick-sheet.xml", quick_sheet(kQuickClaims));
   const fs::path json = at("quick.json");
+  const std::string target_before = sha256_of(target_);
   const auto j = judge("judged", json, sheet,
                        {"--target", target_.string(), "--ocp-diag", at("judged.jsonl").string()});
   EXPECT_EQ(j.exit_code, 1) << j.out << j.err;
+  EXPECT_EQ(sha256_of(target_), target_before) << "judge --target wrote to the target";
   EXPECT_NE(j.out.find("storqual judge: measured by fio-3.33: " + json.string()), std::string::npos)
       << j.out;
   EXPECT_NE(j.out.find("job 'randread-4k-qd16' -> workload 'randread-4k-qd16' (by name)"),
