@@ -14,6 +14,7 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/tail_samples.hpp"
+#include "runner/specs/fio_suite.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -126,23 +127,23 @@ reporting::WorkloadParams params_of(const std::map<std::string, std::string>& o,
   const std::string rw = option(o, "rw", "readwrite");
   if (!rw.empty()) p.rw = rw.substr(0, rw.find(':'));
   if (p.rw == "readwrite") p.rw = "rw";
+  // Sizes as fio read them (kb_base included); the message names the file, the job and option.
+  const unsigned kb_base = option(o, "kb_base") == "1000" ? 1000 : 1024;
   auto size = [&](const char* name, const std::string& v) -> std::uint64_t {
-    try {
-      return parse_size(v);
-    } catch (const UnitError& e) {
-      in.fail(where, std::string("option ") + name + "='" + v + "': " + e.what());
-    }
+    return fio_size(name, v, kb_base, in.file + ": " + where);
   };
   auto whole = [&](const char* name, const std::string& v) -> unsigned {
     const std::uint64_t n = size(name, v);
-    if (n == 0 || n > 1u << 20) in.fail(where, std::string("option ") + name + "='" + v + "'");
+    if (n == 0 || n > 1u << 20)
+      in.fail(where, std::string("option '") + name + "=" + v + "': expected 1 to 1048576");
     return static_cast<unsigned>(n);
   };
   if (std::string bs = option(o, "bs", "blocksize"); !bs.empty()) {
     // bs=R,W: the size of the direction the job does (a mix takes the read size).
     const auto comma = bs.find(',');
     if (comma != std::string::npos)
-      bs = reads(p.rw) ? bs.substr(0, comma) : bs.substr(comma + 1, bs.find(',', comma + 1));
+      bs = reads(p.rw) ? bs.substr(0, comma)
+                       : bs.substr(comma + 1, bs.find(',', comma + 1) - comma - 1);
     p.bs = size("bs", bs);
   }
   if (auto v = option(o, "iodepth"); !v.empty()) p.iodepth = whole("iodepth", v);
