@@ -395,6 +395,14 @@ struct Environment {
   double wall_time_s = 0;  // from start to end on a monotonic clock; 0: not recorded (older files)
 };
 
+// Who measured the results when storqual did not: `storqual judge --fio-json` judges the JSON fio
+// wrote (docs/fio-files.md, "Judging fio's JSON"). Every report says so; absent for a run.
+struct MeasuredBy {
+  std::string tool;    // "fio-3.33", as the file's "fio version" says
+  std::string file;    // the JSON file as given
+  std::string sha256;  // of its bytes, lower-case hex
+};
+
 struct RunResult {
   Environment environment;
   DeviceReport device;
@@ -407,6 +415,7 @@ struct RunResult {
   bool measure_only = false;
   bool strict = false;  // --strict: a deviation made the exit code non-zero
   int exit_code = 0;
+  std::optional<MeasuredBy> measured_by;  // set by `storqual judge`: another tool measured
 };
 
 }  // namespace storqual::reporting

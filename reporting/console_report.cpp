@@ -152,6 +152,9 @@ std::string format_verdict_table(const RunResult& run) {
   if (c.inconclusive) out += ", " + std::to_string(c.inconclusive) + " inconclusive";
   out += ")\n";
   if (run.measure_only) out += "measured only: no spec sheet judged this run, nothing passed\n";
+  if (run.measured_by)
+    out += "measured by " + clean(run.measured_by->tool) + ": " + clean(run.measured_by->file) +
+           " (SHA-256 " + run.measured_by->sha256 + ")\n";
   for (const auto& d : run.deviations)
     out += "deviation: " + clean(d.text) +
            (d.workloads.empty() ? "" : " [" + clean(join_text(d.workloads, ", ")) + "]") + "\n";

@@ -842,6 +842,10 @@ void banner_section(std::string& o, const RunResult& run, const VerdictCounts& c
   if (counts.inconclusive)
     o += " &middot; " + std::to_string(counts.inconclusive) + " inconclusive";
   if (run.measure_only) o += " &middot; measured only: no spec sheet judged this run";
+  if (run.measured_by)
+    o += "</div><div class=\"small\" id=\"" + prefix + "measured-by\">measured by " +
+         esc(run.measured_by->tool) + ": " + esc(run.measured_by->file) + " (SHA-256 " +
+         esc(run.measured_by->sha256) + ")";
   o += "</div></div>\n";
   if (!run.deviations.empty()) {
     o += "<div class=\"deviations\" id=\"" + prefix + "deviations\"><b>" +

@@ -423,6 +423,11 @@ void add_suite_properties(pugi::xml_node suite, const RunResult& run, const RunN
   add_property(props, "suite.sha256", run.spec.suite_sha256);
   add_property(props, "storqual.outcome", count_verdicts(run).headline());
   add_property(props, "storqual.measure_only", run.measure_only ? "true" : "false");
+  if (run.measured_by) {  // `storqual judge`: another tool measured (docs/fio-files.md)
+    add_property(props, "storqual.measured_by", run.measured_by->tool);
+    add_property(props, "storqual.measured_by.file", run.measured_by->file);
+    add_property(props, "storqual.measured_by.sha256", run.measured_by->sha256);
+  }
   add_property(props, "storqual.deviations", std::to_string(run.deviations.size()));
   for (std::size_t i = 0; i < run.deviations.size(); ++i) {
     const Deviation& d = run.deviations[i];

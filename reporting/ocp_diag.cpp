@@ -104,6 +104,10 @@ Json test_run_start(const RunResult& run) {
   parameters["target"] = run.device.path;
   parameters["measureOnly"] = run.measure_only;
   parameters["strict"] = run.strict;
+  if (run.measured_by)  // `storqual judge`: another tool measured (docs/fio-files.md)
+    parameters["measuredBy"] = {{"tool", run.measured_by->tool},
+                                {"file", run.measured_by->file},
+                                {"sha256", run.measured_by->sha256}};
   Json start;
   start["name"] = "storqual";
   start["version"] = run.environment.storqual_version;

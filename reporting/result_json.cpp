@@ -64,6 +64,12 @@ void visit_fields(Either<SpecReport> auto& s, auto&& visit) {
   visit("suite_sha256", s.suite_sha256);
 }
 
+void visit_fields(Either<MeasuredBy> auto& m, auto&& visit) {
+  visit({"tool", kRequired}, m.tool);
+  visit("file", m.file);
+  visit("sha256", m.sha256);
+}
+
 void visit_fields(Either<Deviation> auto& d, auto&& visit) {
   visit({"kind", kRequired}, d.kind);
   visit("text", d.text);
@@ -421,6 +427,7 @@ Json to_json(const RunResult& r) {
   put(j, "environment", r.environment);
   put(j, "device", r.device);
   put(j, "spec", r.spec);
+  put(j, "measured_by", r.measured_by);  // only when another tool measured
   put(j, "workloads", r.workloads);
   put(j, "verdicts", r.verdicts);
   put(j, "deviations", r.deviations);
@@ -445,6 +452,7 @@ RunResult run_result_from_json_value(const Json& json) {
     top.get("storqual_version", r.environment.storqual_version);
   top.get("device", r.device);
   top.get("spec", r.spec);
+  top.get("measured_by", r.measured_by);
   top.get({"workloads", kRequired}, r.workloads);
   top.get({"verdicts", kRequired}, r.verdicts);
   top.get("deviations", r.deviations);  // absent in files before deviations were recorded

@@ -83,6 +83,35 @@ std::string format_reports_line(const ReportSet& reports) {
                      reports.html.c_str());
 }
 
+std::string format_judge_header(const JudgeHeader& h) {
+  std::string out =
+      printf_text("storqual judge: measured by %s: %s (SHA-256 %s)\n", h.measured_by.tool.c_str(),
+                  h.measured_by.file.c_str(), h.measured_by.sha256.c_str());
+  out += printf_text("  device: %s\n", h.device.c_str());
+  out += printf_text("  spec sheet: %s\n", h.sheet.c_str());
+  out += printf_text("  suite: %s, %zu workloads\n", h.suite.c_str(), h.workloads);
+  for (const auto& n : h.notes) out += printf_text("  note: %s\n", n.c_str());
+  return out;
+}
+
+std::string format_job_matches(const std::vector<JobMatchLine>& lines) {
+  std::string out;
+  for (const auto& l : lines) {
+    if (l.workload.empty())
+      out += printf_text("  job '%s': %s\n", l.job.c_str(), l.how.c_str());
+    else
+      out += printf_text("  job '%s' -> workload '%s' (%s)\n", l.job.c_str(), l.workload.c_str(),
+                         l.how.c_str());
+    if (!l.differences.empty())
+      out += printf_text("    differs: %s\n", join_text(l.differences, ", ").c_str());
+  }
+  return out;
+}
+
+std::string format_workload_unmatched(const std::string& id) {
+  return printf_text("  workload '%s': no fio job ran it: skipped\n", id.c_str());
+}
+
 std::string format_baseline_line(const std::string& text) {
   return printf_text("  baseline: %s\n", text.c_str());
 }

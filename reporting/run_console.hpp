@@ -83,4 +83,26 @@ struct RunHeader {
 [[nodiscard]] std::string format_fleet_result(const std::string& verdict, int exit_code,
                                               std::size_t targets, std::size_t lot_outliers);
 
+// `storqual judge` (runner/qualification/fio_judgement.hpp): what it judges and how fio's jobs
+// matched the suite's workloads.
+struct JudgeHeader {
+  MeasuredBy measured_by;
+  std::string device;  // "loop3 (ACME X1)", or what says there is no identity
+  std::string sheet, suite;
+  std::size_t workloads = 0;       // in the suite
+  std::vector<std::string> notes;  // of the parser: text skipped before the JSON, jobs summed
+};
+// "storqual judge: measured by fio-3.33: FILE (SHA-256 HEX)\n", the device, sheet and suite lines
+// and a "  note: ..." line each.
+[[nodiscard]] std::string format_judge_header(const JudgeHeader& header);
+// One line per fio job: "  job 'JOB' -> workload 'ID' (by name)" or "  job 'JOB': measured only:
+// WHY", and "    differs: bs 8k (suite: 4k), ..." when it ran the workload otherwise.
+struct JobMatchLine {
+  std::string job, workload, how;
+  std::vector<std::string> differences;
+};
+[[nodiscard]] std::string format_job_matches(const std::vector<JobMatchLine>& lines);
+// "  workload 'ID': no fio job ran it: skipped\n"
+[[nodiscard]] std::string format_workload_unmatched(const std::string& id);
+
 }  // namespace storqual::reporting

@@ -32,6 +32,7 @@ constexpr Command kCommands[] = {
     {"identify", "show who a device is (or list every block device)", cmd_identify},
     {"check", "validate spec sheets and suites", cmd_check},
     {"suites", "list the standard suites; import and export fio job files", cmd_suites},
+    {"judge", "judge fio's JSON output against a spec sheet, reported as a run", cmd_judge},
     {"report", "re-render or merge result files", cmd_report},
     {"history", "every archived run of a unit, a model or a tag", cmd_history},
     {"archive", "verify the archive's chain, or import result files into it", cmd_archive},

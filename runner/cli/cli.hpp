@@ -20,6 +20,7 @@ int cmd_suites(const Args& args);
 int cmd_suites_import(const Args& args);  // `suites import` (cmd_suites_fio.cpp)
 int cmd_suites_export(const Args& args);  // `suites export`
 int cmd_report(const Args& args);
+int cmd_judge(const Args& args);  // `judge --fio-json` (cmd_judge.cpp)
 int cmd_history(const Args& args);
 int cmd_archive(const Args& args);
 int cmd_audit(const Args& args);

@@ -484,6 +484,11 @@ std::vector<std::vector<JobState>> concurrent_sets(std::vector<JobState> jobs) {
 
 }  // namespace
 
+std::uint64_t fio_size(const std::string& name, const std::string& value, unsigned kb_base,
+                       const std::string& where) {
+  return fio_bytes(FioOption{name, value, true, where, false}, value, kb_base);
+}
+
 FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   FioImport out;
   out.suite.name = valid_id(name);

@@ -33,6 +33,12 @@ struct FioImport {
 [[nodiscard]] FioImport import_fio_file(const std::filesystem::path& path);
 [[nodiscard]] FioImport import_fio_command(std::string_view command);
 
+// A size as fio reads it (parse.c): k, m, g, t, p (and kb, mb, ...) are kb_base multiples, KiB,
+// MiB, ... the other base (with fio's default kb_base=1024, 4KiB is 4000 bytes). Throws FileError
+// "WHERE: option 'NAME=VALUE': why".
+[[nodiscard]] std::uint64_t fio_size(const std::string& name, const std::string& value,
+                                     unsigned kb_base, const std::string& where);
+
 // Whether `path` names a fio job file (the extension .fio or .job, as fio's examples spell them).
 [[nodiscard]] bool is_fio_job_file(const std::filesystem::path& path);
 

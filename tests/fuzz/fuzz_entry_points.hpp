@@ -35,6 +35,7 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/methods/method.hpp"
 #include "runner/specs/cross_check.hpp"
+#include "runner/specs/fio_json.hpp"
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
@@ -130,6 +131,35 @@ inline Outcome feed_fio_job(std::string_view bytes) {
     (void)runner::import_fio_jobs(runner::parse_fio_job_text(job, "export.fio", env), "fuzz");
   } catch (const runner::FileError& e) {
     broken("an exported job file does not import", std::string(e.what()) + "\n" + job);
+  }
+  return Outcome::Accepted;
+}
+
+// fio's JSON output (runner/specs/fio_json.hpp). Properties of accepted input: every job's result
+// is written to the result JSON and reads back to as many workloads with the same percentiles, and
+// every percentile computed from bins is one of the claimable ones.
+inline Outcome feed_fio_json(std::string_view bytes) {
+  runner::FioJsonOutput out;
+  try {
+    out = runner::parse_fio_json(bytes, "fuzz.json");
+  } catch (const runner::FileError&) {
+    return Outcome::Refused;
+  }
+  if (out.jobs.empty()) broken("accepted fio JSON without jobs");
+  reporting::RunResult run;
+  for (const auto& j : out.jobs) run.workloads.push_back(j.result);
+  const std::string json = reporting::to_json_text(run);
+  try {
+    const reporting::RunResult back = reporting::run_result_from_json(json);
+    if (back.workloads.size() != run.workloads.size())
+      broken("fio's jobs read back to another number of workloads", json);
+    for (std::size_t i = 0; i < back.workloads.size(); ++i)
+      if (back.workloads[i].read.has_value() != run.workloads[i].read.has_value() ||
+          (run.workloads[i].read && back.workloads[i].read->clat.percentiles.size() !=
+                                        run.workloads[i].read->clat.percentiles.size()))
+        broken("a fio job's result does not read back the same", json);
+  } catch (const reporting::ResultJsonError& e) {
+    broken("the result JSON of fio's jobs does not read back", e.what());
   }
   return Outcome::Accepted;
 }

@@ -197,6 +197,12 @@ TEST(FuzzRegression, FioJobFileImport) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, FioJsonReader) {
+  const Tally t = feed_all("fio_json", fuzz::feed_fio_json, 6);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, ResultJsonReaderAndReports) {
   const Tally t = feed_all("result_json", fuzz::feed_result_json, 4);
   EXPECT_GT(t.accepted, 0);
