@@ -4,7 +4,8 @@
 # one real quick run) imported into an SQLite file and into a PostgreSQL database this script
 # starts itself (initdb and pg_ctl in a temporary folder, as nobody when root, a Unix socket only);
 # prints the import rate, the latency of `history --serial` and `history --tag` (median of 11
-# calls, the whole process) and the time of `archive verify`, per engine.
+# calls, the whole process), the time of `storqual audit --tag` (its HTML and CSV; median of 3)
+# and the time of `archive verify`, per engine.
 #
 # usage: bench/archive.sh [--storqual PATH] [--runs N] [--chunk N] [--engines "sqlite postgresql"]
 set -euo pipefail
@@ -57,7 +58,13 @@ median_of() {  # median seconds of 11 runs of a command
   printf '%s\n' "${t[@]}" | sort -g | sed -n 6p
 }
 
-printf '%-11s %10s %12s %14s %14s %12s\n' engine records "import/s" "history --serial" "history --tag" verify
+median3_of() {  # median seconds of 3 runs of a command
+  local t=()
+  for _ in 1 2 3; do local s; s=$(now); "$@" >/dev/null; t+=("$(echo "$(now) - $s" | bc)"); done
+  printf '%s\n' "${t[@]}" | sort -g | sed -n 2p
+}
+
+printf '%-11s %10s %12s %14s %14s %12s %12s\n' engine records "import/s" "history --serial" "history --tag" "audit --tag" verify
 for engine in $engines; do
   case "$engine" in
     sqlite) archive="$work/bench.sqlite" ;;
@@ -80,10 +87,11 @@ for engine in $engines; do
   serial=BENCH$(printf '%06d' $((runs / 8)))
   hs=$(median_of "$storqual" history --serial "$serial" --archive "$archive")
   ht=$(median_of "$storqual" history --tag po=7 --json --archive "$archive")
+  at=$(median3_of "$storqual" audit --tag po=7 --archive "$archive" --html "$work/audit.html" --csv "$work/audit.csv")
   s=$(now)
   "$storqual" archive verify --archive "$archive" >"$work/verify.out" || { cat "$work/verify.out"; exit 1; }
   verify_s=$(echo "$(now) - $s" | bc)
-  printf '%-11s %10s %12.0f %13.3fs %13.3fs %11.1fs\n' "$engine" "$runs" \
-    "$(echo "$runs / $import_s" | bc -l)" "$hs" "$ht" "$verify_s"
+  printf '%-11s %10s %12.0f %13.3fs %13.3fs %11.3fs %11.1fs\n' "$engine" "$runs" \
+    "$(echo "$runs / $import_s" | bc -l)" "$hs" "$ht" "$at" "$verify_s"
 done
 echo "load $(cut -d" " -f1-3 /proc/loadavg)"

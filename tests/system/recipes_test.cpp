@@ -10,11 +10,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual {
@@ -99,6 +101,13 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
       // Three scratch files on one shared disk, run at once: their spread is the disk's
       // noise, not a weak unit (docs/fleet.md, "Lot acceptance").
       "storqual_report_args=\"--lot-tolerance 95%\"\n";
+  // Every host records into one lab PostgreSQL with the order's tags (docs/archive.md): a server
+  // of the test's own on a Unix socket. Without PostgreSQL the rest of the recipe is still tested.
+  std::string no_server;
+  const auto server = testing::PostgresServer::start(no_server);
+  const std::string lab_archive = server ? server->create_database("lab") : "";
+  if (server)
+    inventory += "storqual_archive=" + lab_archive + "\nstorqual_tags=\"po=4711 lot=L23\"\n";
   write_text(dir / "inventory.ini", inventory);
   fs::create_directories(dir / "ansible-tmp");
   const std::string env = "ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=" + (dir / "ansible-tmp").string() +
@@ -128,6 +137,21 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
   EXPECT_NE(first.out.find(" 0 error, 0 measured only; "), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("(lot tolerance 95.0%)"), std::string::npos) << first.out;
   EXPECT_EQ(count(read_file(dir / "fleet" / "fleet-junit.xml"), "<testsuite "), 3u);
+  if (server) {
+    // The three runs are in the lab's archive, with both tags, and its chain verifies.
+    const auto history = run_command({STORQUAL_BINARY, "history", "--archive", lab_archive, "--tag",
+                                      "po=4711", "--tag", "lot=L23", "--json"});
+    ASSERT_EQ(history.exit_code, 0) << history.out << history.err;
+    const Json runs = Json::parse(history.out)["runs"];
+    EXPECT_EQ(runs.size(), 3u) << history.out;
+    for (const auto& r : runs) EXPECT_EQ(r["suite"], "quick") << r.dump();
+    const auto verify =
+        run_command({STORQUAL_BINARY, "archive", "verify", "--archive", lab_archive});
+    EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+    EXPECT_NE(verify.out.find("3 records"), std::string::npos) << verify.out;
+  } else {
+    std::cerr << "lab archive not tested: " << no_server << "\n";
+  }
 
   // node-b's target is gone; a stray file in the results must not be merged either.
   fs::remove_all(dir / "node-b" / "target");
