@@ -82,11 +82,13 @@ TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
   EXPECT_EQ(version.out.rfind("storqual ", 0), 0u) << version.out;
   EXPECT_NE(version.out.find("(git "), std::string::npos) << version.out;
 
-  // From an unrelated directory, with only the installed files.
+  // From an unrelated directory, with only the installed files. A quarter of the runtimes: the
+  // demo sheet's p99 claim needs 1000 I/Os, which a 0.2 s workload on a slow disk (3125 IOPS on
+  // a CI machine's virtio disk at --runtime-scale 0.05) does not give: it was inconclusive, exit 3.
   fs::create_directories(dir / "target");
   const auto run =
       run_shell("cd /tmp && /usr/bin/storqual run --target " + (dir / "target").string() +
-                " --spec /usr/share/storqual/specs/demo.xml --runtime-scale 0.05 "
+                " --spec /usr/share/storqual/specs/demo.xml --runtime-scale 0.25 "
                 "--size 16m --out " +
                 (dir / "out").string() + " 2>&1");
   EXPECT_LT(run.exit_code, 2) << run.out;
