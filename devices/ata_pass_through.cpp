@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "devices/ata_smart.hpp"
+#include "devices/sg_sense.hpp"
 
 namespace storqual::devices {
 namespace {
@@ -62,32 +62,6 @@ AtaRegisters registers_from_sense(const std::uint8_t* sense, std::size_t len) {
     r.lba_high = sense[11];
   }
   return r;
-}
-
-struct SenseKey {
-  std::uint8_t key = 0, asc = 0, ascq = 0;
-};
-
-SenseKey sense_key(const std::uint8_t* sense, std::size_t len) {
-  SenseKey k;
-  if (len < 3) return k;
-  const std::uint8_t code = sense[0] & 0x7F;
-  if (code == 0x72 || code == 0x73) {
-    k.key = sense[1] & 0xF;
-    k.asc = len > 2 ? sense[2] : 0;
-    k.ascq = len > 3 ? sense[3] : 0;
-  } else if (code == 0x70 || code == 0x71) {
-    k.key = sense[2] & 0xF;
-    k.asc = len > 12 ? sense[12] : 0;
-    k.ascq = len > 13 ? sense[13] : 0;
-  }
-  return k;
-}
-
-std::string hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%02x", v);
-  return buf;
 }
 
 }  // namespace
@@ -144,8 +118,8 @@ AtaRegisters issue(int fd, const std::string& devnode, const AtaCommand& c, AtaP
     throw AtaError(what + " failed: " + std::strerror(e));
   }
   if (io.host_status || (io.driver_status & 0x07))  // 08h, DRIVER_SENSE, only says sense came
-    throw AtaError(what + " failed: host status " + hex(io.host_status) + ", driver status " +
-                   hex(io.driver_status));
+    throw AtaError(what + " failed: host status " + sg_hex(io.host_status) + ", driver status " +
+                   sg_hex(io.driver_status));
   const std::size_t sense_len = io.sb_len_wr;
   const AtaRegisters regs = registers_from_sense(sense, sense_len);
   if (io.status == 0) return regs;
@@ -155,12 +129,12 @@ AtaRegisters issue(int fd, const std::string& devnode, const AtaCommand& c, AtaP
   if (k.key == 0x1 && k.asc == 0x00 && k.ascq == 0x1D) return regs;
   if (k.key == 0x5)  // ILLEGAL REQUEST: the translator does not know ATA PASS-THROUGH
     throw AtaPassThroughRefused(what + ": ATA pass-through refused (ILLEGAL REQUEST, ASC " +
-                                hex(k.asc) + "/" + hex(k.ascq) + ")");
+                                sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")");
   if (regs.present && (regs.status & 0x01))  // ERR: the drive aborted the command
-    throw AtaError(what + " aborted by the drive (ATA status " + hex(regs.status) + ", error " +
-                   hex(regs.error) + ")");
-  throw AtaError(what + " failed: SCSI status " + hex(io.status) + ", sense key " + hex(k.key) +
-                 ", ASC " + hex(k.asc) + "/" + hex(k.ascq));
+    throw AtaError(what + " aborted by the drive (ATA status " + sg_hex(regs.status) + ", error " +
+                   sg_hex(regs.error) + ")");
+  throw AtaError(what + " failed: SCSI status " + sg_hex(io.status) + ", sense key " +
+                 sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq));
 }
 
 AtaCommand smart(std::uint8_t feature, const char* what, std::uint8_t lba_low = 0) {
@@ -189,7 +163,7 @@ AtaPage SgIoAtaAdmin::smart_read_thresholds() {
 
 AtaPage SgIoAtaAdmin::smart_read_log(std::uint8_t log_address) {
   AtaPage p;
-  const std::string what = "SMART READ LOG " + hex(log_address);
+  const std::string what = "SMART READ LOG " + sg_hex(log_address);
   issue(fd_, devnode_, smart(kSmartReadLog, what.c_str(), log_address), &p);
   return p;
 }

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "devices/scsi_log.hpp"
+#include "devices/sg_sense.hpp"
 
 namespace storqual::devices {
 namespace {
@@ -19,29 +19,6 @@ namespace {
 constexpr std::uint8_t kLogSense10 = 0x4D;
 constexpr std::uint16_t kAllocation = 0xFFFC;
 constexpr unsigned kTimeoutMs = 15000;
-
-std::string hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%02x", v);
-  return buf;
-}
-
-// Sense key, ASC and ASCQ of fixed (70h/71h) or descriptor (72h/73h) sense data.
-void sense_fields(const std::uint8_t* s, std::size_t len, unsigned& key, unsigned& asc,
-                  unsigned& ascq) {
-  key = asc = ascq = 0;
-  if (len < 3) return;
-  const unsigned code = s[0] & 0x7F;
-  if (code >= 0x72) {
-    key = s[1] & 0xF;
-    asc = s[2];
-    ascq = len > 3 ? s[3] : 0;
-  } else {
-    key = s[2] & 0xF;
-    asc = len > 12 ? s[12] : 0;
-    ascq = len > 13 ? s[13] : 0;
-  }
-}
 
 }  // namespace
 
@@ -77,7 +54,7 @@ std::vector<std::uint8_t> SgIoScsiLog::log_sense(std::uint8_t page) {
   io.dxfer_direction = SG_DXFER_FROM_DEV;
   io.dxferp = data.data();
   io.dxfer_len = static_cast<unsigned>(data.size());
-  const std::string what = devnode_ + ": LOG SENSE page " + hex(page);
+  const std::string what = devnode_ + ": LOG SENSE page " + sg_hex(page);
   if (::ioctl(fd_, SG_IO, &io) != 0) {
     const int e = errno;
     if (e == ENOTTY || e == EINVAL)
@@ -86,15 +63,14 @@ std::vector<std::uint8_t> SgIoScsiLog::log_sense(std::uint8_t page) {
     throw ScsiError(what + " failed: " + std::strerror(e));
   }
   if (io.host_status || (io.driver_status & 0x07))
-    throw ScsiError(what + " failed: host status " + hex(io.host_status) + ", driver status " +
-                    hex(io.driver_status));
+    throw ScsiError(what + " failed: host status " + sg_hex(io.host_status) + ", driver status " +
+                    sg_hex(io.driver_status));
   if (io.status != 0) {
-    unsigned key, asc, ascq;
-    sense_fields(sense, io.sb_len_wr, key, asc, ascq);
+    const SenseKey k = sense_key(sense, io.sb_len_wr);
     const std::string detail =
-        "sense key " + hex(key) + ", ASC " + hex(asc) + "/" + hex(ascq) + ")";
-    if (key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
-    throw ScsiError(what + " failed (SCSI status " + hex(io.status) + ", " + detail);
+        "sense key " + sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")";
+    if (k.key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
+    throw ScsiError(what + " failed (SCSI status " + sg_hex(io.status) + ", " + detail);
   }
   const std::size_t got = data.size() - static_cast<std::size_t>(std::max(io.resid, 0));
   data.resize(got);
