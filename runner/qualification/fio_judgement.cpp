@@ -253,16 +253,9 @@ QualificationOutcome judge_fio_json(const FioJudgeOptions& o) {
   run.environment.end_utc = utc_now();
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const reporting::ReportSet reports = reporting::default_reports(
-      o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich, o.ocp_diag_path);
-  out.json_path = reports.json;
-  out.junit_path = reports.junit;
-  out.html_path = reports.html;
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  (o.store ? *o.store : reporting::default_results_store()).save(run, reports);
-  std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
-  std::fputs(reporting::format_reports_line(reports).c_str(), o.console);
+  save_run_reports(reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path,
+                                              o.junit_rich, o.ocp_diag_path),
+                   o.out_dir, o.store, o.console, out);
   out.exit_code = run.exit_code;
   return out;
 }

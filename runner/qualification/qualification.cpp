@@ -664,22 +664,6 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   run.environment.end_utc = utc_now();
 }
 
-// Step 6: the result with its JSON, JUnit and HTML reports, saved through the run's results
-// store (the files by default, reporting/results_store.hpp), and the console table.
-void write_reports(const QualificationOptions& o, QualificationOutcome& out) {
-  const reporting::RunResult& run = out.result;
-  const reporting::ReportSet reports = reporting::default_reports(
-      o.out_dir, o.json_path, o.junit_path, o.html_path, o.junit_rich, o.ocp_diag_path);
-  out.json_path = reports.json;
-  out.junit_path = reports.junit;
-  out.html_path = reports.html;
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  (o.store ? *o.store : reporting::default_results_store()).save(run, reports);
-  std::fputs(reporting::format_verdict_table(run).c_str(), o.console);
-  std::fputs(reporting::format_reports_line(reports).c_str(), o.console);
-}
-
 // What the command line and the sheet changed, for planned_deviations.
 RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chosen,
                           const IdentifiedTarget& target) {
@@ -703,6 +687,22 @@ void print_deviations(std::FILE* con, const std::vector<reporting::Deviation>& d
 
 }  // namespace
 
+// Step 6: the result with its JSON, JUnit and HTML reports, saved through the results store (the
+// files by default, reporting/results_store.hpp), and the console table.
+void save_run_reports(const reporting::ReportSet& reports, const std::string& out_dir,
+                      reporting::ResultsStore* store, std::FILE* console,
+                      QualificationOutcome& out) {
+  const reporting::RunResult& run = out.result;
+  out.json_path = reports.json;
+  out.junit_path = reports.junit;
+  out.html_path = reports.html;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  (store ? *store : reporting::default_results_store()).save(run, reports);
+  std::fputs(reporting::format_verdict_table(run).c_str(), console);
+  std::fputs(reporting::format_reports_line(reports).c_str(), console);
+}
+
 // The path of a run (docs/architecture.md): target and identity, spec sheet and suite, plan and
 // admission, measure, judge, report.
 QualificationOutcome run_qualification(const QualificationOptions& o) {
@@ -725,7 +725,9 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   judge_run(chosen, o, device_capacity(target.identity), std::move(health), run);
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  write_reports(o, out);
+  save_run_reports(reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path,
+                                              o.junit_rich, o.ocp_diag_path),
+                   o.out_dir, o.store, o.console, out);
   out.exit_code = run.exit_code;
   return out;
 }

@@ -82,4 +82,11 @@ struct QualificationOutcome {
 // workloads are reported as skipped with that reason. An interruption exits 128+signal.
 [[nodiscard]] QualificationOutcome run_qualification(const QualificationOptions& options);
 
+// The last step of a run, and of `storqual judge`: `out.result` saved through `store` (null: the
+// files) at `reports` (their folder `out_dir` made), their paths set in `out`, then the console's
+// verdict table and reports line.
+void save_run_reports(const reporting::ReportSet& reports, const std::string& out_dir,
+                      reporting::ResultsStore* store, std::FILE* console,
+                      QualificationOutcome& out);
+
 }  // namespace storqual::runner
