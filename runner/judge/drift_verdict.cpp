@@ -23,10 +23,9 @@ std::string signed_pct(double pct) {
   return buf;
 }
 
-std::string interval_text(const std::optional<Interval>& i, const std::string& unit) {
-  if (!i) return "none";
-  return "[" + reporting::format_verdict_value(i->first, unit) + ", " +
-         reporting::format_verdict_value(i->second, unit) + "]";
+std::string interval_text(const Interval& i, const std::string& unit) {
+  return "[" + reporting::format_verdict_value(i.first, unit) + ", " +
+         reporting::format_verdict_value(i.second, unit) + "]";
 }
 
 std::string health_value(const std::vector<reporting::FieldRow>& rows, const std::string& field) {
@@ -62,15 +61,8 @@ std::pair<double, std::optional<Interval>> now_of(const reporting::WorkloadResul
   return {value, interval};
 }
 
-void judge(ClaimVerdict& v, const std::optional<Interval>& now,
-           const std::optional<Interval>& then) {
-  if (!now || !then) {
-    v.status = VerdictStatus::Skipped;
-    v.message += std::string(": not judged (no early-stop interval on ") +
-                 (!then ? "the acceptance run" : "this run") + "; --early-stop)";
-    return;
-  }
-  const bool separate = now->second < then->first || then->second < now->first;
+void judge(ClaimVerdict& v, const Interval& now, const Interval& then) {
+  const bool separate = now.second < then.first || then.second < now.first;
   const bool slower = separate && *v.measured < *v.claimed;
   v.status = slower ? VerdictStatus::Fail : VerdictStatus::Pass;
   v.message += "; intervals " + interval_text(then, v.unit) + " then and " +
@@ -96,7 +88,11 @@ std::vector<ClaimVerdict> drift_verdicts(const reporting::AcceptanceRecord& acce
     const reporting::AcceptanceRecord::Figure* then = nullptr;
     for (const auto& f : accepted.figures)
       if (f.workload == w.id && f.name == name) then = &f;
-    if (!then) continue;
+    // Only a comparison both intervals decide is a verdict: a workload in error carries its own
+    // verdicts, and without an interval the printed drift says "not judged" (docs/archive.md).
+    if (!then || !then->interval || !w.errors.empty() || w.interrupted) continue;
+    const auto [value, interval] = now_of(w, name);
+    if (!interval) continue;
     ClaimVerdict v;
     v.kind = reporting::VerdictKind::Baseline;
     v.workloads = {w.id};
@@ -105,19 +101,12 @@ std::vector<ClaimVerdict> drift_verdicts(const reporting::AcceptanceRecord& acce
     v.time_s = w.elapsed_s;
     v.claimed = then->value;
     v.message = "drift " + against;
-    if (!w.errors.empty() || w.interrupted) {
-      v.status = VerdictStatus::Skipped;
-      v.message += ": not judged (" + w.id + " did not run cleanly)" + changes;
-      out.push_back(std::move(v));
-      continue;
-    }
-    const auto [value, interval] = now_of(w, name);
     v.measured = value;
     v.diff_pct = then->value > 0 ? (value - then->value) / then->value * 100 : 0;
     v.message += ": " + reporting::format_verdict_value(then->value, v.unit) + " -> " +
                  reporting::format_verdict_value(value, v.unit) + " (" + signed_pct(*v.diff_pct) +
                  ")";
-    judge(v, interval, then->interval);
+    judge(v, *interval, *then->interval);
     v.message += changes;
     out.push_back(std::move(v));
   }

@@ -5,9 +5,10 @@
 //
 // Rule: with an early-stop confidence interval on both runs (--early-stop), the figure fails when
 // the intervals separate and it is lower now ("drift: slower"); it passes when they overlap, or
-// separate with the figure higher now. Without an interval on either run it is skipped ("not
-// judged"): a bare percentage never fails a unit. A workload that did not run cleanly is skipped
-// (its own verdicts carry the error). Each message names the acceptance record and adds the
+// separate with the figure higher now. A workload without an interval on either run, or one that
+// did not run cleanly (its own verdicts carry the error), gets no verdict: a bare percentage never
+// fails a unit, nor adds a skipped testcase to every re-test; the drift printed after the archive
+// record lists it as "not judged". Each message names the acceptance record and adds the
 // firmware change and the wear (percentage_used then and now) when there are.
 #pragma once
 
