@@ -20,6 +20,12 @@ constexpr FailureCount kFailureCounts[] = {
     {kAtaOfflineUncorrectable, "offline uncorrectable sectors (198)"},
 };
 
+// The counts of sectors the drive cannot read at all now.
+constexpr FailureCount kUnreadableCounts[] = {
+    {kAtaPending, "pending sectors (197)"},
+    {kAtaOfflineUncorrectable, "offline uncorrectable sectors (198)"},
+};
+
 std::string id3(std::uint8_t id) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "%03u", id);
@@ -97,7 +103,7 @@ std::vector<std::string> ata_health_changes(const AtaSmart& before, const AtaSma
     out.push_back(std::string("SMART status ") + to_string(before.status) + " -> " +
                   to_string(after.status));
   for (const auto& c : kFailureCounts) {
-    auto a = before.raw(c.id), b = after.raw(c.id);
+    auto a = before.sector_count(c.id), b = after.sector_count(c.id);
     if (a && b && *b > *a) out.push_back(count_change(c.what, *a, *b));
   }
   for (const auto& attr : after.attributes) {
@@ -148,9 +154,17 @@ std::vector<std::string> ata_health_failures(const AtaSmart& before,
     }
     for (const auto& a : r.attributes)
       if (a.failing_now() && once(a.id)) out.push_back(failing_attribute(a) + when);
-    if (i == 0) continue;
+    if (i == 0) {
+      // Sectors the drive cannot read now fail at arrival too; reallocated ones are the drive's
+      // own repair (a sheet's limit judges those, docs/identity-and-safety.md).
+      for (const auto& c : kUnreadableCounts)
+        if (auto n = r.sector_count(c.id); n && *n > 0 && once(c.id))
+          out.push_back(std::to_string(*n) + " " + c.what + ": sectors the drive cannot read" +
+                        when);
+      continue;
+    }
     for (const auto& c : kFailureCounts) {
-      auto a = before.raw(c.id), b = r.raw(c.id);
+      auto a = before.sector_count(c.id), b = r.sector_count(c.id);
       bool seen = false;
       for (auto g : grown) seen = seen || g == c.id;
       if (a && b && *b > *a && !seen) {
@@ -170,11 +184,16 @@ std::vector<std::string> ata_health_failures(const AtaSmart& before,
 
 std::string ata_health_summary(const AtaSmart& after) {
   std::string counts;
-  for (const auto& c : kFailureCounts)
-    if (auto v = after.raw(c.id))
-      counts += std::string(counts.empty() ? "" : ", ") + c.what + " " + std::to_string(*v);
+  for (const auto& c : kFailureCounts) {
+    const auto raw = after.raw(c.id);
+    if (!raw) continue;
+    const auto v = after.sector_count(c.id);
+    counts += std::string(counts.empty() ? "" : ", ") + c.what + " " +
+              (v ? std::to_string(*v) : "not a count (raw " + after.find(c.id)->raw_text + ")");
+  }
   return std::string("SMART status ") + to_string(after.status) +
-         ", no attribute at or below its threshold, no grown failure count, no failed self-test" +
+         ", no attribute at or below its threshold, no unreadable sector, no grown failure count, "
+         "no failed self-test" +
          (counts.empty() ? std::string() : " (" + counts + ")");
 }
 

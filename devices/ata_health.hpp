@@ -31,10 +31,12 @@ inline constexpr std::uint8_t kAtaReallocated = 5, kAtaReportedUncorrect = 187, 
                                                           const AtaSmart& after);
 
 // What fails qualification: in any reading (`before` included, labelled "before the run") a SMART
-// status of failing or an attribute at or below its threshold; against `before`, a grown
+// status of failing or an attribute at or below its threshold; in `before`, pending (197) or
+// offline-uncorrectable (198) sectors, which the drive cannot read; against `before`, a grown
 // reallocated, reported-uncorrectable, pending or offline-uncorrectable count, or more failed
-// self-tests in the log (one the drive ran by itself or another tool started). One line per
-// finding, at the first reading that showed it.
+// self-tests in the log (one the drive ran by itself or another tool started). Counts are
+// AtaSmart::sector_count: a raw that cannot be a count is never judged. One line per finding, at
+// the first reading that showed it.
 [[nodiscard]] std::vector<std::string> ata_health_failures(
     const AtaSmart& before, const std::vector<const AtaSmart*>& during,
     const std::vector<std::string>& during_labels);

@@ -213,6 +213,12 @@ AtaIdentity parse_ata_identify(const AtaPage& p) {
   id.smart_enabled = w85 != 0xFFFF && (w85 & 0x1);
   id.self_test_supported = valid_word(w84) && (w84 & 0x2);
   id.error_log_supported = valid_word(w84) && (w84 & 0x1);
+  const std::uint16_t w83 = word(p, 83);
+  if (valid_word(w83) && (w83 & 0x400)) {
+    for (int w = 103; w >= 100; --w) id.sectors = (id.sectors << 16) | word(p, w);
+  } else {
+    id.sectors = (std::uint64_t{word(p, 61)} << 16) | word(p, 60);
+  }
   return id;
 }
 
@@ -323,6 +329,13 @@ std::optional<std::uint64_t> AtaSmart::raw(std::uint8_t id) const {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> AtaSmart::sector_count(std::uint8_t id) const {
+  const auto v = raw(id);
+  if (!v || *v == 0xFFFFFFFFull || *v == 0xFFFFFFFFFFFFull) return std::nullopt;
+  if (capacity_sectors > 0 && *v > capacity_sectors) return std::nullopt;
+  return v;
+}
+
 std::optional<std::uint64_t> AtaSmart::power_on_hours() const {
   return raw(9);
 }
@@ -347,6 +360,11 @@ AtaSmart read_ata_smart(AtaAdmin& admin) {
   const AtaPage data = admin.smart_read_data();
   const AtaPage thresholds = admin.smart_read_thresholds();
   AtaSmart s = parse_ata_smart(data, thresholds, admin.smart_return_status());
+  try {
+    s.capacity_sectors = parse_ata_identify(admin.identify_device()).sectors;
+  } catch (const AtaError&) {
+    // Without IDENTIFY only all-ones raw counts are known not to be counts.
+  }
   try {
     s.self_tests = parse_ata_self_test_log(admin.smart_read_log(kAtaSelfTestLog));
   } catch (const AtaError& e) {

@@ -29,7 +29,7 @@ std::optional<reporting::ClaimVerdict> health_verdict(
   v.measured = static_cast<double>(failures.size());
   if (!failures.empty()) {
     v.status = reporting::VerdictStatus::Fail;
-    v.message = "device health degraded during the run: ";
+    v.message.clear();  // the findings, each saying when it was seen
     for (std::size_t i = 0; i < failures.size(); ++i) v.message += (i ? "; " : "") + failures[i];
     if (after && before->ata && after->ata)
       if (auto note = devices::ata_interface_note(*before->ata, *after->ata); !note.empty())

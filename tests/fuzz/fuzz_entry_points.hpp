@@ -302,7 +302,7 @@ inline Outcome feed_archive_options(std::string_view bytes) {
 // accepted input: at most 30 attributes, none with id 0, a failing attribute has a nonzero
 // threshold at or above its value, a raw48 value below 2^48, at most 21 self-test entries, every
 // attribute has its report row, and the health functions run on the reading against itself with
-// no finding but a failing status or attribute.
+// no finding but a failing status or attribute, or pending or offline-uncorrectable sectors.
 inline Outcome feed_ata_pages(std::string_view bytes) {
   auto page = [&](std::size_t i) {
     const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data()) + i * 512;
@@ -351,8 +351,12 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
   std::set<std::uint8_t> failing_ids;
   for (const auto& a : s.attributes)
     if (a.failing_now()) failing_ids.insert(a.id);
+  for (const std::uint8_t id : {devices::kAtaPending, devices::kAtaOfflineUncorrectable})
+    if (const auto n = s.sector_count(id); n && *n > 0) failing_ids.insert(id);
   if (findings.size() != failing_ids.size())
-    broken("a reading against itself found more than its failing attributes");
+    broken(
+        "a reading against itself found more than its failing attributes and unreadable "
+        "sectors");
   (void)devices::ata_health_summary(s);
   return Outcome::Accepted;
 }

@@ -5,25 +5,26 @@
 // (tests/data/ata/make_pages.py) failing the health verdict with its reasons named; the SG_IO
 // seam refusing what is not a SCSI device.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "devices/ata_health.hpp"
 #include "devices/ata_smart.hpp"
 #include "devices/health.hpp"
 #include "runner/judge/health_verdict.hpp"
+#include "tests/support/skdump.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual;
 using namespace storqual::devices;
+using storqual::testing::have_skdump;
+using storqual::testing::run_skdump;
+using storqual::testing::skdump_attributes;
+using storqual::testing::skdump_blob;
+using storqual::testing::SkdumpRow;
 
 namespace {
 
@@ -43,98 +44,6 @@ AtaSmart qemu_reading() {
 nlohmann::json smartctl_json() {
   std::ifstream in(kData / "qemu-ahci" / "smartctl.json");
   return nlohmann::json::parse(in);
-}
-
-// libatasmart's blob (atasmart.c sk_disk_get_blob): the tag's four letters, the size big-endian,
-// then the bytes.
-std::string skdump_blob(const AtaPage& identify, const AtaPage& data, const AtaPage& thresholds,
-                        bool status_good) {
-  std::string blob;
-  auto u32 = [&](std::uint32_t v) {
-    for (int s = 24; s >= 0; s -= 8) blob.push_back(static_cast<char>((v >> s) & 0xFF));
-  };
-  auto tag = [&](char a, char b, char c, char d, const std::uint8_t* bytes, std::uint32_t size) {
-    u32((std::uint32_t(std::uint8_t(a)) << 24) | (std::uint32_t(std::uint8_t(b)) << 16) |
-        (std::uint32_t(std::uint8_t(c)) << 8) | std::uint8_t(d));
-    u32(size);
-    blob.append(reinterpret_cast<const char*>(bytes), size);
-  };
-  tag('I', 'D', 'F', 'Y', identify.data(), 512);
-  const std::array<std::uint8_t, 4> status{0, 0, 0, std::uint8_t(status_good ? 1 : 0)};
-  tag('S', 'M', 'S', 'T', status.data(), 4);
-  tag('S', 'M', 'D', 'T', data.data(), 512);
-  tag('S', 'M', 'T', 'H', thresholds.data(), 512);
-  return blob;
-}
-
-std::string run_skdump(const std::string& blob) {
-  char path[] = "/tmp/storqual-skdump-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return {};
-  EXPECT_EQ(::write(fd, blob.data(), blob.size()), static_cast<ssize_t>(blob.size()));
-  ::close(fd);
-  std::string out;
-  if (std::FILE* p = ::popen(("skdump --load=" + std::string(path) + " 2>&1").c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    ::pclose(p);
-  }
-  ::unlink(path);
-  return out;
-}
-
-bool have_skdump() {
-  return std::system("command -v skdump > /dev/null 2>&1") == 0;
-}
-
-// skdump's attribute table: id -> (value, worst, threshold, raw hex, prefail/old-age, good now).
-struct SkdumpRow {
-  unsigned value = 0, worst = 0;
-  std::string threshold, raw, type, good;
-};
-
-std::map<unsigned, SkdumpRow> skdump_attributes(const std::string& text) {
-  std::map<unsigned, SkdumpRow> rows;
-  std::string plain;  // skdump marks bad lines in bold (ESC [ 1 m ... ESC [ 0 m)
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b') {
-      while (i < text.size() && text[i] != 'm') ++i;
-      continue;
-    }
-    plain.push_back(text[i]);
-  }
-  std::istringstream in(plain);
-  bool table = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("ID#", 0) == 0) {
-      table = true;
-      continue;
-    }
-    if (!table || line.empty()) continue;
-    std::istringstream f(line);
-    unsigned id;
-    std::string name;
-    SkdumpRow r;
-    if (!(f >> id >> name >> r.value >> r.worst >> r.threshold)) continue;
-    // Then the pretty value (one or two words: "5 sectors", "10.2h"), the raw hex, type, ...
-    std::vector<std::string> rest;
-    for (std::string w; f >> w;) rest.push_back(w);
-    for (std::size_t i = 0; i < rest.size(); ++i)
-      if (rest[i].rfind("0x", 0) == 0 && rest[i].size() == 14 && i + 3 < rest.size()) {
-        r.raw = rest[i];
-        r.type = rest[i + 1];
-        r.good = rest[i + 3];
-      }
-    rows[id] = r;
-  }
-  return rows;
-}
-
-std::string raw_hex(const AtaAttribute& a) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%02x%02x%02x%02x%02x%02x", a.raw[0], a.raw[1], a.raw[2],
-                a.raw[3], a.raw[4], a.raw[5]);
-  return buf;
 }
 
 }  // namespace
@@ -225,10 +134,10 @@ TEST(AtaSmart, SkdumpDecodesEveryCapturedPageAsWeDo) {
                    std::to_string(a.id));
       ASSERT_TRUE(rows.count(a.id)) << out;
       const SkdumpRow& r = rows.at(a.id);
-      EXPECT_EQ(r.value, a.value);
-      EXPECT_EQ(r.worst, a.worst);
+      EXPECT_EQ(r.value, storqual::testing::skdump_byte(a.value));
+      EXPECT_EQ(r.worst, storqual::testing::skdump_byte(a.worst));
       EXPECT_EQ(r.threshold, std::to_string(a.threshold.value_or(0)));
-      EXPECT_EQ(r.raw, raw_hex(a));
+      EXPECT_EQ(r.raw, storqual::testing::skdump_raw_hex(a));
       EXPECT_EQ(r.type, a.prefailure() ? "prefail" : "old-age");
       if (a.valid_threshold()) {
         EXPECT_EQ(r.good, a.failing_now() ? "no" : "yes");
