@@ -68,6 +68,16 @@ std::unique_ptr<PostgresServer> PostgresServer::start(std::string& why_not) {
     why_not = "initdb failed: " + read_file(s->dir_ + "/initdb.log");
     return nullptr;
   }
+  // A watchdog outlives a test that crashes or is killed (no destructor runs then): once this
+  // process is gone it stops the server and removes its directory. Detached (its own session, no
+  // output), so that ctest does not wait for it.
+  const std::string stop_and_remove =
+      s->as_server_user(quoted(bin + "/pg_ctl") + " -D data -m immediate -w stop") +
+      " >/dev/null 2>&1; rm -rf " + quoted(std::string(s->dir_));
+  (void)run_shell("setsid /bin/sh -c " +
+                  quoted("while kill -0 " + std::to_string(getpid()) +
+                         " 2>/dev/null; do sleep 1; done; " + stop_and_remove) +
+                  " </dev/null >/dev/null 2>&1 &");
   if (!s->resume()) {
     why_not = "pg_ctl start failed: " + read_file(s->dir_ + "/server.log");
     return nullptr;

@@ -2,7 +2,8 @@
 // A PostgreSQL server of the test's own (Debian's postgresql package): initdb and pg_ctl in a
 // fresh directory under /tmp, run as the unprivileged user `nobody` when the test is root (as the
 // test's own user otherwise), listening on a Unix socket in that directory only
-// (listen_addresses=''), stopped and removed by the destructor (also when the test fails).
+// (listen_addresses=''), stopped and removed by the destructor (also when the test fails), and by a
+// detached watchdog when the test process dies without running it (a crash, SIGKILL).
 #pragma once
 
 #include <memory>
