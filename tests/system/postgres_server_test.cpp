@@ -2,8 +2,8 @@
 // The tests' own PostgreSQL server (tests/support/postgres_server.hpp) is gone after a test that
 // dies without its destructor: a child process starts one and kills itself with SIGKILL; the
 // watchdog must stop the server and remove its directory.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
