@@ -287,6 +287,34 @@ std::string audit_health_text(const RecordHealth& h) {
   return "not read";
 }
 
+bool serial_before(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  int zeros = 0;  // fewer leading zeros first, when nothing else differs
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      std::size_t zi = i, zj = j;  // leading zeros apart, the longer number is the larger
+      while (zi + 1 < ei && a[zi] == '0') ++zi;
+      while (zj + 1 < ej && b[zj] == '0') ++zj;
+      const auto na = a.substr(zi, ei - zi), nb = b.substr(zj, ej - zj);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      if (zeros == 0 && zi - i != zj - j) zeros = zi - i < zj - j ? -1 : 1;
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return zeros < 0;
+}
+
 AuditPage collect_audit(Archive& archive, const HistoryQuery& q, std::string selection,
                         std::string tool_version) {
   AuditPage page;
@@ -310,8 +338,9 @@ AuditPage collect_audit(Archive& archive, const HistoryQuery& q, std::string sel
     u.run = std::move(r);  // oldest first: the last one is the latest
   }
   std::sort(page.units.begin(), page.units.end(), [](const AuditUnit& a, const AuditUnit& b) {
-    return std::tie(a.run.model, a.run.serial, a.run.record) <
-           std::tie(b.run.model, b.run.serial, b.run.record);
+    if (a.run.model != b.run.model) return a.run.model < b.run.model;
+    if (a.run.serial != b.run.serial) return serial_before(a.run.serial, b.run.serial);
+    return a.run.record < b.run.record;
   });
   for (auto& u : page.units) {
     u.health = archive.record_health(u.run.record);

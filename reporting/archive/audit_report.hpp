@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reporting/archive/archive.hpp"
@@ -37,8 +38,13 @@ struct AuditPage {
   std::set<std::int64_t> selected;     // every record of the selection
 };
 
+// Serials in the order a person reads them: runs of digits compared as numbers, the rest as text
+// ("B-7" before "B-10", "B-010" after "B-9"; of two serials equal but for leading zeros, the one
+// with fewer first).
+[[nodiscard]] bool serial_before(std::string_view a, std::string_view b);
+
 // The selection `q` read from `archive` (each unit's latest run, its health and files, every run
-// of each model) and the chain walked from its first record.
+// of each model) and the chain walked from its first record; units by model, then serial_before.
 [[nodiscard]] AuditPage collect_audit(Archive& archive, const HistoryQuery& q,
                                       std::string selection, std::string tool_version);
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "reporting/archive/archive.hpp"
+#include "reporting/archive/audit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/test_devices.hpp"
 
@@ -437,6 +438,17 @@ TEST(AuditBrowser, ThePageFitsAThousandPixelsAndPrints) {
   std::printf("[layout] printed: %d pages\n", pages);
   EXPECT_GE(pages, 2);
   EXPECT_LE(pages, 6) << "20 units, their hashes and three charts";
+}
+
+TEST(Audit, SerialsInTheOrderAPersonReadsThem) {
+  using reporting::serial_before;
+  std::vector<std::string> serials = {"B-10",  "B-9",  "A-2", "B-010", "B-7",
+                                      "B-07x", "B-7a", "",    "B-100", "B"};
+  std::sort(serials.begin(), serials.end(),
+            [](const std::string& a, const std::string& b) { return serial_before(a, b); });
+  EXPECT_EQ(serials, (std::vector<std::string>{"", "A-2", "B", "B-7", "B-7a", "B-07x", "B-9",
+                                               "B-10", "B-010", "B-100"}));
+  for (const auto& s : serials) EXPECT_FALSE(serial_before(s, s)) << s;
 }
 
 }  // namespace
