@@ -12,7 +12,10 @@
 //  - claims whose workloads no job ran: skipped, exit 3; malformed JSON: exit 2 naming the file;
 //  - client/server output of two fio servers on Unix sockets (no network): one host chosen.
 // Everything is skipped with the reason when fio is not installed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -73,17 +76,39 @@ std::string sha256_of(const fs::path& file) {
 // fio run once for the whole suite: the quick suite's export on one file, and the mix.
 class FioJudge : public ::testing::Test {
  protected:
+  // fio runs once per build tree, not once per test process (ctest runs each TEST in its own):
+  // its JSON, its job files and the target live in build/tests/fio-judge-fio, made under a lock by
+  // the first process and made again when the quick suite's export changed; each process copies
+  // the JSON and the suite files into its own scratch folder, beside its outputs.
   static void SetUpTestSuite() {
     if (!have_fio()) return;
     dir_ = new ScratchDir("storqual-fio-judge");
-    const fs::path d = dir_->path();
-    target_ = d / "target.img";
-    // The export of a standard suite, with 1 s runtimes and no ramp, as a short CI run would.
+    const fs::path shared =
+        fs::path(STORQUAL_BINARY).parent_path().parent_path() / "tests" / "fio-judge-fio";
+    fs::create_directories(shared);
+    target_ = shared / "target.img";
+    const int lock = ::open((shared / "lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    ASSERT_GE(lock, 0);
+    ASSERT_EQ(::flock(lock, LOCK_EX), 0);
+    make_fio_outputs(shared);
+    ::close(lock);  // releases the lock
+    for (const char* f : {"quick.fio", "quick.json", "mix.xml", "mix.fio", "mix.json"})
+      if (fs::exists(shared / f))
+        fs::copy_file(shared / f, dir_->path() / f, fs::copy_options::overwrite_existing);
+  }
+  // The export of a standard suite, with 1 s runtimes and no ramp, as a short CI run would, and
+  // the 70/30 mix at three block sizes; fio's JSON of both. Kept when the export is unchanged.
+  static void make_fio_outputs(const fs::path& d) {
     auto ex = run_command(
         {STORQUAL_BINARY, "suites", "export", "quick", "--fio", "--target", target_.string()});
     ASSERT_EQ(ex.exit_code, 0) << ex.err;
     std::string job = std::regex_replace(ex.out, std::regex("\nruntime=[^\n]*"), "\nruntime=1s");
     job = std::regex_replace(job, std::regex("\nramp_time=[^\n]*"), "");
+    if (fs::exists(d / "quick.json") && fs::exists(d / "mix.json") && fs::exists(d / "quick.fio") &&
+        read_file(d / "quick.fio") == job)
+      return;
+    fs::remove(d / "quick.json");
+    fs::remove(d / "mix.json");
     std::ofstream(d / "quick.fio") << job;
     auto fio = run_command({"fio", "--output-format=json+",
                             "--output=" + (d / "quick.json").string(), (d / "quick.fio").string()});
