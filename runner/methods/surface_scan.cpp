@@ -342,14 +342,7 @@ reporting::WorkloadResult scan_result(const SurfaceScan& scan, const ScanCheckpo
     integrity.run_id = p.run_id;
     integrity.blocks_written = p.bytes_written / p.block_size;
     result.integrity = std::move(integrity);
-    reporting::add_figure(result.figures, "scan.write_bw", result.write->bw_bytes);
-    reporting::add_figure(result.figures, "scan.read_bw", result.read->bw_bytes);
-    double slowest = 0;
-    for (const auto& b : p.bins) {
-      const double rate = bin_rate(b.read_bytes, b.read_ns);
-      if (b.read_ns && (slowest == 0 || rate < slowest)) slowest = rate;
-    }
-    reporting::add_figure(result.figures, "scan.min_read_bw", slowest);
+    add_scan_figures(p, result.figures);
   }
   auto report = std::make_shared<SurfaceScanMethodReport>();
   report->scan = p;

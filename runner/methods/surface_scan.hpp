@@ -139,6 +139,9 @@ class SurfaceScanMethodReport final : public reporting::MethodReport {
     const reporting::WorkloadResult& w) noexcept;
 [[nodiscard]] std::shared_ptr<const reporting::MethodReport> read_surface_scan_report(
     const reporting::json::Node& workload, std::string_view kind, reporting::WorkloadResult& w);
+// Adds the scan's figures to `out` when both passes are over (scan.write_bw, scan.read_bw,
+// scan.min_read_bw); nothing for a scan that was interrupted.
+void add_scan_figures(const SurfaceScanReport& r, std::vector<reporting::Figure>& out);
 // The class table as console text: one line per class with count and share.
 [[nodiscard]] std::string scan_class_table(const SurfaceScanReport& r);
 // "read 1 GiB at 812 MB/s (slowest bin 640 MB/s), 8192 reads: 8190 < 5 ms, 2 < 20 ms; 0 slow

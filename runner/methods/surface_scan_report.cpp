@@ -19,13 +19,14 @@ void SurfaceScanMethodReport::write_json(nlohmann::ordered_json& result) const {
 }
 
 std::shared_ptr<const reporting::MethodReport> read_surface_scan_report(
-    const reporting::json::Node& workload, std::string_view kind, reporting::WorkloadResult&) {
+    const reporting::json::Node& workload, std::string_view kind, reporting::WorkloadResult& w) {
   if (kind != "surface-scan") return nullptr;
   auto report = std::make_shared<SurfaceScanMethodReport>();
   workload.get("surface_scan", report->scan);
   if (report->scan && report->scan->read_classes.size() != kScanClasses)
     throw reporting::ResultJsonError("surface_scan.read_classes: expected " +
                                      std::to_string(kScanClasses) + " classes");
+  if (report->scan && w.figures.empty()) add_scan_figures(*report->scan, w.figures);
   return report;
 }
 
@@ -131,6 +132,16 @@ void slow_tables_html(std::string& o, const SurfaceScanReport& r) {
 }
 
 }  // namespace
+
+void add_scan_figures(const SurfaceScanReport& r, std::vector<reporting::Figure>& out) {
+  if (r.block_size == 0 || r.bytes_read + r.read_errors * r.block_size < r.region_size) return;
+  auto rate = [](std::uint64_t bytes, double s) {
+    return static_cast<double>(bytes) / (s > 0 ? s : 1e-9);
+  };
+  reporting::add_figure(out, "scan.write_bw", rate(r.bytes_written, r.write_seconds));
+  reporting::add_figure(out, "scan.read_bw", rate(r.bytes_read, r.read_seconds));
+  reporting::add_figure(out, "scan.min_read_bw", slowest_bin(r));
+}
 
 std::string scan_class_table(const SurfaceScanReport& r) {
   const std::uint64_t total = reads_timed(r);

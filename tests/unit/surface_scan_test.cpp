@@ -18,6 +18,7 @@
 #include "engines/fault_engine.hpp"
 #include "model/errors.hpp"
 #include "reporting/fleet_report.hpp"
+#include "reporting/result_json.hpp"
 #include "runner/judge/figure_verdicts.hpp"
 #include "runner/methods/scan_checkpoint.hpp"
 #include "tests/support/test_devices.hpp"
@@ -323,6 +324,26 @@ TEST_F(ScanOnFile, StoppedTwiceAndResumedEqualsOneUninterruptedScan) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find(checkpoint_.path), std::string::npos);
   }
+}
+
+TEST_F(ScanOnFile, ItsReportReadsBackFromJsonWithItsFigures) {
+  reporting::RunResult run;
+  run.workloads.push_back(run_surface_scan(scan_, {}, {}));
+  ASSERT_EQ(run.workloads[0].figures.size(), 3u);
+  const std::string text = reporting::to_json_text(run);
+  const reporting::RunResult back = reporting::run_result_from_json(text);
+  ASSERT_EQ(back.workloads.size(), 1u);
+  const auto& w = back.workloads[0];
+  EXPECT_EQ(w.kind(), "surface-scan");
+  ASSERT_TRUE(surface_scan_report_of(w));
+  EXPECT_EQ(surface_scan_report_of(w)->bins.size(),
+            surface_scan_report_of(run.workloads[0])->bins.size());
+  ASSERT_EQ(w.figures.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(w.figures[i].name, run.workloads[0].figures[i].name);
+    EXPECT_DOUBLE_EQ(w.figures[i].value, run.workloads[0].figures[i].value);
+  }
+  EXPECT_EQ(reporting::to_json_text(back), text);
 }
 
 TEST_F(ScanOnFile, LostWritesAndFailedReadsAreCountedInTheirClasses) {
