@@ -508,8 +508,11 @@ std::shared_ptr<const Method> load_surface_scan(const XmlFile& file, pugi::xml_n
 }  // namespace
 
 MethodEntry surface_scan_method_entry() {
-  return {"surface-scan",           false, &load_surface_scan, nullptr, &read_surface_scan_report,
-          &surface_scan_figure_rows};
+  return {.element = "surface-scan",
+          .takes_precondition = false,
+          .load = &load_surface_scan,
+          .read_report = &read_surface_scan_report,
+          .figure_rows = &surface_scan_figure_rows};
 }
 
 std::span<const reporting::FigureInfo> surface_scan_figure_rows() noexcept {

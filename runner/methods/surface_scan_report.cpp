@@ -26,6 +26,8 @@ std::shared_ptr<const reporting::MethodReport> read_surface_scan_report(
   if (report->scan && report->scan->read_classes.size() != kScanClasses)
     throw reporting::ResultJsonError("surface_scan.read_classes: expected " +
                                      std::to_string(kScanClasses) + " classes");
+  if (report->scan && (report->scan->lba_size == 0 || report->scan->block_size == 0))
+    throw reporting::ResultJsonError("surface_scan: lba_size and block_size must not be 0");
   if (report->scan && w.figures.empty()) add_scan_figures(*report->scan, w.figures);
   return report;
 }
