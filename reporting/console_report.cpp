@@ -181,12 +181,17 @@ void LiveProgress::start_workload(std::size_t index, std::size_t count, const st
   window_t_ = 0;
   window_ios_ = window_bytes_ = 0;
   window_measuring_ = false;
+  done_text_.clear();
+  measuring_t_ = 0;
+  measuring_bytes_ = 0;
 }
 
 std::string LiveProgress::line(double elapsed_s, double iops, double bw) const {
   std::string text = "[" + std::to_string(index_) + "/" + std::to_string(count_) + "] " + id_ +
                      "  " + clock_text(elapsed_s);
-  if (expected_s_ > 0) {
+  if (!done_text_.empty()) {
+    text += " " + done_text_;
+  } else if (expected_s_ > 0) {
     text += " ETA " + clock_text(std::max(0.0, expected_s_ - elapsed_s));
   }
   text += "  " + format_iops(iops) + "  " + format_rate_mb(bw);
@@ -211,7 +216,7 @@ void LiveProgress::update(double elapsed_s, double iops, double bw) {
 }
 
 void LiveProgress::update_totals(double elapsed_s, std::uint64_t ios, std::uint64_t bytes,
-                                 bool measuring) {
+                                 bool measuring, std::uint64_t total_bytes) {
   if (!out_) return;
   if (measuring && !window_measuring_) {
     // The ramp is over: the first window starts now, from the totals counted so far.
@@ -219,6 +224,21 @@ void LiveProgress::update_totals(double elapsed_s, std::uint64_t ios, std::uint6
     window_t_ = elapsed_s;
     window_ios_ = ios;
     window_bytes_ = bytes;
+    measuring_t_ = elapsed_s;
+    measuring_bytes_ = bytes;
+  }
+  if (total_bytes > 0 && measuring) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%",
+                  100.0 * static_cast<double>(std::min(bytes, total_bytes)) /
+                      static_cast<double>(total_bytes));
+    done_text_ = pct;
+    const double moved = static_cast<double>(bytes - std::min(bytes, measuring_bytes_));
+    const double dt = elapsed_s - measuring_t_;
+    if (moved > 0 && dt > 0)
+      done_text_ +=
+          " ETA " + clock_text(static_cast<double>(total_bytes - std::min(bytes, total_bytes)) /
+                               (moved / dt));
   }
   if (!terminal_ && elapsed_s + 1e-9 < next_plain_s_) return;  // not a line yet: keep the window
   const double dt = elapsed_s - window_t_;
@@ -247,6 +267,7 @@ void LiveProgress::update_totals(double elapsed_s, std::uint64_t ios, std::uint6
 
 void LiveProgress::finish_workload(double elapsed_s, double iops, double bw) {
   if (!out_) return;
+  done_text_.clear();  // the done line says what it measured, not how far it had come
   // The figures of the done line are the workload's result: read+write, summed over its jobs.
   const std::string text = line(elapsed_s, iops, bw) + "  done (read+write, all jobs)";
   if (terminal_) {

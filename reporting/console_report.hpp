@@ -50,8 +50,12 @@ class LiveProgress {
   // From the workload's running totals (I/Os and bytes counted so far, summed over its jobs):
   // each line shows the rate since the line before it (on a terminal the previous call; in log
   // mode the previous printed line, so a line every 10 s is the mean of those 10 s, not of the
-  // last instant). Before `measuring` (the ramp) the line says "ramp" instead of a rate.
-  void update_totals(double elapsed_s, std::uint64_t ios, std::uint64_t bytes, bool measuring);
+  // last instant). Before `measuring` (the ramp) the line says "ramp" instead of a rate. With
+  // `total_bytes` (the bytes the workload moves in all; `bytes` may start above 0, what an earlier
+  // session did) the line shows the share done and an ETA from the mean rate since measuring began:
+  // "[1/1] scan  00:01:10 37.2% ETA 00:01:58  1.2k IOPS  152.3 MB/s".
+  void update_totals(double elapsed_s, std::uint64_t ios, std::uint64_t bytes, bool measuring,
+                     std::uint64_t total_bytes = 0);
   void finish_workload(double elapsed_s, double iops, double bw_bytes_per_s);
   [[nodiscard]] static bool is_terminal(std::FILE* stream);
   // The text of one progress line (without '\r' or '\n'), for tests and the printer.
@@ -70,6 +74,10 @@ class LiveProgress {
   double window_t_ = 0;
   std::uint64_t window_ios_ = 0, window_bytes_ = 0;
   bool window_measuring_ = false;
+  // update_totals with total_bytes: the share done and the ETA of the last line ("" when unknown).
+  std::string done_text_;
+  double measuring_t_ = 0;
+  std::uint64_t measuring_bytes_ = 0;
 };
 
 }  // namespace storqual::reporting

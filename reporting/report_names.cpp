@@ -2,6 +2,7 @@
 // The names and paths of a run's reports (see report_names.hpp).
 #include "reporting/report_names.hpp"
 
+#include <cctype>
 #include <filesystem>
 
 namespace storqual::reporting {
@@ -27,6 +28,14 @@ ReportSet default_reports(const std::string& dir, const std::optional<std::strin
   return {given_or_default(json, dir, kResultFileName),
           given_or_default(junit, dir, kJunitFileName), given_or_default(html, dir, kHtmlFileName),
           junit_rich, ocp};
+}
+
+std::string checkpoint_path(const std::string& json_report, const std::string& workload) {
+  std::string id = workload;
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  fs::path p(json_report);
+  return (p.parent_path() / (p.stem().string() + "." + id + ".checkpoint.json")).string();
 }
 
 std::string path_with_label(const std::string& path, const std::string& label) {

@@ -35,6 +35,12 @@ struct ReportSet {
                                         bool junit_rich = false,
                                         const std::optional<std::string>& ocp_diag = {});
 
+// Where workload `workload` of a run keeps its checkpoint (a surface scan's, docs/burn-in.md):
+// beside the run's JSON report, "out/storqual-result.json" + "scan" ->
+// "out/storqual-result.scan.checkpoint.json" (a fleet's labelled report gives a labelled name).
+[[nodiscard]] std::string checkpoint_path(const std::string& json_report,
+                                          const std::string& workload);
+
 // "out/storqual-result.json" + "loop3" -> "out/storqual-result-loop3.json".
 [[nodiscard]] std::string path_with_label(const std::string& path, const std::string& label);
 // Every path of `reports` with the label inserted (the reports of one device of a fleet).

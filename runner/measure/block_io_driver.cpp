@@ -58,6 +58,7 @@ BlockPassOutcome BlockIoDriver::run(Direction dir, const NextBlock& next,
   std::vector<unsigned> free_slots(depth_);
   std::iota(free_slots.rbegin(), free_slots.rend(), 0u);
   std::vector<std::uint64_t> tag_of_slot(depth_);
+  std::vector<std::uint64_t> queued_at(depth_);
   std::vector<IoRequest*> reaped(depth_);
   auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
   auto finish = [&](unsigned slot) {
@@ -67,6 +68,7 @@ BlockPassOutcome BlockIoDriver::run(Direction dir, const NextBlock& next,
       out.first_errno = r.res < 0 ? static_cast<int>(-r.res) : EIO;
       out.first_error_offset = r.offset;
     }
+    last_latency_ns_ = monotonic_now_ns() - queued_at[slot];
     done(r, tag_of_slot[slot]);
     free_slots.push_back(slot);
   };
@@ -93,6 +95,7 @@ BlockPassOutcome BlockIoDriver::run(Direction dir, const NextBlock& next,
       r.res = 0;
       tag_of_slot[slot] = pending->tag;
       if (dir == Direction::Write) prepare(r, pending->tag);
+      queued_at[slot] = monotonic_now_ns();
       const QueueStatus st = engine_->queue(r);
       if (st == QueueStatus::Busy) break;
       free_slots.pop_back();

@@ -15,8 +15,10 @@
 //   bytes or -errno; the buffer holds what was read) and the block's tag. Before each write,
 //   `prepare` fills the request's buffer. Completions arrive in any order. I/O errors are the
 //   requests' results, counted in the outcome (first errno and offset kept); they do not stop
-//   the pass. A failed submit or reap, or 2 minutes without a completion while I/Os are in
-//   flight, throws engines::EngineError whose message starts with `label`.
+//   the pass. Inside `done`, last_latency_ns() is that I/O's time from its queueing to its
+//   completion (the surface scan's read times). A failed submit or reap, or 2 minutes without a
+//   completion while I/Os are in flight, throws engines::EngineError whose message starts with
+//   `label`.
 // - Not thread safe: one thread drives one BlockIoDriver. The engine is closed by close() or the
 //   destructor.
 #pragma once
@@ -66,6 +68,8 @@ class BlockIoDriver {
 
   [[nodiscard]] engines::Engine& engine() noexcept { return *engine_; }
   [[nodiscard]] unsigned depth() const noexcept { return depth_; }
+  // The time of the I/O whose `done` is running: from just before its queue() to its reaping.
+  [[nodiscard]] std::uint64_t last_latency_ns() const noexcept { return last_latency_ns_; }
 
   BlockPassOutcome run(engines::Direction dir, const NextBlock& next, const PrepareWrite& prepare,
                        const Completion& done, const std::atomic<bool>* stop);
@@ -79,6 +83,7 @@ class BlockIoDriver {
   std::string label_;
   std::unique_ptr<unsigned char, decltype(&std::free)> buffers_{nullptr, &std::free};
   std::vector<engines::IoRequest> requests_;
+  std::uint64_t last_latency_ns_ = 0;
   bool open_ = false;
 };
 

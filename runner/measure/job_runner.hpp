@@ -44,6 +44,9 @@ struct LiveCounters {
   std::atomic<std::uint64_t> ios{0};
   std::atomic<std::uint64_t> bytes{0};
   std::atomic<bool> measuring{false};  // past the ramp
+  // The bytes the workload moves in all, when it knows (a surface scan: both passes; `bytes` then
+  // starts at what an earlier session did): the progress line shows done % and an ETA. 0: unknown.
+  std::atomic<std::uint64_t> total_bytes{0};
 };
 
 struct RunOptions {

@@ -37,6 +37,18 @@ reporting::DirectionResult direction_result(const BlockPassOutcome& p, std::uint
   return d;
 }
 
+// The progress line's counters (RunOptions::live): both passes' samples.
+void start_live(const RunOptions& options, std::uint64_t total_bytes) {
+  if (!options.live) return;
+  options.live->total_bytes = total_bytes;
+  options.live->measuring = true;
+}
+void count_live(const RunOptions& options, const IoRequest& r) {
+  if (!options.live) return;
+  options.live->ios.fetch_add(1, std::memory_order_relaxed);
+  options.live->bytes.fetch_add(r.length, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void set_capacity_option(CapacityCheck& c, std::string_view name, std::string_view value) {
@@ -118,7 +130,7 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
   std::vector<std::uint64_t> offsets;
   for (std::uint64_t o = 0; o + check.bs <= size; o += interval) offsets.push_back(o);
   rep.samples = offsets.size();
-
+  start_live(options, 2 * offsets.size() * check.bs);
   // The ledger's run id and payload pool make every sample's header distinct to this check.
   VerifyLedger ledger(0, check.bs, check.bs, check.algorithm);
   std::vector<std::uint64_t> descending(offsets.rbegin(), offsets.rend());
@@ -130,14 +142,14 @@ reporting::WorkloadResult run_capacity_check(const CapacityCheck& check,
         fill_verified_block(r.buf, bs, r.offset, ledger.run_id(), sequence, 0, check.algorithm,
                             ledger.payload());
       },
-      [](const IoRequest&, std::uint64_t) {}, options.stop);
-
+      [&](const IoRequest& r, std::uint64_t) { count_live(options, r); }, options.stop);
   IntegrityTally tally;
   std::optional<std::uint64_t> first_bad;
   const BlockPassOutcome read = driver.run(
       Direction::Read, blocks_at(offsets, [](std::size_t k) { return k + 1; }),
       [](IoRequest&, std::uint64_t) {},
       [&](const IoRequest& r, std::uint64_t sequence) {
+        count_live(options, r);
         BlockState state;
         BlockCheck c;
         if (r.res != static_cast<std::int64_t>(r.length)) {

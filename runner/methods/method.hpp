@@ -33,11 +33,23 @@
 
 namespace storqual::runner {
 
+// Where a long method keeps its progress so that an interrupted run can continue (the surface
+// scan, docs/burn-in.md): a file beside the reports, and who it belongs to, which the method checks
+// before it continues from it.
+struct MethodCheckpoint {
+  std::string path;     // "" = none: the method starts over and keeps no file
+  bool resume = false;  // --resume: continue from the file (which must exist)
+  std::string device;   // the target's identity in one line (model, serial, size, ...)
+  std::string suite;    // the suite's name and the SHA-256 of its file
+};
+
 // What a method's run gets from the qualification.
 struct MethodContext {
   RunWorkload measure;  // every pass of a method that runs workloads
-  RunOptions direct;    // stop flag and engine wrapper, for a method that drives the engine itself
-  double runtime_scale = 1;  // --runtime-scale, for a method with timed steps of its own
+  RunOptions direct;    // stop flag, engine wrapper and live counters, for a method that drives
+                        // the engine itself
+  double runtime_scale = 1;     // --runtime-scale, for a method with timed steps of its own
+  MethodCheckpoint checkpoint;  // for a method that can resume
 };
 
 class Method {

@@ -204,24 +204,32 @@ std::function<std::unique_ptr<engines::Engine>(std::unique_ptr<engines::Engine>)
   return fault_injector(*o.fault_plan);
 }
 
-// Runs one workload with a live progress line; the job threads run while this thread reports.
-reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::size_t index,
-                                                std::size_t count, std::atomic<bool>& stop,
-                                                reporting::LiveProgress& progress,
-                                                const QualificationOptions& o) {
+// What runs under a progress line: a workload's jobs, or a method that drives the engine itself.
+using ProgressWork = std::function<reporting::WorkloadResult(const RunOptions&)>;
+// A method that drives the engine itself, run under the progress line (measure_entry).
+using DirectRun = std::function<reporting::WorkloadResult(const ProgressWork&)>;
+
+// Runs `work` with a live progress line; it runs in its own thread while this thread reports.
+// `expected_s`: its time when known (an ETA from it); a method that knows its bytes sets
+// LiveCounters::total_bytes instead.
+reporting::WorkloadResult run_with_progress(const std::string& id, double expected,
+                                            std::size_t index, std::size_t count,
+                                            std::atomic<bool>& stop,
+                                            reporting::LiveProgress& progress,
+                                            const QualificationOptions& o,
+                                            const ProgressWork& work) {
   LiveCounters live;
   RunOptions ro;
   ro.stop = &stop;
   ro.wrap_engine = fault_wrapper(o);
   ro.live = &live;
-  double expected = spec.params.runtime_s > 0 ? spec.params.runtime_s + spec.params.ramp_time_s : 0;
-  progress.start_workload(index, count, spec.id, expected);
+  progress.start_workload(index, count, id, expected);
   std::optional<reporting::WorkloadResult> result;
   std::exception_ptr failure;
   std::atomic<bool> done{false};
   std::thread worker([&] {
     try {
-      result = run_workload(spec, ro);
+      result = work(ro);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -236,7 +244,8 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (t - last_t < 0.25 || done) continue;
     last_t = t;
-    progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load());
+    progress.update_totals(t, live.ios.load(), live.bytes.load(), live.measuring.load(),
+                           live.total_bytes.load());
   }
   worker.join();
   if (failure) std::rethrow_exception(failure);
@@ -245,6 +254,16 @@ reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::s
       (result->read ? result->read->bw_bytes : 0) + (result->write ? result->write->bw_bytes : 0);
   progress.finish_workload(result->elapsed_s, iops, bw);
   return *result;
+}
+
+// Runs one workload with a live progress line; the job threads run while this thread reports.
+reporting::WorkloadResult measure_with_progress(const WorkloadSpec& spec, std::size_t index,
+                                                std::size_t count, std::atomic<bool>& stop,
+                                                reporting::LiveProgress& progress,
+                                                const QualificationOptions& o) {
+  double expected = spec.params.runtime_s > 0 ? spec.params.runtime_s + spec.params.ramp_time_s : 0;
+  return run_with_progress(spec.id, expected, index, count, stop, progress, o,
+                           [&spec](const RunOptions& ro) { return run_workload(spec, ro); });
 }
 
 // Why `w` cannot run on its block device at all (bs not a multiple of the logical block size
@@ -292,16 +311,23 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 
 // One suite entry as its method asks (runner/methods/method.hpp): its own preconditioning, then
 // the method, every pass through `measure`; a method that drives the engine itself gets the run's
-// stop flag and engine wrapper instead.
+// stop flag, engine wrapper and live counters instead, under the progress line (`direct`).
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
                                         const QualificationOptions& o, const NvmePurgeAccess& nvme,
-                                        const RunWorkload& measure,
+                                        const RunWorkload& measure, const DirectRun& direct,
+                                        const MethodCheckpoint& checkpoint,
                                         std::vector<std::string>& preconditioning) {
   MethodContext context;
   context.direct.stop = &install_stop_handlers();
   context.direct.wrap_engine = fault_wrapper(o);
   context.runtime_scale = o.runtime_scale;
-  if (!sw.method->runs_workloads()) return sw.method->run(w, context);
+  context.checkpoint = checkpoint;
+  if (!sw.method->runs_workloads())
+    return direct([&](const RunOptions& ro) {
+      MethodContext with_live = context;
+      with_live.direct = ro;
+      return sw.method->run(w, with_live);
+    });
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
@@ -492,15 +518,44 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   return admitted;
 }
 
+// The target in one line for a checkpoint: what makes it this device and no other (a loop device
+// or a file has no serial: its node and backing file).
+std::string checkpoint_device(const devices::DeviceIdentity& id) {
+  std::string out;
+  auto add = [&out](const char* key, const std::string& value) {
+    if (!value.empty()) out += (out.empty() ? "" : " ") + std::string(key) + "=" + value;
+  };
+  add("model", id.model.value);
+  add("serial", id.serial.value);
+  add("wwid", id.wwid.value);
+  if (id.serial.value.empty() && id.wwid.value.empty()) {
+    add("node", id.devnode);
+    add("backing", id.backing.value);
+  }
+  add("bytes", id.capacity_bytes.value);
+  return out;
+}
+
+// Where workload `id` keeps its checkpoint and whose it is (MethodCheckpoint): beside the JSON
+// report (reporting/report_names.hpp checkpoint_path).
+MethodCheckpoint method_checkpoint(const QualificationOptions& o, const ChosenSuite& chosen,
+                                   const IdentifiedTarget& target, const std::string& id) {
+  MethodCheckpoint c;
+  c.path = reporting::checkpoint_path(
+      reporting::default_reports(o.out_dir, o.json_path, o.junit_path, o.html_path).json, id);
+  c.resume = o.resume;
+  c.device = checkpoint_device(target.identity);
+  c.suite = chosen.suite.name + " sha256=" + chosen.suite.sha256;
+  return c;
+}
+
 // One planned workload, measured as its suite entry says (measure_entry), or skipped, or the error
 // it threw; `open_errno` is the errno of an engine that could not open the target.
-reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
-                                          const std::vector<WorkloadSpec>& plan, std::size_t i,
-                                          const QualificationOptions& o,
-                                          const IdentifiedTarget& target,
-                                          const NvmePurgeAccess& nvme_purge,
-                                          SerializedNvmeAdmin* shared_admin,
-                                          const RunWorkload& measure, int& open_errno) {
+reporting::WorkloadResult measure_planned(
+    const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, std::size_t i,
+    const QualificationOptions& o, const IdentifiedTarget& target,
+    const NvmePurgeAccess& nvme_purge, SerializedNvmeAdmin* shared_admin,
+    const RunWorkload& measure, const DirectRun& direct, int& open_errno) {
   std::FILE* con = o.console;
   reporting::WorkloadResult r;
   std::vector<std::string> preconditioning;
@@ -516,8 +571,8 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
       std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
       if (shared_admin && o.thermal_interval_s > 0)
         sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
-      r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure,
-                        preconditioning);
+      r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure, direct,
+                        method_checkpoint(o, chosen, target, plan[i].id), preconditioning);
       if (sampler) {
         const double total_s = sampler->elapsed_s();
         attach_thermal(r, sampler->stop(), total_s);
@@ -550,6 +605,8 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
   r.fio_command = method.fio_command_as_run(as_run, r);
   if (!r.skipped && method.prints_fio_summary(r))
     std::fputs(reporting::format_fio_summary(r).c_str(), con);
+  else if (!r.skipped && r.method)  // its own block without fio's layout (a surface scan's classes)
+    std::fputs(r.method->console_block(r).c_str(), con);
   return r;
 }
 
@@ -591,8 +648,11 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     RunWorkload measure = [&](const WorkloadSpec& w) {
       return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
+    DirectRun direct = [&](const ProgressWork& work) {
+      return run_with_progress(plan[i].id, 0, i + 1, plan.size(), stop, progress, o, work);
+    };
     reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, nvme_purge,
-                                                  shared_admin.get(), measure, open_errno);
+                                                  shared_admin.get(), measure, direct, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));

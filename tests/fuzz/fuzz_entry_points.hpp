@@ -26,6 +26,7 @@
 #include "devices/health.hpp"
 #include "devices/scsi_health.hpp"
 #include "devices/scsi_log.hpp"
+#include "model/errors.hpp"
 #include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -34,6 +35,8 @@
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/methods/method.hpp"
+#include "runner/methods/scan_checkpoint.hpp"
+#include "runner/methods/surface_scan.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/fio_json.hpp"
 #include "runner/specs/fio_suite.hpp"
@@ -391,6 +394,35 @@ inline Outcome feed_scsi_log_page(std::string_view bytes) {
   if (findings.size() != (snap.scsi->failure_predicted() ? 1u : 0u))
     broken("a SCSI reading against itself found more than its failure prediction");
   (void)devices::scsi_health_summary(*snap.scsi);
+  return Outcome::Accepted;
+}
+
+// The surface scan's checkpoint file (runner/methods/scan_checkpoint.hpp). Properties of
+// accepted input: its text written again reads back to the same text (nothing lost or changed in
+// a round trip), and the report it would make renders (slow regions, HTML box, console table).
+inline Outcome feed_scan_checkpoint(std::string_view bytes) {
+  runner::ScanCheckpoint c;
+  try {
+    c = runner::parse_scan_checkpoint(bytes, "fuzz-checkpoint.json");
+  } catch (const UsageError&) {
+    return Outcome::Refused;
+  }
+  const std::string text = runner::checkpoint_text(c);
+  runner::ScanCheckpoint again;
+  try {
+    again = runner::parse_scan_checkpoint(text, "again.json");
+  } catch (const UsageError& e) {
+    broken("a checkpoint written from an accepted one is refused", e.what());
+  }
+  if (runner::checkpoint_text(again) != text) broken("a checkpoint changed in a round trip", text);
+  runner::SurfaceScanMethodReport report;
+  report.scan = c.progress;
+  report.scan->slow_regions = runner::find_slow_regions(c.progress.bins, c.progress.lba_size);
+  std::string html;
+  reporting::RunResult run;
+  reporting::WorkloadResult w;
+  report.render_html(html, run, w);
+  (void)report.console_block(w);
   return Outcome::Accepted;
 }
 

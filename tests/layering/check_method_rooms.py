@@ -57,6 +57,13 @@ METHODS = {
          r"\brun_capacity_check\b", r"\bread_capacity_report\b",
          r'(kind|element|metric|name)(\(\))?\s*[!=]=\s*"capacity"', r'parse_metric\("capacity"\)'],
     ),
+    "surface scan": (
+        ["runner/methods/surface_scan.hpp", "runner/methods/surface_scan.cpp",
+         "runner/methods/surface_scan_report.cpp", "runner/methods/surface_scan_json.hpp",
+         "runner/methods/scan_checkpoint.hpp", "runner/methods/scan_checkpoint.cpp"],
+        [r"\bSurfaceScan\w*\b", r"\bsurface_scan_\w+\b", r"\brun_surface_scan\b",
+         r"\bScanCheckpoint\b", r"\b\w*scan_checkpoint\b", r'"surface-scan"'],
+    ),
     "SNIA PTS tests": (
         ["runner/methods/pts_tests.hpp", "runner/methods/pts_tests.cpp",
          "runner/methods/pts_report.cpp", "runner/methods/pts_html.cpp"],

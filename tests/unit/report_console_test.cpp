@@ -212,6 +212,24 @@ TEST(ReportConsole, LiveProgressPrintsPlainLinesEveryFewSecondsElsewhere) {
             "[1/3] seqread-1m-qd32  00:12  523 IOPS  548.0 MB/s  done (read+write, all jobs)\n");
 }
 
+// A workload that knows its bytes (a surface scan, resumed with a quarter already done): the share
+// done of all of them and an ETA from the mean rate since this session began.
+TEST(ReportConsole, LiveProgressWithTotalBytesShowsShareDoneAndEta) {
+  const std::string out = capture(false, [](LiveProgress& p) {
+    p.start_workload(1, 1, "surface-scan", 0);
+    const std::uint64_t total = 1000e6, before = 250e6;
+    p.update_totals(0.25, 0, before, true, total);
+    for (int q = 2; q <= 20; ++q)  // 100 MB/s from 0.25 s on
+      p.update_totals(q * 0.25, q, before + static_cast<std::uint64_t>((q - 1) * 25e6), true,
+                      total);
+    p.finish_workload(5, 4, 100e6);
+  });
+  // At 5 s: 250 + 475 MB of 1000 done (72.5%); 275 MB left at 100 MB/s: 2.75 s, rounded.
+  EXPECT_NE(out.find("[1/1] surface-scan  00:05 72.5% ETA 00:03"), std::string::npos) << out;
+  EXPECT_NE(out.find("[1/1] surface-scan  00:05  4 IOPS  100.0 MB/s  done"), std::string::npos)
+      << out;
+}
+
 // Log mode from running totals: each printed line is the mean rate since the line before it, so
 // a burst or a stall in the last quarter second before a line cannot make an impossible rate,
 // and the ramp says "ramp" rather than 0 IOPS.

@@ -34,3 +34,4 @@ run pts-wsat-claims --spec "$here/inputs/wsat.xml" --runtime-scale 0.0002
 run pts-dirth --suite snia-dirth --runtime-scale 0.0005
 run pts-xsr --suite snia-xsr --runtime-scale 0.0001
 run pts-hir --suite snia-hir --runtime-scale 0.0002
+run surface-scan --suite burn-in
