@@ -32,7 +32,8 @@ void cut(std::vector<T>& items) {
   if (items.size() > kRenderItems) items.resize(kRenderItems);
 }
 
-// `run` with every list the renderers walk cut to kRenderItems entries.
+// `run` with every list the renderers walk cut to kRenderItems entries (a method's own report is
+// shared and immutable: its lists stay as read).
 reporting::RunResult bounded_for_rendering(reporting::RunResult run) {
   cut(run.workloads);
   cut(run.verdicts);
@@ -43,12 +44,9 @@ reporting::RunResult bounded_for_rendering(reporting::RunResult run) {
   for (auto& w : run.workloads) {
     cut(w.timeline);
     cut(w.errors);
-    cut(w.latency_curve);
     cut(w.preconditioning);
-    if (w.steady_state) cut(w.steady_state->rounds);
     if (w.host_limit) cut(w.host_limit->reasons);
     if (w.integrity) cut(w.integrity->findings);
-    if (w.capacity) cut(w.capacity->findings);
     for (auto* side : {&w.read, &w.write})
       if (*side)
         for (auto* lat : {&(*side)->slat, &(*side)->clat, &(*side)->lat}) cut(lat->percentiles);
@@ -61,6 +59,7 @@ reporting::RunResult bounded_for_rendering(reporting::RunResult run) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace storqual;
+  runner::register_method_reports();  // the methods' figures and report readers, once
   reporting::RunResult run;
   try {
     run = reporting::run_result_from_json(
