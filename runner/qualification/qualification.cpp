@@ -622,7 +622,8 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
   for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
-  return health_verdict(before, health_during, health_labels, after);
+  return health_verdict(before, health_during, health_labels, after,
+                        sheet ? sheet->health_limits : std::vector<HealthLimit>{});
 }
 
 // Step 5: the verdicts (claims, data integrity, baseline) and the exit code they make.
