@@ -25,6 +25,7 @@
 #include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
+#include "devices/self_test.hpp"
 #include "devices/sysfs.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
@@ -168,6 +169,37 @@ struct HealthSeams {
   devices::ScsiLogSource* scsi = nullptr;
 };
 
+// What a method may do to the device beyond I/O: an NVMe purge before it, the drive's own
+// self-test (made through the health seam only with --allow-self-test; otherwise the gap says why).
+struct DeviceAccess {
+  NvmePurgeAccess purge;
+  std::unique_ptr<devices::DeviceSelfTest> self_test;
+  std::string self_test_gap;
+  bool self_test_gap_is_consent = false;
+};
+
+DeviceAccess device_access(const QualificationOptions& o, const HealthSeams& seams) {
+  DeviceAccess a;
+  a.purge = {.allowed = o.allow_nvme_purge, .admin = seams.nvme};
+  if (!o.allow_self_test) {
+    a.self_test_gap =
+        "not started: a self-test changes the drive's state (it runs in the drive and stays in "
+        "its self-test log); pass --allow-self-test";
+    a.self_test_gap_is_consent = true;
+  } else if (seams.ata) {
+    a.self_test = devices::ata_self_test(*seams.ata);
+  } else if (seams.nvme) {
+    a.self_test = devices::nvme_self_test(*seams.nvme);
+  } else if (seams.scsi) {
+    a.self_test = devices::scsi_self_test(*seams.scsi);
+  } else {
+    a.self_test_gap =
+        "the target has no self-test: no NVMe, ATA or SCSI health seam answered (the run's notes "
+        "say why)";
+  }
+  return a;
+}
+
 // One health reading through whichever seam the target has (it has one or none).
 std::optional<devices::HealthSnapshot> snapshot(const HealthSeams& seams,
                                                 std::vector<std::string>& notes) {
@@ -294,13 +326,18 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 // the method, every pass through `measure`; a method that drives the engine itself gets the run's
 // stop flag and engine wrapper instead.
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
-                                        const QualificationOptions& o, const NvmePurgeAccess& nvme,
+                                        const QualificationOptions& o, const DeviceAccess& device,
                                         const RunWorkload& measure,
                                         std::vector<std::string>& preconditioning) {
+  const NvmePurgeAccess& nvme = device.purge;
   MethodContext context;
   context.direct.stop = &install_stop_handlers();
   context.direct.wrap_engine = fault_wrapper(o);
   context.runtime_scale = o.runtime_scale;
+  context.self_test = device.self_test.get();
+  context.self_test_gap = device.self_test_gap;
+  context.self_test_gap_is_consent = device.self_test_gap_is_consent;
+  context.console = o.console;
   if (!sw.method->runs_workloads()) return sw.method->run(w, context);
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
@@ -494,19 +531,16 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
 
 // One planned workload, measured as its suite entry says (measure_entry), or skipped, or the error
 // it threw; `open_errno` is the errno of an engine that could not open the target.
-reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
-                                          const std::vector<WorkloadSpec>& plan, std::size_t i,
-                                          const QualificationOptions& o,
-                                          const IdentifiedTarget& target,
-                                          const NvmePurgeAccess& nvme_purge,
-                                          SerializedNvmeAdmin* shared_admin,
-                                          const RunWorkload& measure, int& open_errno) {
+reporting::WorkloadResult measure_planned(
+    const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, std::size_t i,
+    const QualificationOptions& o, const IdentifiedTarget& target, const DeviceAccess& device,
+    SerializedNvmeAdmin* shared_admin, const RunWorkload& measure, int& open_errno) {
   std::FILE* con = o.console;
   reporting::WorkloadResult r;
   std::vector<std::string> preconditioning;
   try {
     if (i == 0 && chosen.suite.precondition)
-      preconditioning = precondition_suite(chosen.suite, plan, o, nvme_purge, measure);
+      preconditioning = precondition_suite(chosen.suite, plan, o, device.purge, measure);
     if (auto unfit = unfit_block_size(plan[i])) {
       r.id = plan[i].id;
       r.params = plan[i].params;
@@ -516,8 +550,7 @@ reporting::WorkloadResult measure_planned(const ChosenSuite& chosen,
       std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
       if (shared_admin && o.thermal_interval_s > 0)
         sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
-      r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure,
-                        preconditioning);
+      r = measure_entry(chosen.suite.workloads[i], plan[i], o, device, measure, preconditioning);
       if (sampler) {
         const double total_s = sampler->elapsed_s();
         attach_thermal(r, sampler->stop(), total_s);
@@ -583,7 +616,7 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   auto before = read_health();
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
-  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
+  const DeviceAccess device = device_access(o, seams);
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
@@ -591,7 +624,7 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     RunWorkload measure = [&](const WorkloadSpec& w) {
       return measure_with_progress(w, i + 1, plan.size(), stop, progress, o);
     };
-    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, nvme_purge,
+    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, device,
                                                   shared_admin.get(), measure, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;

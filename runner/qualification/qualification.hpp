@@ -48,8 +48,11 @@ struct QualificationOptions {
   std::optional<std::string> early_stop;  // --early-stop RULE|off (runner/measure/early_stop.hpp)
   bool allow_destructive = false;
   bool force = false;
-  bool allow_nvme_purge = false;    // a suite's purge="format|sanitize" may erase the namespace
-  std::string sysfs_root = "/sys";  // hidden: a captured tree
+  bool allow_nvme_purge = false;  // a suite's purge="format|sanitize" may erase the namespace
+  // A suite's <self-test> may start the drive's own self-test (runner/methods/self_test.hpp);
+  // without it the testcase is skipped naming the flag.
+  bool allow_self_test = false;
+  std::string sysfs_root = "/sys";          // hidden: a captured tree
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
   // --thermal-interval: seconds between SMART readings during each workload (NVMe; 0 = off),
   // runner/methods/thermal_watch.hpp
