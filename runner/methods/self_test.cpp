@@ -171,8 +171,9 @@ std::string SelfTestMethod::summary_line(const WorkloadSpec& /*spec*/) const {
 
 namespace {
 
-// <self-test id=... type="short|extended|conveyance" [poll="10s"] [timeout="2h"]>: the spec reads
-// the whole target (the safety guard admits a read), nothing is written.
+// <self-test id=... type="short|extended|conveyance" [poll="10s"] [timeout="2h"]>: the spec is a
+// read of the target's first block (what the safety guard admits; a scratch directory needs no
+// --size for it), though nothing is read or written through the engine.
 std::shared_ptr<const Method> load_self_test(const XmlFile& file, pugi::xml_node node,
                                              WorkloadSpec& spec) {
   SelfTestSettings s;
@@ -201,7 +202,7 @@ std::shared_ptr<const Method> load_self_test(const XmlFile& file, pugi::xml_node
   }
   if (!typed) throw file.error(node, "<self-test> needs type=\"short|extended|conveyance\"");
   spec.params.rw = "read";
-  spec.params.size = 0;
+  spec.params.size = spec.params.bs;
   spec.params.offset = 0;
   spec.params.runtime_s = 0;
   return std::make_shared<const SelfTestMethod>(s);
