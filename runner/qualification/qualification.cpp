@@ -25,6 +25,7 @@
 #include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
+#include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
 #include "devices/sysfs.hpp"
 #include "reporting/console_report.hpp"
@@ -173,12 +174,16 @@ struct HealthSeams {
 // self-test (made through the health seam only with --allow-self-test; otherwise the gap says why).
 struct DeviceAccess {
   NvmePurgeAccess purge;
+  // A SCSI disk that refused LOG SENSE (no health seam) may still take SEND DIAGNOSTIC: its own
+  // SG_IO node for the self-test, which then says what the disk answered.
+  std::unique_ptr<devices::ScsiLogSource> scsi_for_self_test;
   std::unique_ptr<devices::DeviceSelfTest> self_test;
   std::string self_test_gap;
   bool self_test_gap_is_consent = false;
 };
 
-DeviceAccess device_access(const QualificationOptions& o, const HealthSeams& seams) {
+DeviceAccess device_access(const QualificationOptions& o, const HealthSeams& seams,
+                           const std::string& scsi_devnode) {
   DeviceAccess a;
   a.purge = {.allowed = o.allow_nvme_purge, .admin = seams.nvme};
   if (!o.allow_self_test) {
@@ -192,6 +197,13 @@ DeviceAccess device_access(const QualificationOptions& o, const HealthSeams& sea
     a.self_test = devices::nvme_self_test(*seams.nvme);
   } else if (seams.scsi) {
     a.self_test = devices::scsi_self_test(*seams.scsi);
+  } else if (!scsi_devnode.empty()) {
+    try {
+      a.scsi_for_self_test = std::make_unique<devices::SgIoScsiLog>(scsi_devnode);
+      a.self_test = devices::scsi_self_test(*a.scsi_for_self_test);
+    } catch (const std::exception& e) {
+      a.self_test_gap = std::string("the target has no self-test: ") + e.what();
+    }
   } else {
     a.self_test_gap =
         "the target has no self-test: no NVMe, ATA or SCSI health seam answered (the run's notes "
@@ -616,7 +628,12 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   auto before = read_health();
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
-  const DeviceAccess device = device_access(o, seams);
+  std::string scsi_devnode;  // a live SCSI disk without a health seam (LOG SENSE refused)
+  if (!target.admin && !target.ata && !target.scsi && !o.nvme_capture &&
+      target.identity.transport == devices::Transport::Scsi &&
+      devices::Sysfs{o.sysfs_root}.is_live())
+    scsi_devnode = target.identity.devnode;
+  const DeviceAccess device = device_access(o, seams, scsi_devnode);
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
