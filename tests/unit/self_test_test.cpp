@@ -15,6 +15,8 @@
 #include "devices/nvme_admin.hpp"
 #include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
+#include "reporting/html_report.hpp"
+#include "reporting/result_json.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/methods/self_test.hpp"
@@ -296,6 +298,32 @@ TEST(SelfTestRunAta, StopAbortsTheTestOnTheDrive) {
   EXPECT_EQ(v.error_cause, reporting::ErrorCause::Interrupted);
 }
 
+TEST(SelfTestRunAta, PastItsTimeoutItIsAbortedOnTheDrive) {
+  FakeAtaDrive drive;
+  drive.execution = {0xF9};  // never ends
+  auto test = ata_self_test(drive);
+  SelfTestSettings s;
+  s.timeout_s = 1e-9;
+  SelfTestRun run;
+  run.test = test.get();
+  run.wait = [](double) {};
+  double elapsed = 0;
+  const SelfTestReport r = run_self_test("st", s, run, elapsed);
+  EXPECT_EQ(r.outcome, "timed out");
+  EXPECT_EQ(drive.executed, (std::vector<std::uint8_t>{1, 0x7F}));
+  EXPECT_NE(r.status_text.find("aborted on the drive"), std::string::npos) << r.status_text;
+  EXPECT_EQ(runner::self_test_verdict("st", r, elapsed).status, reporting::VerdictStatus::Error);
+  // An abort the drive refuses is said, not thrown.
+  FakeAtaDrive stubborn;
+  stubborn.execution = {0xF9};
+  stubborn.abort_refused = true;
+  auto test2 = ata_self_test(stubborn);
+  run.test = test2.get();
+  const SelfTestReport r2 = run_self_test("st", s, run, elapsed);
+  EXPECT_NE(r2.status_text.find("the abort failed: abort refused"), std::string::npos)
+      << r2.status_text;
+}
+
 TEST(SelfTestRunAta, WithoutConsentNothingIsSent) {
   SelfTestSettings s;
   SelfTestRun run;
@@ -486,6 +514,44 @@ TEST(SelfTestSuite, BadAttributesNameTheFileAndLine) {
   const std::string unknown =
       error_of("<suite name=\"s\">\n<self-test id=\"x\" type=\"short\" bs=\"4k\"/>\n</suite>");
   EXPECT_NE(unknown.find("no attribute 'bs'"), std::string::npos) << unknown;
+}
+
+TEST(SelfTestReportTest, JsonRoundTripAndHtmlBox) {
+  reporting::RunResult run;
+  reporting::WorkloadResult w;
+  w.id = "after";
+  w.elapsed_s = 95;
+  auto report = std::make_shared<runner::SelfTestMethodReport>();
+  report->self_test.type = "extended";
+  report->self_test.transport = "ata";
+  report->self_test.outcome = "failed";
+  report->self_test.status_text = "completed: read failure at LBA 123456";
+  report->self_test.failing_lba = 123456;
+  report->self_test.power_on_hours = 5000;
+  report->self_test.expected_s = 54 * 60;
+  report->self_test.polls = 12;
+  w.method = report;
+  run.workloads.push_back(w);
+  run.verdicts.push_back(runner::self_test_verdict("after", report->self_test, w.elapsed_s));
+  const std::string text = reporting::to_json_text(run);
+  const reporting::RunResult back = reporting::run_result_from_json(text);
+  ASSERT_EQ(back.workloads.size(), 1u);
+  EXPECT_EQ(back.workloads[0].kind(), "self-test");
+  const SelfTestReport* r = runner::self_test_report_of(back.workloads[0]);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->outcome, "failed");
+  EXPECT_EQ(r->failing_lba, 123456u);
+  EXPECT_EQ(r->expected_s, 54 * 60.0);
+  EXPECT_EQ(r->polls, 12u);
+  EXPECT_EQ(reporting::to_json_text(back), text);
+  ASSERT_EQ(back.verdicts.size(), 1u);
+  EXPECT_EQ(back.verdicts[0].status, reporting::VerdictStatus::Fail);
+  EXPECT_EQ(back.verdicts[0].kind, reporting::VerdictKind::Health);
+  std::string html;
+  report->render_html(html, run, w);
+  EXPECT_NE(html.find("box self-test bad"), std::string::npos) << html;
+  EXPECT_NE(html.find("read failure at LBA 123456"), std::string::npos) << html;
+  EXPECT_NE(html.find("123456"), std::string::npos);
 }
 
 }  // namespace
