@@ -76,12 +76,13 @@ void SelfTestMethodReport::render_html(std::string& o, const reporting::RunResul
        "\"><h4>Self-test</h4><table><tbody>";
   html_kv_row(o, "test", r.type + (r.transport.empty() ? "" : " (" + r.transport + ")"));
   html_kv_row(o, "outcome", r.outcome);
-  if (!r.status_text.empty()) html_kv_row(o, "the drive's log", r.status_text);
+  const bool from_log = r.outcome == "passed" || r.outcome == "failed" || r.outcome == "aborted" ||
+                        r.outcome == "unknown";
+  if (!r.status_text.empty()) html_kv_row(o, from_log ? "the drive's log" : "why", r.status_text);
   if (r.failing_lba) html_kv_row(o, "first failing LBA", std::to_string(*r.failing_lba));
   if (r.power_on_hours) html_kv_row(o, "power-on hours", std::to_string(*r.power_on_hours));
   if (r.expected_s) html_kv_row(o, "the drive's estimate", format_fixed(*r.expected_s, 0) + " s");
-  html_kv_row(o, "time",
-              format_fixed(w.elapsed_s, 1) + " s, " + std::to_string(r.polls) + " polls");
+  html_kv_row(o, "time", format_fixed(w.elapsed_s, 1) + " s, " + count_of(r.polls, "poll"));
   o += "</tbody></table></div>";
 }
 

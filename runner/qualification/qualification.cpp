@@ -567,8 +567,10 @@ reporting::WorkloadResult measure_planned(
         const double total_s = sampler->elapsed_s();
         attach_thermal(r, sampler->stop(), total_s);
       }
-      r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
-                                       read_pcie_link(o.sysfs_root, target.resolved.device));
+      // A result without I/O of its own (a self-test) has no host limit to assess.
+      if (r.read || r.write || !r.errors.empty())
+        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
+                                         read_pcie_link(o.sysfs_root, target.resolved.device));
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
       // The reason a workload is in error is said where it happened, not only in the reports.
       std::fputs(reporting::format_workload_errors(plan[i].id, r.errors).c_str(), con);
