@@ -2,7 +2,8 @@
 // SgIoAtaAdmin: ATA commands as SCSI ATA PASS-THROUGH (16) through SG_IO (see ata_smart.hpp).
 // Hand-written rather than through libatasmart (which opens and reads the whole disk its own way,
 // and reads neither the self-test nor the error log) or libsgutils2 (whose sg_pt layer would only
-// replace the one ioctl below): five read-only commands and the sense data that answers them.
+// replace the one ioctl below): five read-only commands and the sense data that answers them, and
+// SMART EXECUTE OFF-LINE IMMEDIATE for a self-test (devices/self_test.hpp).
 #include <fcntl.h>
 #include <scsi/sg.h>
 #include <sys/ioctl.h>
@@ -21,7 +22,7 @@ namespace {
 constexpr std::uint8_t kAtaPassThrough16 = 0x85;
 constexpr std::uint8_t kAtaSmart = 0xB0, kAtaIdentifyDevice = 0xEC;
 constexpr std::uint8_t kSmartReadData = 0xD0, kSmartReadThresholds = 0xD1, kSmartReadLog = 0xD5,
-                       kSmartReturnStatus = 0xDA;
+                       kSmartExecuteOffline = 0xD4, kSmartReturnStatus = 0xDA;
 constexpr std::uint8_t kSmartLbaMid = 0x4F, kSmartLbaHigh = 0xC2;
 constexpr unsigned kTimeoutMs = 15000;
 
@@ -131,8 +132,8 @@ AtaRegisters issue(int fd, const std::string& devnode, const AtaCommand& c, AtaP
     throw AtaPassThroughRefused(what + ": ATA pass-through refused (ILLEGAL REQUEST, ASC " +
                                 sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")");
   if (regs.present && (regs.status & 0x01))  // ERR: the drive aborted the command
-    throw AtaError(what + " aborted by the drive (ATA status " + sg_hex(regs.status) + ", error " +
-                   sg_hex(regs.error) + ")");
+    throw AtaCommandAborted(what + " aborted by the drive (ATA status " + sg_hex(regs.status) +
+                            ", error " + sg_hex(regs.error) + ")");
   throw AtaError(what + " failed: SCSI status " + sg_hex(io.status) + ", sense key " +
                  sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq));
 }
@@ -177,6 +178,19 @@ AtaSmartStatus SgIoAtaAdmin::smart_return_status() {
   if (r.lba_mid == 0x4F && r.lba_high == 0xC2) return AtaSmartStatus::Passed;
   if (r.lba_mid == 0xF4 && r.lba_high == 0x2C) return AtaSmartStatus::Failing;
   return AtaSmartStatus::Unknown;
+}
+
+}  // namespace storqual::devices
+
+namespace storqual::devices {
+
+void SgIoAtaAdmin::smart_execute_offline_immediate(std::uint8_t subcommand) {
+  AtaCommand c = smart(kSmartExecuteOffline, "SMART EXECUTE OFF-LINE IMMEDIATE", subcommand);
+  c.count = 0;
+  c.reads_page = false;
+  const std::string what = std::string(c.what) + " " + sg_hex(subcommand);
+  c.what = what.c_str();
+  (void)issue(fd_, devnode_, c, nullptr);
 }
 
 }  // namespace storqual::devices

@@ -423,6 +423,15 @@ AtaPage CapturedAtaAdmin::smart_read_log(std::uint8_t log_address) {
   return *page;
 }
 
+void AtaAdmin::smart_execute_offline_immediate(std::uint8_t subcommand) {
+  throw AtaError(
+      fmt("SMART EXECUTE OFF-LINE IMMEDIATE 0x%02x: this ATA seam reads only", subcommand));
+}
+
+void CapturedAtaAdmin::smart_execute_offline_immediate(std::uint8_t subcommand) {
+  issued_.push_back(fmt("execute-offline 0x%02x", subcommand));
+}
+
 void capture_ata_pages(AtaAdmin& admin, const std::filesystem::path& dir,
                        const std::string& reading) {
   std::filesystem::create_directories(dir);

@@ -33,6 +33,12 @@ class AtaPassThroughRefused : public AtaError {
   explicit AtaPassThroughRefused(const std::string& what) : AtaError(what) {}
 };
 
+// The drive aborted the command (ERR in the ATA status): it does not support what was asked.
+class AtaCommandAborted : public AtaError {
+ public:
+  explicit AtaCommandAborted(const std::string& what) : AtaError(what) {}
+};
+
 using AtaPage = std::array<std::uint8_t, 512>;
 
 // SMART RETURN STATUS: LBA mid/high C24Fh (passed) or 2CF4h (a threshold exceeded); anything else
@@ -54,11 +60,15 @@ class AtaAdmin {
   [[nodiscard]] virtual AtaSmartStatus smart_return_status() = 0;
   // SMART READ LOG of one page of `log_address` (kAtaSummaryErrorLog, kAtaSelfTestLog).
   [[nodiscard]] virtual AtaPage smart_read_log(std::uint8_t log_address) = 0;
+  // SMART EXECUTE OFF-LINE IMMEDIATE (B0h/D4h) with `subcommand` in LBA low: 1 short, 2 extended,
+  // 3 conveyance self-test in the background, 7Fh abort. The one command of this seam that changes
+  // the drive's state; only a DeviceSelfTest (devices/self_test.hpp) issues it. Default: refused.
+  virtual void smart_execute_offline_immediate(std::uint8_t subcommand);
 };
 
 // SG_IO with ATA PASS-THROUGH (16) on a SCSI disk node (/dev/sda). Opens it read-only and
-// non-blocking; the kernel lets root (CAP_SYS_RAWIO) send the CDB. Never issues a command that
-// writes: the five above only.
+// non-blocking; the kernel lets root (CAP_SYS_RAWIO) send the CDB. A health reading issues the five
+// read-only commands above only; SMART EXECUTE OFF-LINE IMMEDIATE is sent only by a self-test.
 class SgIoAtaAdmin final : public AtaAdmin {
  public:
   explicit SgIoAtaAdmin(const std::string& devnode);
@@ -70,6 +80,7 @@ class SgIoAtaAdmin final : public AtaAdmin {
   AtaPage smart_read_thresholds() override;
   AtaSmartStatus smart_return_status() override;
   AtaPage smart_read_log(std::uint8_t log_address) override;
+  void smart_execute_offline_immediate(std::uint8_t subcommand) override;
 
  private:
   std::string devnode_;
@@ -90,8 +101,12 @@ class CapturedAtaAdmin final : public AtaAdmin {
   AtaPage smart_read_thresholds() override { return thresholds_; }
   AtaSmartStatus smart_return_status() override;
   AtaPage smart_read_log(std::uint8_t log_address) override;
+  // Not sent anywhere: recorded ("execute-offline 0x01"), the next reading then shows the test.
+  void smart_execute_offline_immediate(std::uint8_t subcommand) override;
+  [[nodiscard]] const std::vector<std::string>& issued() const { return issued_; }
 
  private:
+  std::vector<std::string> issued_;
   struct Reading {
     AtaPage data{};
     std::optional<AtaPage> selftest, errorlog;

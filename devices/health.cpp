@@ -194,4 +194,82 @@ std::vector<std::string> health_failures(const HealthSnapshot& before,
   return out;
 }
 
+namespace {
+
+constexpr HealthFigure kHealthFigures[] = {
+    {"power_on_hours", "power-on hours"},
+    {"temperature_c", "temperature (Celsius)"},
+    {"reallocated_sectors", "reallocated sectors (ATA 5)"},
+    {"pending_sectors", "pending sectors (ATA 197)"},
+    {"offline_uncorrectable", "offline uncorrectable sectors (ATA 198)"},
+    {"reported_uncorrectable", "reported uncorrectable errors (ATA 187)"},
+    {"crc_errors", "UDMA CRC errors (ATA 199)"},
+    {"media_errors", "media and data integrity errors (NVMe)"},
+    {"percentage_used", "percentage used (NVMe)"},
+    {"available_spare_pct", "available spare (NVMe)"},
+    {"uncorrected_errors", "uncorrected read, write and verify errors (SCSI)"},
+    {"start_stop_cycles", "start-stop cycles (SCSI)"},
+};
+
+std::optional<double> counter(const Counter128& c) {
+  return static_cast<double>(c.high) * 18446744073709551616.0 + static_cast<double>(c.low);
+}
+
+std::optional<double> ata_figure(const AtaSmart& a, std::string_view n) {
+  auto raw = [&](std::uint8_t id) -> std::optional<double> {
+    if (auto v = a.raw(id)) return static_cast<double>(*v);
+    return std::nullopt;
+  };
+  if (n == "power_on_hours") return raw(9);
+  if (n == "temperature_c") {
+    if (auto t = a.temperature_c()) return *t;
+    return std::nullopt;
+  }
+  if (n == "reallocated_sectors") return raw(5);
+  if (n == "pending_sectors") return raw(197);
+  if (n == "offline_uncorrectable") return raw(198);
+  if (n == "reported_uncorrectable") return raw(187);
+  if (n == "crc_errors") return raw(199);
+  return std::nullopt;
+}
+
+std::optional<double> scsi_figure(const ScsiHealth& h, std::string_view n) {
+  if (n == "temperature_c" && h.temperature_c) return *h.temperature_c;
+  if (n == "start_stop_cycles" && h.start_stop_cycles) return *h.start_stop_cycles;
+  if (n == "uncorrected_errors") {
+    std::optional<double> sum;
+    for (const auto* c : {&h.read, &h.write, &h.verify})
+      if (*c && (*c)->uncorrected) sum = sum.value_or(0) + static_cast<double>(*(*c)->uncorrected);
+    return sum;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> nvme_figure(const NvmeSmartLog& l, std::string_view n) {
+  if (n == "power_on_hours") return counter(l.power_on_hours);
+  if (n == "temperature_c") return l.temperature_celsius();
+  if (n == "media_errors") return counter(l.media_errors);
+  if (n == "percentage_used") return l.percentage_used;
+  if (n == "available_spare_pct") return l.available_spare;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::span<const HealthFigure> health_figures() noexcept {
+  return kHealthFigures;
+}
+
+const HealthFigure* find_health_figure(std::string_view name) noexcept {
+  for (const HealthFigure& f : kHealthFigures)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::optional<double> health_figure(const HealthSnapshot& s, std::string_view name) {
+  if (s.ata) return ata_figure(*s.ata, name);
+  if (s.scsi) return scsi_figure(*s.scsi, name);
+  return nvme_figure(s.smart, name);
+}
+
 }  // namespace storqual::devices

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "devices/ata_smart.hpp"
@@ -62,5 +64,29 @@ struct HealthSnapshot {
 [[nodiscard]] std::vector<std::string> health_failures(
     const HealthSnapshot& before, const std::vector<HealthSnapshot>& during,
     const std::vector<std::string>& during_labels);
+
+// ---- figures a spec sheet may limit (docs/formats.md, "<health>") ----
+
+// A figure of a health reading by name, when the drive's transport reports it:
+//  power_on_hours         ATA attribute 9, NVMe power-on hours
+//  temperature_c          ATA 194 (else 190), NVMe composite, SCSI page 0Dh
+//  reallocated_sectors    ATA attribute 5 (raw)
+//  pending_sectors        ATA 197
+//  offline_uncorrectable  ATA 198
+//  reported_uncorrectable ATA 187
+//  crc_errors             ATA 199 (UDMA CRC)
+//  media_errors           NVMe media and data integrity errors
+//  percentage_used        NVMe
+//  available_spare_pct    NVMe
+//  uncorrected_errors     SCSI uncorrected read + write + verify errors
+//  start_stop_cycles      SCSI page 0Eh
+struct HealthFigure {
+  std::string_view name;
+  std::string_view what;  // in words, for messages
+};
+[[nodiscard]] std::span<const HealthFigure> health_figures() noexcept;
+[[nodiscard]] const HealthFigure* find_health_figure(std::string_view name) noexcept;
+// The value of `name` in `s`; nullopt when this drive does not report it (or the name is unknown).
+[[nodiscard]] std::optional<double> health_figure(const HealthSnapshot& s, std::string_view name);
 
 }  // namespace storqual::devices

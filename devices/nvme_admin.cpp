@@ -146,6 +146,40 @@ SanitizeLogPage LibnvmeAdmin::sanitize_log() {
   return page;
 }
 
+void LibnvmeAdmin::device_self_test(std::uint8_t stc) {
+  __u32 result = 0;
+  nvme_dev_self_test_args args{};
+  args.result = &result;
+  args.args_size = sizeof(args);
+  args.fd = fd_;
+  args.nsid = nsid_;
+  args.stc = static_cast<nvme_dst_stc>(stc);
+  if (int rc = nvme_dev_self_test(&args); rc != 0)
+    throw NvmeError(
+        command_failure(devnode_, ("device self-test " + std::to_string(stc)).c_str(), rc));
+}
+
+SelfTestLogPage LibnvmeAdmin::self_test_log() {
+  nvme_self_test_log log{};
+  static_assert(sizeof log == std::tuple_size_v<SelfTestLogPage>);
+  if (int rc = nvme_get_log_device_self_test(fd_, &log); rc != 0)
+    throw NvmeError(command_failure(devnode_, "device self-test log", rc));
+  SelfTestLogPage page;
+  std::memcpy(page.data(), &log, page.size());
+  return page;
+}
+
+void CapturedNvmeAdmin::device_self_test(std::uint8_t stc) {
+  issued_.push_back("self-test stc=" + std::to_string(stc));
+}
+
+SelfTestLogPage CapturedNvmeAdmin::self_test_log() {
+  if (self_test_.empty()) throw NvmeError("no device self-test log (06h) was captured");
+  const SelfTestLogPage& page = self_test_[next_self_test_];
+  if (next_self_test_ + 1 < self_test_.size()) ++next_self_test_;
+  return page;
+}
+
 CapturedNvmeAdmin::CapturedNvmeAdmin(const std::filesystem::path& dir,
                                      std::vector<std::string> smart_files)
     : ctrl_(read_page<4096>(dir / "identify-ctrl.bin")),

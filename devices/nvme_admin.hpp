@@ -25,6 +25,7 @@ using IdentifyPage = std::array<std::uint8_t, 4096>;
 using SmartLogPage = std::array<std::uint8_t, 512>;
 using SanitizeLogPage = std::array<std::uint8_t, 512>;
 using OcpSmartLogPage = std::array<std::uint8_t, 512>;  // log C0h (devices/ocp_smart_log.hpp)
+using SelfTestLogPage = std::array<std::uint8_t, 564>;  // log 06h (devices/self_test.hpp)
 
 // Sanitize actions (SANACT of the Sanitize command).
 enum class SanitizeAction : std::uint8_t { BlockErase = 2, Overwrite = 3, CryptoErase = 4 };
@@ -50,6 +51,17 @@ class NvmeAdmin {
   [[nodiscard]] virtual OcpSmartLogPage ocp_smart_log() {
     throw NvmeError("log page C0h is not available through this NVMe admin");
   }
+  // Device Self-test (14h) of the namespace behind the device with self-test code `stc` (1h
+  // short, 2h extended, Fh abort): changes the drive's state, issued only by a DeviceSelfTest
+  // (devices/self_test.hpp). Default: not available (NvmeError).
+  virtual void device_self_test(std::uint8_t stc) {
+    throw NvmeError("Device Self-test " + std::to_string(stc) +
+                    " is not available through this NVMe admin");
+  }
+  // The Device Self-test log (06h). Default: not available (NvmeError).
+  [[nodiscard]] virtual SelfTestLogPage self_test_log() {
+    throw NvmeError("log page 06h is not available through this NVMe admin");
+  }
 };
 
 // libnvme on a namespace block device (/dev/nvme0n1) or a controller (/dev/nvme0; then
@@ -67,6 +79,8 @@ class LibnvmeAdmin final : public NvmeAdmin {
   void start_sanitize(SanitizeAction action) override;
   SanitizeLogPage sanitize_log() override;
   OcpSmartLogPage ocp_smart_log() override;  // generic Get Log Page, LID C0h, NSID FFFFFFFFh
+  void device_self_test(std::uint8_t stc) override;
+  SelfTestLogPage self_test_log() override;
 
  private:
   std::string devnode_;
@@ -94,6 +108,14 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
   // The C0h pages given in order (like the SMART logs); NvmeError when none was captured.
   OcpSmartLogPage ocp_smart_log() override;
   void set_ocp_pages(const std::filesystem::path& dir, const std::vector<std::string>& files);
+  // Recorded in issued() ("self-test stc=1"), not sent anywhere.
+  void device_self_test(std::uint8_t stc) override;
+  // The 06h pages given in order (the last one again once they run out); NvmeError when none.
+  SelfTestLogPage self_test_log() override;
+  void set_self_test_pages(std::vector<SelfTestLogPage> pages) {
+    self_test_ = std::move(pages);
+    next_self_test_ = 0;
+  }
 
   // Test hooks.
   void set_controller_page(const IdentifyPage& page) { ctrl_ = page; }
@@ -110,6 +132,8 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
   std::size_t next_smart_ = 0;
   std::vector<OcpSmartLogPage> ocp_;
   std::size_t next_ocp_ = 0;
+  std::vector<SelfTestLogPage> self_test_;
+  std::size_t next_self_test_ = 0;
   std::vector<std::string> issued_;
   bool sanitizing_ = false;
   bool sanitize_success_ = true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SCSI (SAS) health from LOG SENSE pages behind our own seam, as ATA's (devices/ata_smart.hpp):
-// SgIoScsiLog sends LOG SENSE (10) through SG_IO on the sd node (cumulative values, read-only),
+// SgIoScsiLog sends LOG SENSE (10) through SG_IO on the sd node (cumulative values, read-only; a
+// self-test adds SEND DIAGNOSTIC and REQUEST SENSE, devices/self_test.hpp),
 // CapturedScsiLog replays captured pages. Parsed (SPC-5 / SBC-4 layouts): supported pages (00h),
 // the write, read and verify error counters (02h, 03h, 05h), non-medium errors (06h), temperature
 // (0Dh), start-stop cycles (0Eh), self-test results (10h) and informational exceptions (2Fh).
@@ -40,6 +41,13 @@ class ScsiLogSource {
   // The whole page (4-byte header and parameters) of `page` (subpage 0), cumulative values.
   // Throws ScsiLogRefused when LOG SENSE is refused, ScsiError otherwise.
   [[nodiscard]] virtual std::vector<std::uint8_t> log_sense(std::uint8_t page) = 0;
+  // SEND DIAGNOSTIC with SELF-TEST CODE `code` (001b background short, 010b background extended,
+  // 100b abort the background test): changes the drive's state, sent only by a DeviceSelfTest
+  // (devices/self_test.hpp). ScsiLogRefused when the device refuses it. Default: refused.
+  virtual void send_diagnostic(std::uint8_t self_test_code);
+  // REQUEST SENSE: the sense data the device gives (a running self-test's progress). Default:
+  // refused (ScsiLogRefused).
+  [[nodiscard]] virtual std::vector<std::uint8_t> request_sense();
 };
 
 class SgIoScsiLog final : public ScsiLogSource {
@@ -49,6 +57,8 @@ class SgIoScsiLog final : public ScsiLogSource {
   SgIoScsiLog(const SgIoScsiLog&) = delete;
   SgIoScsiLog& operator=(const SgIoScsiLog&) = delete;
   std::vector<std::uint8_t> log_sense(std::uint8_t page) override;
+  void send_diagnostic(std::uint8_t self_test_code) override;
+  std::vector<std::uint8_t> request_sense() override;
 
  private:
   std::string devnode_;

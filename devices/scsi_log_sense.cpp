@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SgIoScsiLog: LOG SENSE (10) through SG_IO (see scsi_log.hpp). One read-only command, cumulative
-// values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept.
+// values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept. A
+// self-test (devices/self_test.hpp) adds SEND DIAGNOSTIC (start or abort a background test) and
+// REQUEST SENSE (its progress).
 #include <fcntl.h>
 #include <scsi/sg.h>
 #include <sys/ioctl.h>
@@ -16,9 +18,47 @@
 namespace storqual::devices {
 namespace {
 
-constexpr std::uint8_t kLogSense10 = 0x4D;
+constexpr std::uint8_t kLogSense10 = 0x4D, kSendDiagnostic = 0x1D, kRequestSense = 0x03;
 constexpr std::uint16_t kAllocation = 0xFFFC;
+constexpr std::uint8_t kSenseAllocation = 252;
 constexpr unsigned kTimeoutMs = 15000;
+
+// One CDB through SG_IO, data in (`data` resized to what came) or none. Throws ScsiLogRefused
+// for a transport without SG_IO or ILLEGAL REQUEST, ScsiError otherwise.
+void run_cdb(int fd, std::span<std::uint8_t> cdb, std::vector<std::uint8_t>* data,
+             const std::string& what) {
+  std::uint8_t sense[64] = {};
+  sg_io_hdr_t io{};
+  io.interface_id = 'S';
+  io.cmdp = cdb.data();
+  io.cmd_len = static_cast<unsigned char>(cdb.size());
+  io.sbp = sense;
+  io.mx_sb_len = sizeof sense;
+  io.timeout = kTimeoutMs;
+  io.dxfer_direction = data ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
+  if (data) {
+    io.dxferp = data->data();
+    io.dxfer_len = static_cast<unsigned>(data->size());
+  }
+  if (::ioctl(fd, SG_IO, &io) != 0) {
+    const int e = errno;
+    if (e == ENOTTY || e == EINVAL)
+      throw ScsiLogRefused(what + ": the device takes no SCSI pass-through (" + std::strerror(e) +
+                           ")");
+    throw ScsiError(what + " failed: " + std::strerror(e));
+  }
+  if (io.host_status || (io.driver_status & 0x07))
+    throw ScsiError(what + " failed: host status " + sg_hex(io.host_status) + ", driver status " +
+                    sg_hex(io.driver_status));
+  if (io.status != 0) {
+    const SenseKey k = sense_key(sense, io.sb_len_wr);
+    const std::string detail =
+        "sense key " + sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")";
+    if (k.key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
+    throw ScsiError(what + " failed (SCSI status " + sg_hex(io.status) + ", " + detail);
+  }
+  if (data) data->resize(data->size() - static_cast<std::size_t>(std::max(io.resid, 0)));
+}
 
 }  // namespace
 
@@ -43,39 +83,34 @@ std::vector<std::uint8_t> SgIoScsiLog::log_sense(std::uint8_t page) {
                           kAllocation & 0xFF,
                           0};
   std::vector<std::uint8_t> data(kAllocation);
-  std::uint8_t sense[64] = {};
-  sg_io_hdr_t io{};
-  io.interface_id = 'S';
-  io.cmdp = cdb;
-  io.cmd_len = sizeof cdb;
-  io.sbp = sense;
-  io.mx_sb_len = sizeof sense;
-  io.timeout = kTimeoutMs;
-  io.dxfer_direction = SG_DXFER_FROM_DEV;
-  io.dxferp = data.data();
-  io.dxfer_len = static_cast<unsigned>(data.size());
-  const std::string what = devnode_ + ": LOG SENSE page " + sg_hex(page);
-  if (::ioctl(fd_, SG_IO, &io) != 0) {
-    const int e = errno;
-    if (e == ENOTTY || e == EINVAL)
-      throw ScsiLogRefused(what + ": the device takes no SCSI pass-through (" + std::strerror(e) +
-                           ")");
-    throw ScsiError(what + " failed: " + std::strerror(e));
-  }
-  if (io.host_status || (io.driver_status & 0x07))
-    throw ScsiError(what + " failed: host status " + sg_hex(io.host_status) + ", driver status " +
-                    sg_hex(io.driver_status));
-  if (io.status != 0) {
-    const SenseKey k = sense_key(sense, io.sb_len_wr);
-    const std::string detail =
-        "sense key " + sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")";
-    if (k.key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
-    throw ScsiError(what + " failed (SCSI status " + sg_hex(io.status) + ", " + detail);
-  }
-  const std::size_t got = data.size() - static_cast<std::size_t>(std::max(io.resid, 0));
-  data.resize(got);
+  run_cdb(fd_, cdb, &data, devnode_ + ": LOG SENSE page " + sg_hex(page));
+  const std::size_t got = data.size();
   if (got >= 4) data.resize(std::min<std::size_t>(got, 4u + ((data[2] << 8) | data[3])));
   return data;
+}
+
+void SgIoScsiLog::send_diagnostic(std::uint8_t self_test_code) {
+  // Byte 1: SELF-TEST CODE in bits 7-5 (SELFTEST 0, no parameter list).
+  std::uint8_t cdb[6] = {
+      kSendDiagnostic, static_cast<std::uint8_t>((self_test_code & 0x7) << 5), 0, 0, 0, 0};
+  run_cdb(fd_, cdb, nullptr,
+          devnode_ + ": SEND DIAGNOSTIC self-test code " + sg_hex(self_test_code));
+}
+
+std::vector<std::uint8_t> SgIoScsiLog::request_sense() {
+  std::uint8_t cdb[6] = {kRequestSense, 0, 0, 0, kSenseAllocation, 0};
+  std::vector<std::uint8_t> data(kSenseAllocation);
+  run_cdb(fd_, cdb, &data, devnode_ + ": REQUEST SENSE");
+  return data;
+}
+
+void ScsiLogSource::send_diagnostic(std::uint8_t self_test_code) {
+  throw ScsiLogRefused("SEND DIAGNOSTIC self-test code " + sg_hex(self_test_code) +
+                       ": not available through this SCSI log source");
+}
+
+std::vector<std::uint8_t> ScsiLogSource::request_sense() {
+  throw ScsiLogRefused("REQUEST SENSE: not available through this SCSI log source");
 }
 
 }  // namespace storqual::devices

@@ -21,6 +21,7 @@ namespace storqual::reporting {
 
 struct RunResult;
 struct WorkloadResult;
+struct ClaimVerdict;
 
 // Where a report's keys sit among a workload result's JSON keys (the order every result file has
 // had): after "fio_command" (rounds, latency search, sustained write), after "integrity"
@@ -78,6 +79,12 @@ class MethodReport {
   // Whether the result's counts are one workload's, so that zero completions are a stall (false
   // for a check whose counts are its own passes).
   [[nodiscard]] virtual bool checked_for_stalls() const noexcept { return true; }
+  // A method whose result is a verdict in itself (a drive's self-test: passed or failed as its log
+  // says) fills `out` (workloads, metric, kind, status, message) in place of the measured-only
+  // IOPS verdict and returns true; false for every other method.
+  [[nodiscard]] virtual bool own_verdict(const WorkloadResult& /*w*/, ClaimVerdict& /*out*/) const {
+    return false;
+  }
 };
 
 }  // namespace storqual::reporting

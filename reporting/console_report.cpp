@@ -126,10 +126,15 @@ std::string format_verdict_table(const RunResult& run) {
   for (auto w : width) total += w + 2;
   out += std::string(total - 2, '-') + "\n";
   for (const auto& r : rows) out += line(r);
-  // A device whose health degraded during the run is said in words, not only as a table row.
+  // A device whose health degraded during the run is said in words, not only as a table row; a
+  // health testcase that was skipped (a self-test the drive has not, limits without a reading)
+  // says why.
   for (const auto& v : run.verdicts)
     if (v.kind == VerdictKind::Health && v.status != VerdictStatus::Pass)
-      out += "DEVICE HEALTH " + std::string(v.status == VerdictStatus::Fail ? "FAILED" : "ERROR") +
+      out += "DEVICE HEALTH " +
+             std::string(v.status == VerdictStatus::Fail      ? "FAILED"
+                         : v.status == VerdictStatus::Skipped ? "SKIPPED"
+                                                              : "ERROR") +
              ": " + clean(v.message) + "\n";
   // What each measured figure is (docs/reports.md, "Glossary"), once per workload and metric.
   std::vector<std::string> defined;

@@ -416,11 +416,18 @@ void glossary_section(std::string& o) {
   o += "</dl></section>";
 }
 
+// A result that did no I/O of its own (a self-test: the drive's own test) and is neither skipped
+// nor in error: no parameters, no figures, no fio numbers.
+bool did_no_io(const WorkloadResult& w) {
+  return !w.read && !w.write && w.errors.empty() && !w.skipped;
+}
+
 // The workload's parameters as run, and how long it was measured.
 void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index,
                       const std::string& anchor_prefix) {
   o += "<section class=\"workload\" id=\"" + anchor_prefix + "w" + std::to_string(index) + "\">";
   o += "<h3>" + esc(w.id) + "</h3>";
+  if (did_no_io(w)) return;
   const auto& p = w.params;
   o += "<p class=\"small muted\">rw=" + esc(p.rw) + ", bs=" + std::to_string(p.bs) +
        " B, iodepth=" + std::to_string(p.iodepth) + ", numjobs=" + std::to_string(p.numjobs) +
@@ -601,7 +608,7 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
   if (w.method) w.method->render_html(o, run, w);  // the method's own section
   if (w.integrity) integrity_block(o, *w.integrity);
 
-  if (!w.skipped) {
+  if (!w.skipped && !did_no_io(w)) {
     o += "<h4>Numbers as fio prints them</h4><pre class=\"fio\">" + esc(format_fio_summary(w)) +
          "</pre>";
     const double jobs = w.params.numjobs ? static_cast<double>(w.params.numjobs) : 1.0;

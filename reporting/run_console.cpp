@@ -56,6 +56,30 @@ std::string format_workload_skipped(const std::string& id, const std::string& wh
   return printf_text("  %s: skipped: %s\n", id.c_str(), why.c_str());
 }
 
+std::string format_duration_words(double seconds) {
+  const long long s = seconds < 0 ? 0 : static_cast<long long>(seconds + 0.5);
+  if (s < 60) return printf_text("%lld s", s);
+  if (s < 3600)
+    return s % 60 ? printf_text("%lld min %lld s", s / 60, s % 60)
+                  : printf_text("%lld min", s / 60);
+  const long long m = (s % 3600) / 60;
+  return m ? printf_text("%lld h %lld min", s / 3600, m) : printf_text("%lld h", s / 3600);
+}
+
+std::string format_self_test_progress(const std::string& id, const std::string& what,
+                                      std::optional<double> percent_done,
+                                      std::optional<double> remaining_s) {
+  std::string line = "  " + id + ": " + what + ": running";
+  if (percent_done) line += ", " + format_fixed(*percent_done, 0) + "% done";
+  if (remaining_s) line += ", about " + format_duration_words(*remaining_s) + " left";
+  return line + "\n";
+}
+
+std::string format_self_test_end(const std::string& id, const std::string& what,
+                                 const std::string& outcome, const std::string& text) {
+  return "  " + id + ": " + what + ": " + outcome + (text.empty() ? "" : ": " + text) + "\n";
+}
+
 std::string format_workload_error(const std::string& id, const std::string& what) {
   return printf_text("  %s: error: %s\n", id.c_str(), what.c_str());
 }

@@ -37,6 +37,16 @@ struct RunHeader {
 
 // "  ID: skipped: WHY\n": a workload not run (its block size does not fit the device).
 [[nodiscard]] std::string format_workload_skipped(const std::string& id, const std::string& why);
+// "  ID: short self-test (ata): 40% done, about 1 min 12 s left\n": a running self-test's poll
+// (runner/methods/self_test.hpp); what the drive does not say is left out.
+[[nodiscard]] std::string format_self_test_progress(const std::string& id, const std::string& what,
+                                                    std::optional<double> percent_done,
+                                                    std::optional<double> remaining_s);
+// "  ID: short self-test (ata): passed: completed without error\n"
+[[nodiscard]] std::string format_self_test_end(const std::string& id, const std::string& what,
+                                               const std::string& outcome, const std::string& text);
+// A time in the words of a progress line: "45 s", "1 min 12 s", "3 h 5 min".
+[[nodiscard]] std::string format_duration_words(double seconds);
 // "  ID: error: WHAT\n": a workload that threw, or one of its errors.
 [[nodiscard]] std::string format_workload_error(const std::string& id, const std::string& what);
 // format_workload_error for each of `errors`, in order; "" for none.

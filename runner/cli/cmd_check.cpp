@@ -104,8 +104,12 @@ int cmd_check(const Args& args) {
           std::fprintf(stderr, "storqual check: %s\n", p.c_str());
         if (!problems.empty()) return kExitUsage;
       }
-      std::printf("ok: %s (spec sheet '%s', %zu claim%s)\n", file.c_str(), sheet.name.c_str(),
-                  sheet.claims.size(), sheet.claims.size() == 1 ? "" : "s");
+      // "5 claims", and its health limits when it has any: "0 claims, 3 health limits".
+      std::string what =
+          std::to_string(sheet.claims.size()) + (sheet.claims.size() == 1 ? " claim" : " claims");
+      if (const std::size_t n = sheet.health_limits.size())
+        what += ", " + std::to_string(n) + (n == 1 ? " health limit" : " health limits");
+      std::printf("ok: %s (spec sheet '%s', %s)\n", file.c_str(), sheet.name.c_str(), what.c_str());
       if (!suite_warning.empty())
         std::fprintf(stderr, "warning: %s: %s (its claims are not checked against it)\n",
                      file.c_str(), suite_warning.c_str());

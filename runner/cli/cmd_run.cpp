@@ -86,6 +86,9 @@ po::options_description run_options() {
       "resume", po::bool_switch(),
       "continue an interrupted surface scan from its checkpoint beside the reports "
       "(docs/burn-in.md)")(
+      "allow-self-test", po::bool_switch(),
+      "let a suite's <self-test> start the drive's own self-test (ATA, SCSI, NVMe); it changes the "
+      "drive's state and stays in its self-test log, writes no data")(
       "thermal-interval", po::value<std::string>()->default_value("5s"),
       "NVMe: read the SMART log's temperature and thermal management counters this often during "
       "each workload, to mark throttled intervals (0 = off)");
@@ -140,6 +143,7 @@ int cmd_run(const Args& args) {
   o.force = vm["force"].as<bool>();
   o.allow_nvme_purge = vm["allow-nvme-purge"].as<bool>();
   o.resume = vm["resume"].as<bool>();
+  o.allow_self_test = vm["allow-self-test"].as<bool>();
   if (o.allow_nvme_purge && !o.allow_destructive)
     throw UsageError("--allow-nvme-purge needs --allow-destructive");
   o.sysfs_root = vm["sysfs-root"].as<std::string>();

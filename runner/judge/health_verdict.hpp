@@ -10,6 +10,7 @@
 
 #include "devices/health.hpp"
 #include "model/result.hpp"
+#include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
 
@@ -19,10 +20,22 @@ namespace storqual::runner {
 // taken although the one before could (the device stopped answering); Pass otherwise, the
 // message saying what was checked. nullopt when there was no reading before (no health log:
 // not NVMe, or not readable), which the run's notes already say.
+// `limits` (the spec sheet's <health>) fail it too: each limit's first reading outside it, named
+// with the limit and the sheet's file:line; a figure the drive does not report is named in the
+// message, not failed. Without a reading before the run, limits make a skipped verdict saying
+// they were not checked.
 [[nodiscard]] std::optional<reporting::ClaimVerdict> health_verdict(
     const std::optional<devices::HealthSnapshot>& before,
     const std::vector<devices::HealthSnapshot>& during,
     const std::vector<std::string>& during_labels,
-    const std::optional<devices::HealthSnapshot>& after);
+    const std::optional<devices::HealthSnapshot>& after,
+    const std::vector<HealthLimit>& limits = {});
+
+// The limits a reading breaks: "power_on_hours 1234 above the limit of at most 24 (at arrival;
+// sheet.xml:9)"; `readings` with `labels` ("before the run", "after workload 1 of 3", ...), the
+// first of them the reading before the run. Figures no reading reports go to `unreported`.
+[[nodiscard]] std::vector<std::string> health_limit_violations(
+    const std::vector<HealthLimit>& limits, const std::vector<devices::HealthSnapshot>& readings,
+    const std::vector<std::string>& labels, std::vector<std::string>& unreported);
 
 }  // namespace storqual::runner

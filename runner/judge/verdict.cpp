@@ -599,6 +599,10 @@ std::vector<ClaimVerdict> judge_measured_only(const Suite& suite,
     v.metric = "iops";
     v.unit = "IOPS";
     const WorkloadResult* r = find_result(results, w.id());
+    if (r && r->method && r->method->own_verdict(*r, v)) {
+      out.push_back(std::move(v));
+      continue;
+    }
     VerdictStatus st;
     std::string why = unusable(r, w.id(), interrupted_run, st);
     if (!why.empty()) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A method: the test procedure one suite element asks for (docs/architecture.md, "Where to add":
 // a method). The plain run, rounds to steady state, the latency search, the sustained write, the
-// capacity check and each SNIA PTS test are methods. A method
+// capacity check, each SNIA PTS test and the drive's self-test are methods. A method
 //  - reads its suite element (`MethodEntry::load`: its own attributes, the workload options through
 //    the one option table, the defaults its procedure implies),
 //  - adjusts its planned workload (`plan`, before scaling and validation),
@@ -18,12 +18,15 @@
 
 #include <pugixml.hpp>
 
+#include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "devices/self_test.hpp"
 #include "model/metric.hpp"
 #include "model/result.hpp"
 #include "reporting/method_reports.hpp"
@@ -50,6 +53,15 @@ struct MethodContext {
                         // the engine itself
   double runtime_scale = 1;     // --runtime-scale, for a method with timed steps of its own
   MethodCheckpoint checkpoint;  // for a method that can resume
+  // The drive's own self-test, for <self-test> (runner/methods/self_test.hpp): null when the run
+  // may not start one (no --allow-self-test) or the target has no health seam, `self_test_gap`
+  // saying which.
+  devices::DeviceSelfTest* self_test = nullptr;
+  std::string self_test_gap;
+  bool self_test_gap_is_consent = false;
+  std::FILE* console = nullptr;  // progress lines of a method that prints its own
+  // Sleeps between a method's polls (null: the real clock, waking early on direct.stop).
+  std::function<void(double seconds)> wait;
 };
 
 class Method {
@@ -68,6 +80,9 @@ class Method {
   // Whether it runs through RunWorkload passes: preconditioning before it and the busy-host
   // report merged over its passes. False for a method that drives the engine itself.
   [[nodiscard]] virtual bool runs_workloads() const noexcept { return true; }
+  // Whether a method that drives the engine itself runs under the live progress line (false for
+  // one that prints its own progress, a self-test's polls).
+  [[nodiscard]] virtual bool shows_progress_line() const noexcept { return true; }
   // Whether the console prints fio's layout of `result` after it (false for a method whose result
   // is not one workload's counts: its own report section says what it measured).
   [[nodiscard]] virtual bool prints_fio_summary(const reporting::WorkloadResult& /*result*/) const {

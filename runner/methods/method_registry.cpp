@@ -11,6 +11,7 @@
 #include "runner/methods/latency_search.hpp"
 #include "runner/methods/method.hpp"
 #include "runner/methods/pts_tests.hpp"
+#include "runner/methods/self_test.hpp"
 #include "runner/methods/steady_state.hpp"
 #include "runner/methods/surface_scan.hpp"
 #include "runner/methods/sustained_write.hpp"
@@ -21,18 +22,19 @@ namespace {
 
 // One line per suite element; a method's files and its line here are all a method takes
 // (docs/architecture.md, "Where to add").
-const std::array<MethodEntry, 9>& entries() {
+const std::array<MethodEntry, 10>& entries() {
   static const auto all = [] {
     const auto pts = pts_method_entries();
-    return std::array<MethodEntry, 9>{workload_method_entry(),  // plain, or rounds to steady state
+    return std::array<MethodEntry, 10>{workload_method_entry(),  // plain, or rounds to steady state
                                       latency_search_method_entry(),
                                       sustained_write_method_entry(),
                                       capacity_method_entry(),
                                       surface_scan_method_entry(),
-                                      pts[0],   // wsat
-                                      pts[1],   // dirth
-                                      pts[2],   // xsr
-                                      pts[3]};  // hir
+                                      pts[0],  // wsat
+                                      pts[1],  // dirth
+                                      pts[2],  // xsr
+                                      pts[3],  // hir
+                                      self_test_method_entry()};
   }();
   return all;
 }

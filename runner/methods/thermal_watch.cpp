@@ -40,6 +40,16 @@ devices::OcpSmartLogPage SerializedNvmeAdmin::ocp_smart_log() {
   return inner_.ocp_smart_log();
 }
 
+void SerializedNvmeAdmin::device_self_test(std::uint8_t stc) {
+  std::lock_guard lock(mutex_);
+  inner_.device_self_test(stc);
+}
+
+devices::SelfTestLogPage SerializedNvmeAdmin::self_test_log() {
+  std::lock_guard lock(mutex_);
+  return inner_.self_test_log();
+}
+
 ThermalSample thermal_sample(devices::NvmeAdmin& admin, double t_s) {
   const devices::NvmeSmartLog l = devices::parse_smart_log(admin.smart_log());
   ThermalSample s;

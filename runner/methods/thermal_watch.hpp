@@ -34,6 +34,8 @@ class SerializedNvmeAdmin final : public devices::NvmeAdmin {
   void start_sanitize(devices::SanitizeAction action) override;
   devices::SanitizeLogPage sanitize_log() override;
   devices::OcpSmartLogPage ocp_smart_log() override;
+  void device_self_test(std::uint8_t stc) override;
+  devices::SelfTestLogPage self_test_log() override;
 
  private:
   devices::NvmeAdmin& inner_;

@@ -25,6 +25,8 @@
 #include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
+#include "devices/scsi_log.hpp"
+#include "devices/self_test.hpp"
 #include "devices/sysfs.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
@@ -167,6 +169,48 @@ struct HealthSeams {
   devices::AtaAdmin* ata = nullptr;
   devices::ScsiLogSource* scsi = nullptr;
 };
+
+// What a method may do to the device beyond I/O: an NVMe purge before it, the drive's own
+// self-test (made through the health seam only with --allow-self-test; otherwise the gap says why).
+struct DeviceAccess {
+  NvmePurgeAccess purge;
+  // A SCSI disk that refused LOG SENSE (no health seam) may still take SEND DIAGNOSTIC: its own
+  // SG_IO node for the self-test, which then says what the disk answered.
+  std::unique_ptr<devices::ScsiLogSource> scsi_for_self_test;
+  std::unique_ptr<devices::DeviceSelfTest> self_test;
+  std::string self_test_gap;
+  bool self_test_gap_is_consent = false;
+};
+
+DeviceAccess device_access(const QualificationOptions& o, const HealthSeams& seams,
+                           const std::string& scsi_devnode) {
+  DeviceAccess a;
+  a.purge = {.allowed = o.allow_nvme_purge, .admin = seams.nvme};
+  if (!o.allow_self_test) {
+    a.self_test_gap =
+        "not started: a self-test changes the drive's state (it runs in the drive and stays in "
+        "its self-test log); pass --allow-self-test";
+    a.self_test_gap_is_consent = true;
+  } else if (seams.ata) {
+    a.self_test = devices::ata_self_test(*seams.ata);
+  } else if (seams.nvme) {
+    a.self_test = devices::nvme_self_test(*seams.nvme);
+  } else if (seams.scsi) {
+    a.self_test = devices::scsi_self_test(*seams.scsi);
+  } else if (!scsi_devnode.empty()) {
+    try {
+      a.scsi_for_self_test = std::make_unique<devices::SgIoScsiLog>(scsi_devnode);
+      a.self_test = devices::scsi_self_test(*a.scsi_for_self_test);
+    } catch (const std::exception& e) {
+      a.self_test_gap = std::string("the target has no self-test: ") + e.what();
+    }
+  } else {
+    a.self_test_gap =
+        "the target has no self-test: no NVMe, ATA or SCSI health seam answered (the run's notes "
+        "say why)";
+  }
+  return a;
+}
 
 // One health reading through whichever seam the target has (it has one or none).
 std::optional<devices::HealthSnapshot> snapshot(const HealthSeams& seams,
@@ -313,21 +357,29 @@ std::vector<std::string> precondition_suite(const Suite& suite,
 // the method, every pass through `measure`; a method that drives the engine itself gets the run's
 // stop flag, engine wrapper and live counters instead, under the progress line (`direct`).
 reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadSpec& w,
-                                        const QualificationOptions& o, const NvmePurgeAccess& nvme,
+                                        const QualificationOptions& o, const DeviceAccess& device,
                                         const RunWorkload& measure, const DirectRun& direct,
                                         const MethodCheckpoint& checkpoint,
                                         std::vector<std::string>& preconditioning) {
+  const NvmePurgeAccess& nvme = device.purge;
   MethodContext context;
   context.direct.stop = &install_stop_handlers();
   context.direct.wrap_engine = fault_wrapper(o);
   context.runtime_scale = o.runtime_scale;
   context.checkpoint = checkpoint;
-  if (!sw.method->runs_workloads())
+  context.self_test = device.self_test.get();
+  context.self_test_gap = device.self_test_gap;
+  context.self_test_gap_is_consent = device.self_test_gap_is_consent;
+  context.console = o.console;
+  if (!sw.method->runs_workloads()) {
+    // A method that prints its own progress (a self-test's polls) runs without the live line.
+    if (!sw.method->shows_progress_line()) return sw.method->run(w, context);
     return direct([&](const RunOptions& ro) {
       MethodContext with_live = context;
       with_live.direct = ro;
       return sw.method->run(w, with_live);
     });
+  }
   if (sw.precondition)
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
@@ -553,15 +605,15 @@ MethodCheckpoint method_checkpoint(const QualificationOptions& o, const ChosenSu
 // it threw; `open_errno` is the errno of an engine that could not open the target.
 reporting::WorkloadResult measure_planned(
     const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, std::size_t i,
-    const QualificationOptions& o, const IdentifiedTarget& target,
-    const NvmePurgeAccess& nvme_purge, SerializedNvmeAdmin* shared_admin,
-    const RunWorkload& measure, const DirectRun& direct, int& open_errno) {
+    const QualificationOptions& o, const IdentifiedTarget& target, const DeviceAccess& device,
+    SerializedNvmeAdmin* shared_admin, const RunWorkload& measure, const DirectRun& direct,
+    int& open_errno) {
   std::FILE* con = o.console;
   reporting::WorkloadResult r;
   std::vector<std::string> preconditioning;
   try {
     if (i == 0 && chosen.suite.precondition)
-      preconditioning = precondition_suite(chosen.suite, plan, o, nvme_purge, measure);
+      preconditioning = precondition_suite(chosen.suite, plan, o, device.purge, measure);
     if (auto unfit = unfit_block_size(plan[i])) {
       r.id = plan[i].id;
       r.params = plan[i].params;
@@ -571,14 +623,16 @@ reporting::WorkloadResult measure_planned(
       std::unique_ptr<ThermalSampler> sampler;  // off for non-NVMe and --thermal-interval 0
       if (shared_admin && o.thermal_interval_s > 0)
         sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
-      r = measure_entry(chosen.suite.workloads[i], plan[i], o, nvme_purge, measure, direct,
+      r = measure_entry(chosen.suite.workloads[i], plan[i], o, device, measure, direct,
                         method_checkpoint(o, chosen, target, plan[i].id), preconditioning);
       if (sampler) {
         const double total_s = sampler->elapsed_s();
         attach_thermal(r, sampler->stop(), total_s);
       }
-      r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
-                                       read_pcie_link(o.sysfs_root, target.resolved.device));
+      // A result without I/O of its own (a self-test) has no host limit to assess.
+      if (r.read || r.write || !r.errors.empty())
+        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
+                                         read_pcie_link(o.sysfs_root, target.resolved.device));
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
       // The reason a workload is in error is said where it happened, not only in the reports.
       std::fputs(reporting::format_workload_errors(plan[i].id, r.errors).c_str(), con);
@@ -640,7 +694,12 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   auto before = read_health();
   std::vector<devices::HealthSnapshot> health_during;
   std::vector<std::string> health_labels;
-  const NvmePurgeAccess nvme_purge{.allowed = o.allow_nvme_purge, .admin = shared_admin.get()};
+  std::string scsi_devnode;  // a live SCSI disk without a health seam (LOG SENSE refused)
+  if (!target.admin && !target.ata && !target.scsi && !o.nvme_capture &&
+      target.identity.transport == devices::Transport::Scsi &&
+      devices::Sysfs{o.sysfs_root}.is_live())
+    scsi_devnode = target.identity.devnode;
+  const DeviceAccess device = device_access(o, seams, scsi_devnode);
   reporting::LiveProgress progress(con, reporting::LiveProgress::is_terminal(con));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (stop.load()) break;
@@ -651,7 +710,7 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     DirectRun direct = [&](const ProgressWork& work) {
       return run_with_progress(plan[i].id, 0, i + 1, plan.size(), stop, progress, o, work);
     };
-    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, nvme_purge,
+    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, device,
                                                   shared_admin.get(), measure, direct, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
@@ -682,7 +741,8 @@ std::optional<reporting::ClaimVerdict> measure_plan(
   if (after) run.device.health_after = to_field_rows(devices::health_rows(*after));
   if (before && after) run.device.health_changes = devices::health_changes(*before, *after);
   for (const auto& n : notes) run.device.identity.push_back({"note", n, "storqual"});
-  return health_verdict(before, health_during, health_labels, after);
+  return health_verdict(before, health_during, health_labels, after,
+                        sheet ? sheet->health_limits : std::vector<HealthLimit>{});
 }
 
 // Step 5: the verdicts (claims, data integrity, baseline) and the exit code they make.

@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "devices/health.hpp"
 #include "model/quantity_format.hpp"
 #include "reporting/verdict_status.hpp"
 #include "runner/base/errors.hpp"
@@ -283,12 +284,58 @@ MatchRule load_match(const XmlFile& file, pugi::xml_node node) {
   return rule;
 }
 
+// A limit's number: a plain non-negative number ("24", "0", "55.5").
+double parse_limit_value(const XmlFile& file, pugi::xml_attribute a) {
+  double v = 0;
+  std::string_view t = trim(a.value());
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !(v >= 0))
+    throw file.error_value(a, std::string(a.name()) + ": expected a number at or above 0, got '" +
+                                  std::string(a.value()) + "'");
+  return v;
+}
+
+// <health><limit figure="power_on_hours" max="24" at="arrival"/>...</health>
+void load_health_limits(const XmlFile& file, pugi::xml_node health,
+                        std::vector<HealthLimit>& limits) {
+  expect_only(file, health, "", "limit");
+  for (pugi::xml_node node : health.children("limit")) {
+    expect_only(file, node, "figure max min at", "");
+    HealthLimit l;
+    pugi::xml_attribute figure = required_attribute(file, node, "figure");
+    if (!devices::find_health_figure(figure.value())) {
+      std::string names;
+      for (const auto& f : devices::health_figures())
+        names += (names.empty() ? "" : ", ") + std::string(f.name);
+      throw file.error_value(figure, "unknown health figure '" + std::string(figure.value()) +
+                                         "' (expected one of " + names + ")");
+    }
+    l.figure = figure.value();
+    if (pugi::xml_attribute a = node.attribute("max")) l.max = parse_limit_value(file, a);
+    if (pugi::xml_attribute a = node.attribute("min")) l.min = parse_limit_value(file, a);
+    if (!l.max && !l.min) throw file.error(node, "<limit> needs max, min or both");
+    if (pugi::xml_attribute at = node.attribute("at")) {
+      const std::string_view v = at.value();
+      if (v != "arrival" && v != "every-reading")
+        throw file.error_value(at, "at: expected arrival or every-reading");
+      l.arrival_only = v == "arrival";
+    }
+    for (const HealthLimit& earlier : limits)
+      if (earlier.figure == l.figure && earlier.arrival_only == l.arrival_only)
+        throw file.error(node, "a second limit on " + l.figure + " (first at line " +
+                                   std::to_string(earlier.line) + ")");
+    l.file = file.display_name();
+    l.line = static_cast<unsigned>(std::stoul(file.position(node)));  // "line:column"
+    limits.push_back(std::move(l));
+  }
+}
+
 SpecSheet load_sheet(const XmlFile& file) {
   pugi::xml_node root = file.root();
   if (std::string_view(root.name()) != "spec-sheet")
     throw file.error(
         root, "unknown root element <" + std::string(root.name()) + "> (expected <spec-sheet>)");
-  expect_only(file, root, "name vendor suite source warranty_years", "match claims");
+  expect_only(file, root, "name vendor suite source warranty_years", "match claims health");
   SpecSheet sheet;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (trim(name.value()).empty()) throw file.error_value(name, "empty spec sheet name");
@@ -316,6 +363,8 @@ SpecSheet load_sheet(const XmlFile& file) {
     std::string_view n = child.name();
     if (n == "match") {
       sheet.match.push_back(load_match(file, child));
+    } else if (n == "health") {
+      load_health_limits(file, child, sheet.health_limits);
     } else if (n == "claims") {
       if (claims_node)
         throw file.error(

@@ -94,6 +94,19 @@ struct Claim {
 // the capacity in decimal TB for a per-TB claim.
 [[nodiscard]] double claim_threshold(const Claim& claim, double capacity_bytes);
 
+// One <limit> of <health> (docs/formats.md, "<health>"): a health figure of the drive
+// (devices::health_figures(): power_on_hours, reallocated_sectors, temperature_c, ...) at most
+// `max` and/or at least `min`, in the reading before the run only (at="arrival", e.g. a new
+// drive's power-on hours) or in every reading (at="every-reading", the default).
+struct HealthLimit {
+  std::string figure;
+  std::optional<double> max, min;
+  bool arrival_only = false;
+  std::string file;  // the sheet as loaded (its display name) and the <limit>'s line
+  unsigned line = 0;
+  [[nodiscard]] std::string where() const { return file + ":" + std::to_string(line); }
+};
+
 // One <match>: every given field must match its glob (fnmatch, case-insensitive).
 struct MatchRule {
   std::map<std::string, std::string> patterns;  // field (model, firmware, vendor, serial,
@@ -112,6 +125,8 @@ class SpecSheet {
   std::vector<Claim> claims;
   // warranty_years="5": the warranty period endurance.dwpd projects over (runner/methods/wear.hpp).
   std::optional<double> warranty_years;
+  // <health>: limits on the drive's health figures, judged in the health testcase.
+  std::vector<HealthLimit> health_limits;
 
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.

@@ -26,6 +26,7 @@
 #include "devices/health.hpp"
 #include "devices/scsi_health.hpp"
 #include "devices/scsi_log.hpp"
+#include "devices/self_test.hpp"
 #include "model/errors.hpp"
 #include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
@@ -362,6 +363,53 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
         "sectors");
   (void)devices::ata_health_summary(s);
   return Outcome::Accepted;
+}
+
+// What a self-test's poll reads (devices/self_test.hpp): the first byte chooses the decoder, the
+// rest is its input: 0, an ATA SMART READ DATA page (512 bytes: byte 363's execution status, the
+// polling times, the capability byte); 1, SCSI sense data (its progress indication); 2, an NVMe
+// Device Self-test log (06h, 564 bytes). Refused: a page of another size. Properties of accepted
+// input: at most 150% remaining (a nibble times 10), progress in [0, 100), at most 20 NVMe entries,
+// none of them an unused one, each with its result's words.
+inline Outcome feed_self_test_pages(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
+                                         bytes.size() - 1);
+  switch (static_cast<unsigned char>(bytes.front()) % 3) {
+    case 0: {
+      if (in.size() != 512) return Outcome::Refused;
+      const std::span<const std::uint8_t, 512> data(in.data(), 512);
+      const auto x = devices::decode_ata_self_test_execution(data[363]);
+      if (x.remaining_pct > 150) broken("more than 150% of an ATA self-test remaining");
+      for (auto t : {devices::SelfTestType::Short, devices::SelfTestType::Extended,
+                     devices::SelfTestType::Conveyance}) {
+        const auto m = devices::ata_polling_minutes(data, t);
+        if (m && (*m == 0 || *m > 0xFFFF)) broken("a polling time of 0 or above 16 bits");
+        if (devices::ata_supports(data, t) && !(data[367] & 0x10))
+          broken("a self-test supported without the capability bit");
+      }
+      return Outcome::Accepted;
+    }
+    case 1: {
+      const auto p = devices::scsi_sense_progress(in);
+      if (p && (*p < 0 || *p >= 100)) broken("a SCSI progress outside [0, 100)");
+      (void)devices::scsi_sense_self_test_in_progress(in);
+      return p ? Outcome::Accepted : Outcome::Refused;
+    }
+    default: {
+      if (in.size() != std::tuple_size_v<devices::SelfTestLogPage>) return Outcome::Refused;
+      devices::SelfTestLogPage page;
+      std::copy(in.begin(), in.end(), page.begin());
+      const auto log = devices::parse_nvme_self_test_log(page);
+      if (log.entries.size() > 20) broken("more than 20 NVMe self-test entries");
+      if (log.percent_complete > 127) broken("an NVMe percent complete above 7 bits");
+      for (const auto& e : log.entries) {
+        if (e.result == 0xF) broken("an unused NVMe self-test entry was kept");
+        if (e.result_text().empty()) broken("an NVMe self-test result without words");
+      }
+      return Outcome::Accepted;
+    }
+  }
 }
 
 // A SCSI LOG SENSE page (devices/scsi_log.hpp): the first byte chooses which page code it is

@@ -63,6 +63,37 @@ ata_health() {
   emit "ata usb json" /tmp/ata-usb.json
 }
 
+# Self-tests started by storqual (tests/lab/selftest-suite.xml, --allow-self-test): on the AHCI
+# disk, with smartctl's reading of the self-test log before and after; on the first NVMe namespace
+# and a SCSI disk, whose outcome must be named too.
+self_tests() {
+  scsi=""
+  for d in $(disks); do
+    case $(readlink -f "/sys/block/$d") in
+      *"$(cat /lab/sata-pci)"*) sata=$d ;;
+      *virtio*) [ -z "$scsi" ] && [ -d "/sys/block/$d/device/scsi_device" ] && scsi=$d ;;
+    esac
+  done
+  nv=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)
+  if command -v smartctl > /dev/null; then
+    smartctl --json=c -l selftest "/dev/$sata" > /tmp/st-before.json 2>&1
+    emit "selftest smartctl before" /tmp/st-before.json
+  fi
+  for pair in "sata $sata" "nvme $nv" "scsi $scsi"; do
+    set -- $pair
+    [ -n "$2" ] || continue
+    storqual run --target "/dev/$2" --suite /lab/selftest-suite.xml --allow-self-test \
+      --out "/tmp/st-$1" > "/tmp/st-$1.log" 2>&1
+    echo "exit $?" >> "/tmp/st-$1.log"
+    emit "selftest console $1" "/tmp/st-$1.log"
+    emit "selftest json $1" "/tmp/st-$1/storqual-result.json"
+  done
+  if command -v smartctl > /dev/null; then
+    smartctl --json=c -l selftest "/dev/$sata" > /tmp/st-smartctl.json 2>&1
+    emit "selftest smartctl" /tmp/st-smartctl.json
+  fi
+}
+
 identify_all noudev
 ata_health
 if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
@@ -75,6 +106,8 @@ if [ "$mode" = full ] && [ -x /lib/systemd/systemd-udevd ]; then
   emit "udevd log" /tmp/udevd.log
   [ "$n" -gt 0 ] && identify_all udev
 fi
+# After both identify passes, whose SATA health rows (the self-test log's entries) must agree.
+self_tests
 
 # A run (a read, then a write) with a SMART critical warning raised from the host (QMP) while it
 # runs; its C0h log before and after gives the write amplification.

@@ -205,7 +205,7 @@ def build_initramfs(lab, root, version, storqual):
     for name, pci in (("sata-pci", "0000:00:05.0"), ("usb-pci", "0000:00:08.0")):
         with open(os.path.join(ir, "lab", name), "w") as f:
             f.write(pci + "\n")
-    for suite in ("warn-suite.xml", "run-suite.xml"):
+    for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml"):
         shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
     initrd = os.path.join(lab, "initrd.gz")
     busybox = os.path.join(root, "bin/busybox")
@@ -628,6 +628,71 @@ def check_ata_health(blocks, lab, checks):
     return "ata: %d attributes equal smartctl's, %d self-test entries" % (compared, len(tests))
 
 
+def check_self_tests(blocks, checks):
+    """A short self-test started by storqual on the AHCI disk passed and left the newest entry of
+    the log smartctl reads in the guest; the conveyance test QEMU refuses is a named "not
+    supported"; the NVMe namespace and a SCSI disk each end with a named outcome, never silence."""
+    lines = []
+    for disk in ("sata", "nvme", "scsi"):
+        raw = blocks.get("selftest json " + disk)
+        if raw is None:
+            continue
+        try:
+            verdicts = {v["workload"]: v for v in json.loads(raw).get("verdicts", [])
+                        if v.get("kind") == "health" and v.get("metric", "").startswith("self-test")}
+        except ValueError:
+            checks.expect(False, "selftest json %s reads: %s" % (disk, raw[-300:]))
+            continue
+        for wid, v in sorted(verdicts.items()):
+            checks.expect(bool(v.get("message")), "%s %s names its outcome" % (disk, wid))
+            lines.append("self-test %s %s: %s: %s" % (disk, wid, v.get("status"), v.get("message")))
+        if disk == "sata":
+            short = verdicts.get("short", {})
+            checks.expect(short.get("status") == "pass",
+                          "the AHCI disk's short self-test passed: %s" % short)
+            conv = verdicts.get("conveyance", {})
+            checks.expect(conv.get("status") == "skipped" and
+                          "not supported" in conv.get("message", ""),
+                          "the AHCI disk's conveyance test is a named not supported: %s" % conv)
+            try:
+                ref = json.loads(blocks.get("selftest smartctl", ""))
+                table = ref["ata_smart_self_test_log"]["standard"]["table"]
+            except (ValueError, KeyError) as e:
+                checks.expect(False, "smartctl reads the self-test log after storqual's test: %r %s"
+                              % (e, blocks.get("selftest smartctl", "")[-300:]))
+                continue
+            try:
+                before = len(json.loads(blocks.get("selftest smartctl before", ""))
+                             ["ata_smart_self_test_log"]["standard"]["table"])
+            except (ValueError, KeyError):
+                before = 0
+            checks.expect(len(table) == before + 1,
+                          "smartctl's log has one entry more after storqual's test: %d -> %d"
+                          % (before, len(table)))
+            newest = table[0]
+            checks.expect(newest["type"]["string"] == "Short offline" and
+                          newest["status"]["passed"] and
+                          "Completed without error" in newest["status"]["string"],
+                          "smartctl's newest entry is storqual's passed short test: %s" % newest)
+            lines.append("self-test sata: smartctl's newest entry: %s, %s"
+                         % (newest["type"]["string"], newest["status"]["string"]))
+        else:
+            for wid, v in verdicts.items():
+                checks.expect(v.get("status") in ("pass", "skipped"),
+                              "%s %s: passed or a named skip: %s" % (disk, wid, v))
+            short = verdicts.get("short", {})
+            if disk == "scsi":  # QEMU's scsi-hd: SEND DIAGNOSTIC is an invalid opcode
+                checks.expect(short.get("status") == "skipped" and
+                              "SEND DIAGNOSTIC" in short.get("message", "") and
+                              "ILLEGAL REQUEST" in short.get("message", ""),
+                              "the SCSI disk's refusal of SEND DIAGNOSTIC is named: %s" % short)
+            checks.expect(bool(short), "%s has a short self-test testcase" % disk)
+    checks.expect(any(l.startswith("self-test sata") for l in lines),
+                  "storqual ran a self-test on the AHCI disk: %s"
+                  % blocks.get("selftest console sata", "(none)")[-400:])
+    return "\n".join(lines)
+
+
 def check_runs_and_guards(blocks, checks):
     runs = sorted(t for t in blocks if t.startswith("run console "))
     checks.expect(len(runs) >= len(DISKS), "a run on every disk: %s" % runs)
@@ -697,6 +762,7 @@ def main():
         check_runs_and_guards(blocks, checks)
     check_warning_run(blocks, raised, checks)
     ata_line = check_ata_health(blocks, lab, checks)
+    self_test_line = check_self_tests(blocks, checks)
     # The C0h log over runs that wrote: the warning run, and in the full lab the NVMe runs.
     ocp_runs = [check_ocp_run(blocks.get("warn json", ""), blocks.get("warn html-wear", ""),
                               "warn run", checks)]
@@ -713,7 +779,7 @@ def main():
         last = blocks[tag].strip().splitlines()
         print("%s: %s" % (tag, " / ".join(l for l in last if "refus" in l or l.startswith("exit")
                                           or "storqual" in l)[:300]))
-    for line in ocp_runs + [ata_line]:
+    for line in ocp_runs + [ata_line, self_test_line]:
         if line:
             print(line)
     ok = not checks.failed and "LAB:DONE" in open(log, errors="replace").read()

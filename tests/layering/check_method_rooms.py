@@ -70,6 +70,13 @@ METHODS = {
         [r"\bPts[A-Z]\w*\b", r"\bpts_[a-z_]+\b", r"\brun_pts_test\b", r'"(wsat|dirth|xsr|hir)"',
          r'"pts-'],
     ),
+    "self-test": (
+        ["runner/methods/self_test.hpp", "runner/methods/self_test.cpp",
+         "runner/methods/self_test_report.cpp"],
+        [r"\bSelfTest(Method|MethodReport|Report|Settings|Run)\b",
+         r"\b(run_self_test|self_test_verdict|self_test_report_of|read_self_test_report)\b",
+         r"\bself_test_method_entry\b", r'"self-test"'],
+    ),
 }
 
 

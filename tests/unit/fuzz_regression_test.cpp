@@ -221,6 +221,12 @@ TEST(FuzzRegression, AtaSmartPageParsers) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, SelfTestPollDecoders) {
+  const Tally t = feed_all("self_test_pages", fuzz::feed_self_test_pages, 8);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, ScsiLogPageParsers) {
   const Tally t = feed_all("scsi_log_pages", fuzz::feed_scsi_log_page, 7);
   EXPECT_GT(t.accepted, 0);
