@@ -26,15 +26,15 @@ const std::array<MethodEntry, 10>& entries() {
   static const auto all = [] {
     const auto pts = pts_method_entries();
     return std::array<MethodEntry, 10>{workload_method_entry(),  // plain, or rounds to steady state
-                                      latency_search_method_entry(),
-                                      sustained_write_method_entry(),
-                                      capacity_method_entry(),
-                                      surface_scan_method_entry(),
-                                      pts[0],  // wsat
-                                      pts[1],  // dirth
-                                      pts[2],  // xsr
-                                      pts[3],  // hir
-                                      self_test_method_entry()};
+                                       latency_search_method_entry(),
+                                       sustained_write_method_entry(),
+                                       capacity_method_entry(),
+                                       surface_scan_method_entry(),
+                                       pts[0],  // wsat
+                                       pts[1],  // dirth
+                                       pts[2],  // xsr
+                                       pts[3],  // hir
+                                       self_test_method_entry()};
   }();
   return all;
 }
