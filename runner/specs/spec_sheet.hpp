@@ -112,6 +112,9 @@ class SpecSheet {
   std::vector<Claim> claims;
   // warranty_years="5": the warranty period endurance.dwpd projects over (runner/methods/wear.hpp).
   std::optional<double> warranty_years;
+  // plp="yes": the drive claims power-loss protection, so `storqual powercut check` fails a write
+  // lost before a flush too (docs/power-cut.md).
+  std::optional<bool> plp;
 
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.
