@@ -20,7 +20,10 @@
 #include <sstream>
 #include <string>
 
+#include "devices/device_identity.hpp"
+#include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
+#include "devices/sysfs.hpp"
 #include "model/quantity_format.hpp"
 #include "reporting/report_names.hpp"
 #include "runner/base/units.hpp"
@@ -30,6 +33,7 @@
 #include "runner/methods/powercut_check.hpp"
 #include "runner/methods/powercut_indicators.hpp"
 #include "runner/methods/powercut_listener.hpp"
+#include "runner/qualification/device_identification.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/qualification.hpp"
 #include "runner/qualification/signals.hpp"
@@ -185,6 +189,23 @@ int cmd_powercut_arm(const Args& args) {
   return out.errors ? kExitRuntime : kExitPass;
 }
 
+// Who the device is, read only (sysfs, udev, NVMe identify), for the report; nothing when it is
+// gone or not a block device's.
+void describe_device(const std::string& target, reporting::DeviceReport& report) {
+  try {
+    const devices::Sysfs sysfs;
+    const devices::ResolvedTarget resolved = sysfs.resolve(target);
+    const DeviceIdentification id = read_full_identity(sysfs, resolved.device, NvmeAccess{});
+    report.name = resolved.kind == devices::TargetKind::BlockDevice
+                      ? resolved.device
+                      : "file " + target + " (on " + resolved.device + ")";
+    for (const auto& r : devices::identity_rows(id.identity))
+      report.identity.push_back({r.field, r.value, r.source});
+  } catch (const std::exception&) {
+    // the check itself says that the device did not come back
+  }
+}
+
 int cmd_powercut_check(const Args& args) {
   po::options_description opts("storqual powercut check");
   opts.add_options()("help,h", "this help")("target", po::value<std::string>()->required(),
@@ -207,6 +228,7 @@ int cmd_powercut_check(const Args& args) {
   run.environment = capture_environment();
   run.device.name = fs::path(target).filename().string();
   run.device.path = target;
+  describe_device(target, run.device);
   bool plp = vm["plp"].as<bool>();
   if (vm.count("sheet")) {
     const SpecSheet sheet = SpecSheet::load(vm["sheet"].as<std::string>());
@@ -326,6 +348,18 @@ int cmd_powercut_indicators(const Args& args) {
   if (::stat(admitted.path.c_str(), &st) == 0)
     in.cache =
         read_cache_setting("/sys", whole_disk_of(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev));
+  if (!admitted.device.empty()) {
+    try {
+      const DeviceIdentification id =
+          read_full_identity(devices::Sysfs{}, admitted.device, NvmeAccess{});
+      if (id.admin) {
+        const auto ctrl = devices::parse_identify_controller(id.admin->identify_controller());
+        in.nvme = NvmeCacheIdentity{ctrl.volatile_write_cache, ctrl.awupf + 1u};
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "storqual powercut indicators: NVMe identify not read: " << e.what() << "\n";
+    }
+  }
   time_flushes_and_sync_writes(admitted.path, admitted.offset, admitted.size, dirty,
                                vm["sync-writes"].as<unsigned>(), in);
   judge_indicators(in);

@@ -146,6 +146,8 @@ void judge_indicators(PowercutIndicators& in) {
     in.warnings.push_back(
         "QD1 writes with RWF_DSYNC are as fast as without on a write-back cache: FUA or the "
         "flush may not reach the media");
+  if (in.nvme && !in.nvme->volatile_write_cache && write_back)
+    in.warnings.push_back("identify says no volatile write cache, sysfs says write back");
   if (in.cache.write_cache == "write back" && in.cache.fua == "0")
     in.warnings.push_back(
         "a write-back cache without FUA: every FUA write becomes a write and a "
@@ -158,6 +160,11 @@ std::string format_indicators(const PowercutIndicators& in) {
        (in.cache.write_cache.empty() ? std::string("unknown") : in.cache.write_cache) +
        ", FUA (queue/fua): " + (in.cache.fua.empty() ? std::string("unknown") : in.cache.fua) +
        (in.cache.disk.empty() ? std::string() : " [" + in.cache.disk + "]") + "\n";
+  if (in.nvme)
+    s += std::string("  NVMe volatile write cache (identify VWC): ") +
+         (in.nvme->volatile_write_cache ? "present" : "absent") +
+         ", atomic write unit on power fail (AWUPF+1): " + std::to_string(in.nvme->awupf_blocks) +
+         " blocks\n";
   for (const auto& f : in.flushes) {
     const double mib = static_cast<double>(f.dirty_bytes) / (1 << 20);
     s += "  flush after " + format_fixed(mib, 0) + " MiB: " + format_fixed(f.flush_s * 1e3, 3) +

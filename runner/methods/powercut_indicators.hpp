@@ -2,6 +2,7 @@
 // `storqual powercut indicators` (docs/power-cut.md, "Indicators without a cut"): what can be read
 // or timed without cutting the power. Indicators, never a pass: a drive can look honest here and
 // still lose flushed data at a cut.
+//   - NVMe identify's VWC bit (a volatile write cache is present) and AWUPF, when there is one;
 //   - the block layer's view of the cache: sysfs queue/write_cache ("write back" means the kernel
 //     sends flushes) and queue/fua (whether the device takes FUA writes);
 //   - how long a flush takes after N MiB of dirty data, against the sustained write speed of
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +40,15 @@ struct SyncLatency {
   double mean_ns = 0, p99_ns = 0, max_ns = 0;
 };
 
+// From NVMe identify controller, when the target is an NVMe namespace.
+struct NvmeCacheIdentity {
+  bool volatile_write_cache = false;  // VWC bit 0
+  std::uint32_t awupf_blocks = 1;     // AWUPF + 1
+};
+
 struct PowercutIndicators {
   CacheSetting cache;
+  std::optional<NvmeCacheIdentity> nvme;
   std::vector<FlushTiming> flushes;
   SyncLatency dsync, plain;
   std::vector<std::string> warnings;

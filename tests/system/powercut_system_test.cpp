@@ -92,6 +92,38 @@ TEST_F(PowercutLoop, AFlushedRecordOverwrittenAfterTheCutIsLostAfterFlush) {
   EXPECT_NE(c.out.find("lost-after-flush"), std::string::npos) << c.out;
 }
 
+// The journal kept by `storqual powercut listen` over a Unix socket: a client with the wrong
+// token is refused, the run's client streams until it is killed, and check reads the listener's
+// journal.
+TEST_F(PowercutLoop, TheListenersJournalChecksLikeAFile) {
+  const std::string socket = "unix:" + (dir_ / "sock").string();
+  const std::string journal = (dir_ / "listened").string();
+  storqual::testing::BackgroundCommand listener(
+      {STORQUAL_BINARY, "powercut", "listen", "--listen", socket, "--token", "token-1234",
+       "--journal", journal, "--sessions", "2", "--idle-timeout", "2"},
+      dir_ / "listen.out", dir_ / "listen.err");
+  for (int i = 0; i < 100 && !std::filesystem::exists(dir_ / "sock"); ++i) ::usleep(20000);
+  const CommandResult wrong =
+      storqual({"powercut", "arm", "--target", loop_->path(), "--listener", socket, "--token",
+                "not-the-token", "--allow-destructive", "--size", "64M"});
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
+  EXPECT_NE(wrong.err.find("wrong token"), std::string::npos) << wrong.err;
+  const CommandResult a =
+      storqual({"powercut", "arm", "--target", loop_->path(), "--listener", socket, "--token",
+                "token-1234", "--allow-destructive", "--size", "64M", "--cut-after", "0.5:1.5",
+                "--runtime", "30", "--power-cut-cmd", "kill -KILL $STORQUAL_ARM_PID"});
+  EXPECT_EQ(a.exit_code, 128 + 9) << a.err;
+  EXPECT_EQ(listener.wait(), 0);
+  const std::string log = storqual::testing::read_file(dir_ / "listen.err");
+  EXPECT_NE(log.find("session 1: refused"), std::string::npos) << log;
+  EXPECT_NE(log.find("session 2: accepted"), std::string::npos) << log;
+  const JournalContents j = read_journal_file(journal);
+  EXPECT_GT(j.writes.size(), 10u);
+  const CommandResult c = storqual({"powercut", "check", "--target", loop_->path(), "--journal",
+                                    journal, "--out", (dir_ / "out").string()});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+}
+
 TEST_F(PowercutLoop, ADeviceThatDoesNotComeBackFails) {
   const std::string journal = (dir_ / "journal").string();
   ASSERT_EQ(arm(journal).exit_code, 128 + 9);
