@@ -73,6 +73,7 @@ class Classifier {
         static_cast<unsigned char*>(std::aligned_alloc(4096, std::max<std::size_t>(size, 4096))),
         &std::free);
     for (std::uint32_t i = 0; i < j_.writes.size(); ++i) check_request(i, read, buf.get());
+    scan_unnamed_units(read);
     count_unserializable();
     std::sort(check_.findings.begin(), check_.findings.end(),
               [](const CutFinding& a, const CutFinding& b) { return a.offset < b.offset; });
@@ -161,6 +162,45 @@ class Classifier {
     auto highest = std::max_element(
         v.begin(), v.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
     if (highest->offset > f.offset) *highest = f;
+  }
+
+  // The units of the region no acknowledged write names: a request in flight at the cut may have
+  // landed there in part. A unit holding a record of this run beside sectors of another version
+  // is shorn too.
+  void scan_unnamed_units(const SectorSource& read) {
+    constexpr std::uint64_t kChunk = 1 << 20;
+    const std::uint64_t begin = j_.header.region_offset / unit_ * unit_;
+    const std::uint64_t end = j_.header.region_offset + j_.header.region_size;
+    std::unique_ptr<unsigned char, decltype(&std::free)> buf(
+        static_cast<unsigned char*>(std::aligned_alloc(4096, kChunk)), &std::free);
+    for (std::uint64_t at = begin; at < end; at += kChunk) {
+      const auto length = static_cast<std::uint32_t>(std::min(kChunk, end - at) / unit_ * unit_);
+      if (length == 0 || !read(at, length, buf.get())) continue;  // unreadable: not named anyway
+      for (std::uint64_t u = at; u < at + length; u += unit_) {
+        if (history_.count(u)) continue;  // a unit is named whole or not at all
+        scan_unit(u, buf.get() + (u - at));
+      }
+    }
+  }
+
+  void scan_unit(std::uint64_t unit, const unsigned char* bytes) {
+    std::vector<std::uint64_t> versions;
+    bool ours = false;
+    for (std::uint32_t s = 0; s < unit_; s += kPowercutSector) {
+      const SectorRead r = read_powercut_sector(bytes + s, j_.header.run_id);
+      const bool record = r.content == SectorContent::Record && r.record.offset == unit + s;
+      ours |= record;
+      versions.push_back(record ? r.record.record_id : 0);
+    }
+    const std::uint64_t newest = *std::max_element(versions.begin(), versions.end());
+    if (!ours || std::all_of(versions.begin(), versions.end(),
+                             [&](std::uint64_t v) { return v == newest; }))
+      return;
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      if (versions[i] == newest) continue;
+      ++check_.counts[static_cast<std::size_t>(CutClass::Shorn)];
+      add_finding({CutClass::Shorn, unit + i * kPowercutSector, newest, versions[i]});
+    }
   }
 
   // Requests present that were issued after a lost write had been made durable.

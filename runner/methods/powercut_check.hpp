@@ -14,7 +14,9 @@
 //   an unreadable sector                                                    -> unreadable (fail)
 // Within one atomic write unit (the journal header's, aligned to the device), sectors holding
 // different versions (two records, or a record and old data) are shorn: the unit's sectors that
-// are not its newest version are counted shorn instead of lost (fail).
+// are not its newest version are counted shorn instead of lost (fail). The units of the region no
+// acknowledged write names are read too: a request in flight at the cut that landed there in part
+// (a record of this run beside another version in one unit) is shorn as well.
 // Unserializable (fail): a request issued after the completion that made a lost write durable
 // (its flush, or its own FUA completion) is present on the device; counted per such request.
 //

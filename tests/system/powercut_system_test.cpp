@@ -72,20 +72,26 @@ TEST_F(PowercutLoop, AFlushedRecordOverwrittenAfterTheCutIsLostAfterFlush) {
   ASSERT_EQ(arm(journal).exit_code, 128 + 9);
   const JournalContents j = read_journal_file(journal);
   ASSERT_FALSE(j.flushes.empty());
-  // The first write is covered by the first flush: overwrite it with what a lying drive leaves.
-  const JournalWrite& w = j.writes.front();
+  // A write covered by a completed flush and never rewritten: overwrite it with what a lying
+  // drive leaves.
+  const JournalWrite* victim = nullptr;
+  for (std::size_t i = 0; i < j.writes.size() && !victim; ++i) {
+    const JournalWrite& w = j.writes[i];
+    if (w.epoch >= j.flushes.size()) break;  // no completed flush covers it
+    bool rewritten = false;
+    for (std::size_t k = i + 1; k < j.writes.size(); ++k)
+      rewritten |= j.writes[k].offset < w.offset + w.length &&
+                   w.offset < j.writes[k].offset + j.writes[k].length;
+    if (!rewritten) victim = &w;
+  }
+  ASSERT_NE(victim, nullptr) << "every flushed write was rewritten";
   const int fd = ::open(loop_->path().c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  const std::string zeros(w.length, '\0');
-  ASSERT_EQ(::pwrite(fd, zeros.data(), zeros.size(), static_cast<off_t>(w.offset)),
+  const std::string zeros(victim->length, '\0');
+  ASSERT_EQ(::pwrite(fd, zeros.data(), zeros.size(), static_cast<off_t>(victim->offset)),
             static_cast<ssize_t>(zeros.size()));
   ::fsync(fd);
   ::close(fd);
-  bool rewritten = false;  // a later write to the same place hides the damage
-  for (std::size_t i = 1; i < j.writes.size(); ++i)
-    rewritten |= j.writes[i].offset < w.offset + w.length &&
-                 w.offset < j.writes[i].offset + j.writes[i].length;
-  if (rewritten) GTEST_SKIP() << "the first record was rewritten later in this run";
   const CommandResult c = storqual({"powercut", "check", "--target", loop_->path(), "--journal",
                                     journal, "--out", (dir_ / "out").string()});
   EXPECT_EQ(c.exit_code, 1) << c.out << c.err;

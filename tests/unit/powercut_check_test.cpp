@@ -137,6 +137,18 @@ TEST(PowercutCheck, APartlyWrittenAtomicUnitIsShorn) {
   EXPECT_EQ(cut_verdict(c, "c").status, reporting::VerdictStatus::Fail);
 }
 
+TEST(PowercutCheck, ATornRequestInFlightAtTheCutIsShornWhereNothingWasAcknowledged) {
+  CutScene s;
+  s.write(0, 4096, true, true);
+  auto in_flight = s.write(65536, 8192, false, false);     // never acknowledged
+  std::memcpy(s.image_.data() + 65536, in_flight.data(), 4096 + 1024);  // one unit and a bit
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.count(CutClass::Intact), 8u);
+  EXPECT_EQ(c.count(CutClass::Shorn), 6u);  // the second unit: 2 sectors new, 6 old
+  ASSERT_FALSE(c.findings.empty());
+  EXPECT_EQ(c.findings[0].offset, 65536u + 4096 + 1024);
+}
+
 TEST(PowercutCheck, ALargeUnflushedRequestKeptInWholeUnitsIsNotShorn) {
   CutScene s;
   auto data = s.write(0, 16384, true, false);
