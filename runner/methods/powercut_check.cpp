@@ -193,8 +193,8 @@ class Classifier {
       versions.push_back(record ? r.record.record_id : 0);
     }
     const std::uint64_t newest = *std::max_element(versions.begin(), versions.end());
-    if (!ours || std::all_of(versions.begin(), versions.end(),
-                             [&](std::uint64_t v) { return v == newest; }))
+    if (!ours ||
+        std::all_of(versions.begin(), versions.end(), [&](std::uint64_t v) { return v == newest; }))
       return;
     for (std::size_t i = 0; i < versions.size(); ++i) {
       if (versions[i] == newest) continue;

@@ -140,7 +140,7 @@ TEST(PowercutCheck, APartlyWrittenAtomicUnitIsShorn) {
 TEST(PowercutCheck, ATornRequestInFlightAtTheCutIsShornWhereNothingWasAcknowledged) {
   CutScene s;
   s.write(0, 4096, true, true);
-  auto in_flight = s.write(65536, 8192, false, false);     // never acknowledged
+  auto in_flight = s.write(65536, 8192, false, false);                  // never acknowledged
   std::memcpy(s.image_.data() + 65536, in_flight.data(), 4096 + 1024);  // one unit and a bit
   const CutCheck c = s.check();
   EXPECT_EQ(c.count(CutClass::Intact), 8u);
