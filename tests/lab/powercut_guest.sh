@@ -52,7 +52,7 @@ case $mode in
     echo "exit $?" >> /tmp/check-plp.log
     emit "check plp" /tmp/check-plp.log
     if [ "$indicators" = 1 ]; then
-      storqual powercut indicators --target "/dev/$t" --offset 64M --size 64M --dirty 16M,48M \
+      storqual powercut indicators --target "/dev/$t" --offset 64M --size 64M --dirty 16M,64M \
         --sync-writes 64 --allow-destructive > /tmp/indicators.log 2>&1
       emit "indicators" /tmp/indicators.log
     fi
