@@ -42,7 +42,6 @@ DEVICES = {
     # Not in the default list: a device that writes a request in 512-byte pieces, each delayed,
     # so that a cut lands inside a request (shorn writes).
     "shorn": {"filters": ["blocksize", "delay"], "params": ["maxdata=512", "wdelay=5ms"]},
-},
 }
 
 
