@@ -58,9 +58,13 @@ fresh:
 	scripts/fresh.sh
 
 # The QEMU hardware lab (tests/lab/): every emulated disk's identity with and without udev, a run
-# on each, the guard, a SMART warning raised mid-run. `make test` runs its short pass.
+# on each, the guard, a SMART warning raised mid-run. `make test` runs its short pass. Then the
+# power-cut lab's short pass: one cut on each nbdkit device (docs/power-cut.md, "The lab";
+# POWERCUT_CUTS=10 for the full proof).
+POWERCUT_CUTS ?= 1
 lab: build
 	python3 tests/lab/lab.py --build $(BUILD)
+	python3 tests/lab/powercut_lab.py --build $(BUILD) --cuts $(POWERCUT_CUTS)
 
 format:
 	@scripts/format-check.sh --fix

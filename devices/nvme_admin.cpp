@@ -308,6 +308,8 @@ NvmeControllerIdentity parse_identify_controller(const IdentifyPage& page) {
   out.model = sanitize_device_string(std::string_view(id.mn, sizeof id.mn));
   out.firmware = sanitize_device_string(std::string_view(id.fr, sizeof id.fr));
   out.cntlid = le16toh(id.cntlid);
+  out.volatile_write_cache = (id.vwc & 1) != 0;
+  out.awupf = le16toh(id.awupf);
   std::uint32_t ver = le32toh(id.ver);
   if (ver != 0)
     out.version = std::to_string(ver >> 16) + "." + std::to_string((ver >> 8) & 0xff) + "." +

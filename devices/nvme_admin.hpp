@@ -164,7 +164,9 @@ struct NvmeControllerIdentity {
   std::string model;        // mn
   std::string firmware;     // fr
   std::uint16_t cntlid = 0;
-  std::string version;  // "1.4.0" from VER, empty when 0
+  std::string version;                // "1.4.0" from VER, empty when 0
+  bool volatile_write_cache = false;  // VWC bit 0: a volatile write cache is present
+  std::uint16_t awupf = 0;            // atomic write unit power fail, 0's based logical blocks
 };
 
 struct NvmeNamespaceIdentity {

@@ -24,6 +24,7 @@ int cmd_judge(const Args& args);  // `judge --fio-json` (cmd_judge.cpp)
 int cmd_history(const Args& args);
 int cmd_archive(const Args& args);
 int cmd_audit(const Args& args);
+int cmd_powercut(const Args& args);  // `powercut arm | check | listen | indicators`
 
 int cli_main(int argc, char** argv);
 

@@ -335,7 +335,7 @@ SpecSheet load_sheet(const XmlFile& file) {
   if (std::string_view(root.name()) != "spec-sheet")
     throw file.error(
         root, "unknown root element <" + std::string(root.name()) + "> (expected <spec-sheet>)");
-  expect_only(file, root, "name vendor suite source warranty_years", "match claims health");
+  expect_only(file, root, "name vendor suite source warranty_years plp", "match claims health");
   SpecSheet sheet;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (trim(name.value()).empty()) throw file.error_value(name, "empty spec sheet name");
@@ -355,6 +355,12 @@ SpecSheet load_sheet(const XmlFile& file) {
                              "got '" +
                                  std::string(w.value()) + "'");
     sheet.warranty_years = years;
+  }
+  if (pugi::xml_attribute p = root.attribute("plp")) {
+    const std::string_view t = trim(p.value());
+    if (t != "yes" && t != "no")
+      throw file.error_value(p, "plp: expected yes or no, got '" + std::string(p.value()) + "'");
+    sheet.plp = t == "yes";
   }
 
   pugi::xml_node claims_node;

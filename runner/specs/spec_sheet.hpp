@@ -127,6 +127,9 @@ class SpecSheet {
   std::optional<double> warranty_years;
   // <health>: limits on the drive's health figures, judged in the health testcase.
   std::vector<HealthLimit> health_limits;
+  // plp="yes": the drive claims power-loss protection, so `storqual powercut check` fails a write
+  // lost before a flush too (docs/power-cut.md).
+  std::optional<bool> plp;
 
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.

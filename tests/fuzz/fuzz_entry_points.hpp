@@ -35,7 +35,9 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/measure/powercut_journal.hpp"
 #include "runner/methods/method.hpp"
+#include "runner/methods/powercut_listener.hpp"
 #include "runner/methods/scan_checkpoint.hpp"
 #include "runner/methods/surface_scan.hpp"
 #include "runner/specs/cross_check.hpp"
@@ -472,6 +474,36 @@ inline Outcome feed_scan_checkpoint(std::string_view bytes) {
   report.render_html(html, run, w);
   (void)report.console_block(w);
   return Outcome::Accepted;
+}
+
+// The power-cut journal (runner/measure/powercut_journal.hpp) and the listener's stream checks
+// (runner/methods/powercut_listener.hpp). Selector even: the journal reader (refusal:
+// JournalError; a recovered journal reads the same from its valid bytes alone, with no torn tail);
+// odd: the listener's gate over the bytes as a client stream (never throws; a stream it takes
+// frames from started with the right token).
+inline Outcome feed_powercut_journal(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const unsigned char selector = static_cast<unsigned char>(bytes.front());
+  const std::string_view rest = bytes.substr(1);
+  if (selector % 2 == 1) {
+    std::string reason;
+    const std::uint64_t frames = runner::accept_journal_stream(rest, "fuzz-token", reason);
+    if (frames > 0 && rest.find("fuzz-token") == std::string_view::npos)
+      broken("the listener kept frames without the token", reason);
+    return reason.empty() || frames > 0 ? Outcome::Accepted : Outcome::Refused;
+  }
+  try {
+    const runner::JournalContents j = runner::parse_journal(rest, "fuzz");
+    if (j.valid_bytes > j.total_bytes) broken("journal: valid bytes beyond its end");
+    const runner::JournalContents again =
+        runner::parse_journal(rest.substr(0, j.valid_bytes), "fuzz");
+    if (!again.tail_problem.empty() || again.writes.size() != j.writes.size() ||
+        again.flushes.size() != j.flushes.size())
+      broken("journal: its valid bytes do not read the same", again.tail_problem);
+    return Outcome::Accepted;
+  } catch (const runner::JournalError&) {
+    return Outcome::Refused;
+  }
 }
 
 }  // namespace storqual::fuzz

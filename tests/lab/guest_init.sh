@@ -13,6 +13,8 @@ mode=short
 for a in $(cat /proc/cmdline); do case $a in lab=*) mode=${a#lab=} ;; esac; done
 
 for m in $(cat /lab/modules.order); do insmod "/lab/modules/$m" 2>/dev/null; done
+# The power-cut lab (tests/lab/powercut_lab.py) boots the same initramfs with other disks.
+case $mode in powercut-*) exec /bin/busybox sh /lab/powercut_guest.sh "$mode" ;; esac
 # Wait for the disks QEMU was given (TCG is slow to probe SCSI and USB).
 want=$(cat /lab/disk-count)
 i=0

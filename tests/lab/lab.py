@@ -205,7 +205,7 @@ def build_initramfs(lab, root, version, storqual):
     for name, pci in (("sata-pci", "0000:00:05.0"), ("usb-pci", "0000:00:08.0")):
         with open(os.path.join(ir, "lab", name), "w") as f:
             f.write(pci + "\n")
-    for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml"):
+    for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml", "powercut_guest.sh"):
         shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
     initrd = os.path.join(lab, "initrd.gz")
     busybox = os.path.join(root, "bin/busybox")

@@ -192,8 +192,10 @@ class RunEndToEnd : public ::testing::Test {
         << r.err;
     EXPECT_FALSE(fs::exists(dir_ / "l" / "storqual-junit.xml"));
 
-    // A tenth of the measured figures: every claim passes, none is skipped.
-    write_text(dir_ / "half.xml", sheet_text(m, 0.1));
+    // A hundredth of the measured figures: every claim passes, none is skipped. (A tenth failed
+    // once when the suite started: the first measurement, on a quiet moment, came out more than
+    // ten times a later one on a host busy with the heaviest tests.)
+    write_text(dir_ / "half.xml", sheet_text(m, 0.01));
     extra = target_flags;
     extra.insert(extra.end(),
                  {"--spec", (dir_ / "half.xml").string(), "--out", (dir_ / "h").string()});

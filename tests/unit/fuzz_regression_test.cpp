@@ -239,6 +239,12 @@ TEST(FuzzRegression, ScanCheckpointReader) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, PowercutJournalAndListenerStream) {
+  const Tally t = feed_all("powercut_journal", fuzz::feed_powercut_journal, 8);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 // The inputs the fuzzers found crashes with once stay in the corpus (tests/fuzz/corpus/*/crash-*
 // or regression-*); this states the classes of the table in docs/robustness.md one by one.
 TEST(FuzzRegression, NamedHostileInputsAreRefusedCleanly) {

@@ -217,14 +217,14 @@ TEST(SpecSheet, ErrorsNameFileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(load_error("<spec-sheet name=\"\xc3\xa9t\xc3\xa9\" suite=\"q\" colour=\"red\">"
                        "<match model=\"*\"/></spec-sheet>"),
             "sheet.xml:1:34: unknown attribute 'colour' on <spec-sheet> (expected name, vendor, "
-            "suite, source or warranty_years)");
+            "suite, source, warranty_years or plp)");
   EXPECT_EQ(load_error("<spec-sheet name=\"x\" suite=\"q\">\r\n<match model=\"*\">\r\n"),
             "sheet.xml:2:19: malformed XML: Start-end tags mismatch");
   EXPECT_EQ(load_error(""), "sheet.xml:1:1: malformed XML: No document element found");
   // A byte order mark is not a column.
   EXPECT_EQ(load_error("\xEF\xBB\xBF<spec-sheet name=\"x\" suite=\"q\" colour=\"red\"/>"),
             "sheet.xml:1:32: unknown attribute 'colour' on <spec-sheet> (expected name, vendor, "
-            "suite, source or warranty_years)");
+            "suite, source, warranty_years or plp)");
   EXPECT_EQ(load_error("<suite name=\"x\"/>"),
             "sheet.xml:1:1: unknown root element <suite> (expected <spec-sheet>)");
 }
