@@ -4,7 +4,8 @@
 
 Each job file (default: four of Debian's fio-examples) is imported (`storqual suites import`),
 given a short runtime and a size that fits the device (the only changes, made in the suite XML),
-and exported again (`storqual suites export --fio --target DEV`): storqual runs the suite XML
+and exported again (`storqual suites export --fio --target DEV`; with `iomem=shmhuge` over a hugetlb
+pool where storqual's buffers are on huge pages, as bench/vs-fio.sh does): storqual runs the suite XML
 (`storqual run --suite`), fio runs the export, which is the same I/O pattern (tests/system/
 fio_examples.py checks import(export) == suite). Before each run the device's page cache is
 flushed (blockdev --flushbufs), as buffered jobs read through it. The two alternate in ABBA order, PAIRS pairs per
@@ -25,7 +26,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import Device, storqual_binary  # noqa: E402  (the zram device of bench/vs-fio.sh)
+from vs_fio import HUGE_PAGE, Device, HugePages, storqual_binary  # noqa: E402  (bench/vs-fio.sh's)
 
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
@@ -54,7 +55,21 @@ def prepare(storqual, job, tmp, device, runtime, size):
     ET.ElementTree(root).write(suite)
     fio_job = os.path.join(tmp, stem + ".fio")
     check([storqual, "suites", "export", suite, "--fio", "--target", device, "--out", fio_job])
-    return suite, fio_job
+    # storqual's I/O buffers of 2 MiB or more (iodepth x bs per job) are on huge pages; fio's are
+    # with iomem=shmhuge over a hugetlb pool (bench/vs-fio.sh does the same).
+    pool = max(int(w.get("iodepth", "1")) * size_bytes(w.get("bs", "4k")) *
+               int(w.get("numjobs", "1")) for w in root.findall("workload"))
+    if pool >= HUGE_PAGE:
+        text = open(fio_job).read().replace("[global]\n", "[global]\niomem=shmhuge\n", 1)
+        open(fio_job, "w").write(text)
+    else:
+        pool = 0
+    return suite, fio_job, pool
+
+
+def size_bytes(text):
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    return int(text[:-1]) * units[text[-1].lower()] if text[-1].lower() in units else int(text)
 
 
 def storqual_iops(storqual, suite, device, tmp):
@@ -98,8 +113,10 @@ def main():
             print("%-22s %12s %12s %8s" % ("job file", "storqual", "fio", "diff"))
             for name in a.jobs.split(","):
                 job = name if os.path.sep in name else os.path.join(EXAMPLES, name)
-                suite, fio_job = prepare(storqual, job, tmp, dev.path, a.runtime, a.size)
+                suite, fio_job, pool = prepare(storqual, job, tmp, dev.path, a.runtime, a.size)
                 sq, fi = [], []
+                huge = HugePages(pool)
+                huge.__enter__()
                 for pair in range(a.pairs):
                     order = ("storqual", "fio") if pair % 2 == 0 else ("fio", "storqual")
                     for side in order:
@@ -110,6 +127,9 @@ def main():
                             sq.append(storqual_iops(storqual, suite, dev.path, tmp))
                         else:
                             fi.append(fio_iops(fio_job))
+                huge.__exit__(None, None, None)
+                if pool and not huge.ok:
+                    print("  (no hugetlb pool: fio ran on 4 KiB pages, storqual on huge pages)")
                 s, f = statistics.median(sq), statistics.median(fi)
                 diff = 100.0 * (s - f) / f if f else float("inf")
                 ok = abs(diff) <= a.tolerance

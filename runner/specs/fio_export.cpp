@@ -106,7 +106,9 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
                     " --fio): one job per workload, one after another, as storqual runs them.\n"
                     "[global]\n"
                     "; storqual's jobs are threads of one process and draw a new random "
-                    "sequence each run\nthread\nrandrepeat=0\n";
+                    "sequence each run\nthread\nrandrepeat=0\n"
+                    "; storqual never drops the target's page cache (fio's default invalidate=1 "
+                    "drops it at every open and every loop over the region)\ninvalidate=0\n";
   if (target.empty())
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else

@@ -22,7 +22,7 @@ namespace {
 // How an option of fio is taken. Map: the workload option `target` (runner/measure/workload.hpp)
 // with the value converted by `kind`; Special: its own code in apply_option; Ignore: accepted and
 // listed with `target` as the reason; Refuse: an error with `target` as the reason, unless the
-// value is `harmless` (fio's default, which changes nothing).
+// value is `harmless` (fio's default, or what storqual does anyway: it changes nothing).
 enum class Take { Map, Special, Ignore, Refuse };
 enum class Kind { None, Int, Bool, Size, Time };
 
@@ -145,7 +145,8 @@ const FioOptionRule kFioOptions[] = {
     {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
-    {"invalidate", Take::Refuse, Kind::None, "storqual does not drop the target's page cache"},
+    {"invalidate", Take::Refuse, Kind::None,
+     "storqual does not drop the target's page cache (invalidate=0 is what it does)", "0"},
 };
 
 const std::pair<std::string_view, std::string_view> kAliases[] = {
@@ -262,6 +263,7 @@ struct JobState {
   std::string name;
   unsigned kb_base = 1024;
   std::string location;
+  bool invalidate_given = false;  // fio's invalidate (only 0 is taken)
 };
 
 WorkloadSpec fio_defaults() {
@@ -359,6 +361,7 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
 
 void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ignored) {
   const std::string name = canonical(o.name);
+  if (name == "invalidate") j.invalidate_given = true;
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
     refuse(o, "storqual has no equivalent of fio's '" + o.name +
@@ -402,6 +405,11 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
     }
   for (const FioOption& o : job.options) apply_option(j, o, ignored);
   auto& p = j.spec.params;
+  if (!p.direct && !j.invalidate_given)
+    ignored.push_back(j.location + ": job '" + j.name +
+                      "': buffered (direct=0), and fio's default invalidate=1 drops the target's "
+                      "page cache when the job starts and at every loop over its region; "
+                      "storqual keeps it (its export writes invalidate=0)");
   const RwMode mode = parse_rw(p.rw);
   if (rw_reads(mode) && rw_writes(mode) && j.read_bs != j.write_bs)
     throw FileError(j.bs_where + ": option 'bs': reads of " + format_size_fio(j.read_bs) +

@@ -161,11 +161,21 @@ TEST(FioSuite, BlockSizesPerDirection) {
 TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
   const FioImport im = import_text(
       "[global]\ngroup_reporting\nwrite_bw_log=x\nfilename=/dev/sdb\nloops=1\n[a]\nsize=1m\n");
-  ASSERT_EQ(im.ignored.size(), 3u);
+  ASSERT_EQ(im.ignored.size(), 4u);
   EXPECT_EQ(im.ignored[0],
             "dir/t.fio:2: option 'group_reporting' ignored: it shapes fio's output "
             "only");
   EXPECT_NE(im.ignored[2].find("the target is the run's --target"), std::string::npos);
+  // A buffered job (fio's default direct=0): fio's default invalidate=1 is named, not honoured.
+  EXPECT_NE(im.ignored[3].find("job 'a': buffered (direct=0), and fio's default invalidate=1 "
+                               "drops the target's page cache"),
+            std::string::npos)
+      << im.ignored[3];
+  EXPECT_EQ(import_text("[a]\nsize=1m\ninvalidate=0\n").ignored.size(), 0u);
+  EXPECT_EQ(import_text("[a]\nsize=1m\ndirect=1\n").ignored.size(), 0u);
+  EXPECT_NE(refusal("[a]\nsize=1m\ninvalidate=1\n")
+                .find("option 'invalidate=1': storqual does not drop the target's page cache"),
+            std::string::npos);
   EXPECT_NE(refusal("[a]\nsize=1m\nstartdelay=5\n")
                 .find("dir/t.fio:3: option 'startdelay=5': storqual starts a workload's jobs"),
             std::string::npos);
