@@ -135,6 +135,19 @@ void add_arm_options(po::options_description& o) {
       "with --allow-destructive: ignore a filesystem or partition signature");
 }
 
+// The target and region a command writes (--target, --offset, --size), admitted by the safety
+// guard with --allow-destructive and --force as every write is (docs/identity-and-safety.md).
+devices::AdmittedTarget admit_written_region(const po::variables_map& vm) {
+  devices::GuardRequest g;
+  g.target = vm["target"].as<std::string>();
+  g.writes = true;
+  g.allow_destructive = vm["allow-destructive"].as<bool>();
+  g.force = vm["force"].as<bool>();
+  g.offset = parse_size(vm["offset"].as<std::string>());
+  g.size = parse_size(vm["size"].as<std::string>());
+  return devices::SafetyGuard{}.admit(g);
+}
+
 PowercutArmOptions arm_options(const po::variables_map& vm, const devices::AdmittedTarget& t) {
   PowercutArmOptions o;
   o.target = t.path;
@@ -165,14 +178,7 @@ int cmd_powercut_arm(const Args& args) {
   if (to_listener && !vm.count("token")) throw UsageError("--listener needs the run's --token");
   if (vm.count("power-cut-cmd") && vm["prompt"].as<bool>())
     throw UsageError("give --power-cut-cmd or --prompt, not both");
-  devices::GuardRequest g;
-  g.target = vm["target"].as<std::string>();
-  g.writes = true;
-  g.allow_destructive = vm["allow-destructive"].as<bool>();
-  g.force = vm["force"].as<bool>();
-  g.offset = parse_size(vm["offset"].as<std::string>());
-  g.size = parse_size(vm["size"].as<std::string>());
-  const devices::AdmittedTarget admitted = devices::SafetyGuard{}.admit(g);
+  const devices::AdmittedTarget admitted = admit_written_region(vm);
   if (to_file) refuse_journal_on_target(vm["journal"].as<std::string>(), admitted.path);
   const PowercutArmOptions o = arm_options(vm, admitted);
   auto journal = to_file ? open_journal_file(vm["journal"].as<std::string>())
@@ -332,14 +338,7 @@ int cmd_powercut_indicators(const Args& args) {
       "with --allow-destructive: ignore a filesystem or partition signature");
   po::variables_map vm;
   if (parse_command_options(args, opts, opts, vm, nullptr, kAbout)) return kExitPass;
-  devices::GuardRequest g;
-  g.target = vm["target"].as<std::string>();
-  g.writes = true;
-  g.allow_destructive = vm["allow-destructive"].as<bool>();
-  g.force = vm["force"].as<bool>();
-  g.offset = parse_size(vm["offset"].as<std::string>());
-  g.size = parse_size(vm["size"].as<std::string>());
-  const devices::AdmittedTarget admitted = devices::SafetyGuard{}.admit(g);
+  const devices::AdmittedTarget admitted = admit_written_region(vm);
   std::vector<std::uint64_t> dirty;
   std::stringstream list(vm["dirty"].as<std::string>());
   for (std::string item; std::getline(list, item, ',');) dirty.push_back(parse_size(item));
