@@ -80,6 +80,9 @@ class Method {
   // Whether it runs through RunWorkload passes: preconditioning before it and the busy-host
   // report merged over its passes. False for a method that drives the engine itself.
   [[nodiscard]] virtual bool runs_workloads() const noexcept { return true; }
+  // Whether a spec sheet's claim may name it: false for a method whose result is a testcase in
+  // itself with no figure to claim (the self-test); `storqual check` and a run refuse the claim.
+  [[nodiscard]] virtual bool claimable() const noexcept { return true; }
   // Whether a method that drives the engine itself runs under the live progress line (false for
   // one that prints its own progress, a self-test's polls).
   [[nodiscard]] virtual bool shows_progress_line() const noexcept { return true; }

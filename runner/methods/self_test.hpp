@@ -98,6 +98,7 @@ class SelfTestMethod final : public Method {
   [[nodiscard]] bool takes_early_stop() const noexcept override { return false; }
   [[nodiscard]] bool runs_workloads() const noexcept override { return false; }
   [[nodiscard]] bool shows_progress_line() const noexcept override { return false; }
+  [[nodiscard]] bool claimable() const noexcept override { return false; }
   [[nodiscard]] bool prints_fio_summary(const reporting::WorkloadResult&) const override {
     return false;
   }

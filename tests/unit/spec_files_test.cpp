@@ -239,6 +239,24 @@ TEST(ShippedFiles, EverySpecSheetLoadsAndItsClaimsNameWorkloadsOfItsSuite) {
   }
 }
 
+// A claim on a <self-test> (its result is a health testcase, no figure) is refused before any run;
+// one on the surface scan's scan.read_bw is not (its workload's rw is write, but the figure is the
+// scan's own, not a direction of the workload's counts).
+TEST(ShippedFiles, AClaimOnTheBurnInSelfTestIsRefusedByTheCrossCheck) {
+  const Suite suite = Suite::load(kSource / "suites" / "burn-in.xml");
+  const SpecSheet sheet = SpecSheet::parse(
+      "<spec-sheet name=\"b\" suite=\"burn-in\">\n  <match model=\"*\"/>\n  <claims>\n"
+      "    <claim workload=\"surface-scan\" metric=\"scan.read_bw\" value=\"100MB/s\"/>\n"
+      "    <claim workload=\"extended-self-test\" metric=\"iops\" value=\"1\"/>\n"
+      "  </claims>\n</spec-sheet>\n",
+      "b.xml");
+  const auto warnings = cross_check(sheet, suite);
+  ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(warnings);
+  EXPECT_EQ(warnings[0],
+            "b.xml:5:5: claim on workload 'extended-self-test', a <self-test> whose result is a "
+            "testcase of its own, with no figure to claim");
+}
+
 TEST(ShippedFiles, TheSataSheetCarriesSeed000sClaims) {
   SpecSheet s = SpecSheet::load(kSource / "specs" / "example-sata-ssd.xml");
   std::map<std::string, double> claimed;
