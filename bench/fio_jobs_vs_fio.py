@@ -26,7 +26,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import HUGE_PAGE, Device, HugePages, storqual_binary  # noqa: E402  (bench/vs-fio.sh's)
+from vs_fio import (HUGE_PAGE, Device, HugePages, size_bytes, storqual_binary,  # noqa: E402
+                    zram_bench_skip)  # bench/vs-fio.sh's
 
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
@@ -67,10 +68,6 @@ def prepare(storqual, job, tmp, device, runtime, size):
     return suite, fio_job, pool
 
 
-def size_bytes(text):
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    return int(text[:-1]) * units[text[-1].lower()] if text[-1].lower() in units else int(text)
-
 
 def storqual_iops(storqual, suite, device, tmp):
     out = tempfile.mkdtemp(dir=tmp)
@@ -96,18 +93,14 @@ def main():
     ap.add_argument("--tolerance", type=float, default=5.0)
     ap.add_argument("--json")
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        print("skip: needs root (a zram device)")
-        return 77
-    if not shutil.which("fio"):
-        print("skip: fio is not installed")
+    if skip := zram_bench_skip():
+        print("skip: " + skip)
         return 77
     storqual = storqual_binary()
-    size_bytes = int(a.device_size[:-1]) << {"m": 20, "g": 30}[a.device_size[-1]]
     report, failed = [], False
     tmp = tempfile.mkdtemp(prefix="storqual-fio-jobs.")
     try:
-        with Device("zram", size_bytes) as dev:
+        with Device("zram", size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per run, %d ABBA pairs" % (dev.path, a.device_size,
                                                                    a.runtime, a.pairs))
             print("%-22s %12s %12s %8s" % ("job file", "storqual", "fio", "diff"))

@@ -30,7 +30,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import Device, storqual_binary  # noqa: E402  (the zram device of bench/vs-fio.sh)
+from vs_fio import Device, size_bytes, storqual_binary, zram_bench_skip  # noqa: E402
 
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
@@ -174,18 +174,14 @@ def main():
     ap.add_argument("--factor", type=float, default=3.0)
     ap.add_argument("--json")
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        print("skip: needs root (a zram device)")
-        return 77
-    if not shutil.which("fio"):
-        print("skip: fio is not installed")
+    if skip := zram_bench_skip():
+        print("skip: " + skip)
         return 77
     storqual = storqual_binary()
-    size_bytes = int(a.device_size[:-1]) << {"m": 20, "g": 30}[a.device_size[-1]]
     report, failed = {}, False
     tmp = tempfile.mkdtemp(prefix="storqual-fio-judge.")
     try:
-        with Device("zram", size_bytes) as dev:
+        with Device("zram", size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per workload, %d ABBA pairs" % (dev.path, a.device_size,
                                                                       a.runtime, a.pairs))
             for name in a.sheets.split(","):

@@ -215,6 +215,22 @@ HUGE_PAGE = 2 << 20
 BS_BYTES = {"4k": 4096, "1m": 1 << 20}
 
 
+def size_bytes(text):
+    """A size as the benches take it: bytes, or a number with k, m or g (binary)."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    unit = text[-1].lower()
+    return int(text[:-1]) * units[unit] if unit in units else int(text)
+
+
+def zram_bench_skip():
+    """Why a bench that makes a zram device and runs fio cannot run here; "" when it can."""
+    if os.geteuid() != 0:
+        return "needs root (a zram device)"
+    if not shutil.which("fio"):
+        return "fio is not installed"
+    return ""
+
+
 def pool_bytes(case):
     """The I/O buffers a case needs: storqual puts a pool of 2 MiB or more on huge pages."""
     engine, rw, bs, qd = CASES[case]
@@ -614,8 +630,7 @@ def main():
     pool = max([pool_bytes(c) for c in cases] + [0])
     with HugePages(pool if pool >= HUGE_PAGE else 0) as huge:
         if a.target in ("loop", "zram"):
-            size = {"g": 1 << 30, "m": 1 << 20}[a.device_size[-1]] * int(a.device_size[:-1])
-            with Device(a.target, size) as dev:
+            with Device(a.target, size_bytes(a.device_size)) as dev:
                 body(dev.path)
         else:
             body(a.target)
