@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runner/cli/cli.hpp"
+#include "tests/support/run_outputs.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual {
@@ -30,12 +31,7 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-struct Outputs {
-  testing::CommandResult cmd;
-  Json json;
-  pugi::xml_document junit;
-  std::string html;
-};
+using Outputs = testing::RunOutputs;
 
 class RunOutcome : public ::testing::Test {
  protected:
@@ -66,14 +62,7 @@ class RunOutcome : public ::testing::Test {
                                      "--spec",        (dir_ / "sheet.xml").string(),
                                      "--out",         out.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    Outputs o;
-    o.cmd = run_command(argv);
-    std::ifstream json(out / "storqual-result.json");
-    o.json = Json::parse(json, nullptr, false);
-    EXPECT_TRUE(o.json.is_object()) << o.cmd.out << o.cmd.err;
-    EXPECT_TRUE(o.junit.load_file((out / "storqual-junit.xml").c_str()));
-    o.html = read_file(out / "storqual-report.html");
-    return o;
+    return testing::run_and_read_reports(argv, out);
   }
   ScratchDir dir_{"storqual-outcome"};
 };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runner/base/errors.hpp"
+#include "tests/support/run_outputs.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual {
@@ -57,12 +58,7 @@ class SelfTestRun : public ::testing::Test {
 </spec-sheet>
 )";
   }
-  struct Outputs {
-    testing::CommandResult cmd;
-    Json json;
-    pugi::xml_document junit;
-    std::string html;
-  };
+  using Outputs = testing::RunOutputs;
   Outputs run(const std::string& name, const std::vector<std::string>& extra) {
     const fs::path out = dir_ / name;
     std::vector<std::string> argv = {STORQUAL_BINARY,  "run",
@@ -72,14 +68,7 @@ class SelfTestRun : public ::testing::Test {
                                      "--nvme-capture", (dir_ / "pages").string(),
                                      "--out",          out.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    Outputs o;
-    o.cmd = run_command(argv);
-    std::ifstream json(out / "storqual-result.json");
-    o.json = Json::parse(json, nullptr, false);
-    EXPECT_TRUE(o.json.is_object()) << o.cmd.out << o.cmd.err;
-    EXPECT_TRUE(o.junit.load_file((out / "storqual-junit.xml").c_str()));
-    o.html = read_file(out / "storqual-report.html");
-    return o;
+    return testing::run_and_read_reports(argv, out);
   }
   static const Json* verdict(const Outputs& o, const std::string& workload) {
     for (const auto& v : o.json["verdicts"])
