@@ -10,7 +10,10 @@ pool where storqual's buffers are on huge pages, as bench/vs-fio.sh does): storq
 fio_examples.py checks import(export) == suite). Before each run the device's page cache is
 flushed (blockdev --flushbufs), as buffered jobs read through it. The two alternate in ABBA order, PAIRS pairs per
 job file; the median IOPS of each side are compared. Exits 1 when a job file's IOPS differ by
-more than --tolerance (5%). Needs root (a zram device made here and removed by its own name).
+more than --tolerance (5%). Beside them: I/Os per CPU-second of each tool's whole process (fio
+from wait4; storqual from its result's cpu.process_pct, the process while the jobs ran) and what
+the device saw per I/O (/sys/block/DEV/stat: requests per tool I/O, KiB per request), which tell a
+tool that issues another I/O pattern from one that spends another CPU time per I/O. Needs root (a zram device made here and removed by its own name).
 
   bench/fio-jobs-vs-fio.sh [--pairs 3] [--runtime 5] [--device-size 2g] [--size 1g]
                            [--jobs FILE.fio,...] [--json OUT]
@@ -69,18 +72,62 @@ def prepare(storqual, job, tmp, device, runtime, size):
 
 
 
+def device_requests(device):
+    """Requests completed and sectors moved, reads and writes together (/sys/block/DEV/stat)."""
+    f = open("/sys/block/%s/stat" % os.path.basename(device)).read().split()
+    return int(f[0]) + int(f[4]), int(f[2]) + int(f[6])
+
+
+def run_cpu(argv):
+    """Runs argv (exit 0 required); returns (stdout, CPU seconds of the process, from wait4)."""
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        out.seek(0)
+        err.seek(0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit("failed (%d): %s\n%s" % (os.waitstatus_to_exitcode(status), " ".join(argv),
+                                              err.read()))
+        return out.read(), usage.ru_utime + usage.ru_stime
+
+
 def storqual_iops(storqual, suite, device, tmp):
+    """IOPS, I/Os per CPU-second of the whole process while the jobs ran (cpu.process_pct:
+    `run` also identifies the device and probes the null engine's ceiling) and the device's
+    requests and sectors per I/O."""
     out = tempfile.mkdtemp(dir=tmp)
+    before = device_requests(device)
     check([storqual, "run", "--target", device, "--suite", suite, "--measure-only",
            "--allow-destructive", "--force", "--out", out])
+    after = device_requests(device)
     result = json.load(open(os.path.join(out, "storqual-result.json")))
     shutil.rmtree(out)
-    return sum(w[d]["iops"] for w in result["workloads"] for d in ("read", "write") if w.get(d))
+    iops = sum(w[d]["iops"] for w in result["workloads"] for d in ("read", "write") if w.get(d))
+    ios = sum(w[d]["ios"] for w in result["workloads"] for d in ("read", "write") if w.get(d))
+    cpus = sum(w["cpu"].get("process_pct", 0) for w in result["workloads"]) / 100
+    return {"iops": iops, "per_core": iops / cpus if cpus > 0 else 0,
+            "requests_per_io": (after[0] - before[0]) / ios if ios else 0,
+            "kib_per_request": (after[1] - before[1]) / 2 / max(1, after[0] - before[0])}
 
 
-def fio_iops(fio_job):
-    j = json.loads(check(["fio", "--output-format=json", fio_job]))
-    return sum(job[d]["iops"] for job in j["jobs"] for d in ("read", "write"))
+def fio_iops(fio_job, runtime):
+    before = device_requests_of_job(fio_job)
+    text, cpu_s = run_cpu(["fio", "--output-format=json", fio_job])
+    after = device_requests_of_job(fio_job)
+    j = json.loads(text)
+    iops = sum(job[d]["iops"] for job in j["jobs"] for d in ("read", "write"))
+    ios = sum(job[d]["total_ios"] for job in j["jobs"] for d in ("read", "write"))
+    return {"iops": iops, "per_core": iops * runtime / cpu_s if cpu_s > 0 else 0,
+            "requests_per_io": (after[0] - before[0]) / ios if ios else 0,
+            "kib_per_request": (after[1] - before[1]) / 2 / max(1, after[0] - before[0])}
+
+
+def device_requests_of_job(fio_job):
+    """device_requests of the filename= the export wrote into the job file."""
+    for line in open(fio_job):
+        if line.startswith("filename="):
+            return device_requests(line.split("=", 1)[1].strip())
+    return (0, 0)
 
 
 def main():
@@ -103,7 +150,9 @@ def main():
         with Device("zram", size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per run, %d ABBA pairs" % (dev.path, a.device_size,
                                                                    a.runtime, a.pairs))
-            print("%-22s %12s %12s %8s" % ("job file", "storqual", "fio", "diff"))
+            print("%-22s %12s %12s %8s  %s" % ("job file", "storqual", "fio", "diff",
+                                                "per core storqual / fio; device requests per "
+                                                "I/O and KiB per request storqual / fio"))
             for name in a.jobs.split(","):
                 job = name if os.path.sep in name else os.path.join(EXAMPLES, name)
                 suite, fio_job, pool = prepare(storqual, job, tmp, dev.path, a.runtime, a.size)
@@ -119,18 +168,23 @@ def main():
                         if side == "storqual":
                             sq.append(storqual_iops(storqual, suite, dev.path, tmp))
                         else:
-                            fi.append(fio_iops(fio_job))
+                            fi.append(fio_iops(fio_job, a.runtime))
                 huge.__exit__(None, None, None)
                 if pool and not huge.ok:
                     print("  (no hugetlb pool: fio ran on 4 KiB pages, storqual on huge pages)")
-                s, f = statistics.median(sq), statistics.median(fi)
+                med = lambda runs, k: statistics.median(r[k] for r in runs)
+                s, f = med(sq, "iops"), med(fi, "iops")
                 diff = 100.0 * (s - f) / f if f else float("inf")
                 ok = abs(diff) <= a.tolerance
                 failed |= not ok
-                print("%-22s %12.0f %12.0f %+7.1f%% %s" % (os.path.basename(job), s, f, diff,
-                                                         "" if ok else "OVER"))
-                report.append({"job": os.path.basename(job), "storqual_iops": sq, "fio_iops": fi,
-                               "median_diff_pct": diff})
+                print("%-22s %12.0f %12.0f %+7.1f%% %s %s / %s; %.3f / %.3f; %.1f / %.1f"
+                      % (os.path.basename(job), s, f, diff, "  " if ok else "OVER",
+                         "%.0fk" % (med(sq, "per_core") / 1e3), "%.0fk" % (med(fi, "per_core") / 1e3),
+                         med(sq, "requests_per_io"), med(fi, "requests_per_io"),
+                         med(sq, "kib_per_request"), med(fi, "kib_per_request")), flush=True)
+                report.append({"job": os.path.basename(job), "storqual": sq, "fio": fi,
+                               "storqual_iops": [r["iops"] for r in sq],
+                               "fio_iops": [r["iops"] for r in fi], "median_diff_pct": diff})
     finally:
         shutil.rmtree(tmp)
     if a.json:

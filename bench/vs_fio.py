@@ -7,7 +7,7 @@ the JSON also keeps the ratio of the medians.
 
   bench/vs-fio.sh TARGET|loop|zram [--pairs N] [--runtime S] [--cases a,b,...]
                   [--fidelity] [--memory] [--json OUT] [--batch N]
-                  [--storqual-args S] [--fio-args S]
+                  [--storqual-args S] [--fio-args S] [--devices N]
 
 TARGET is a file or block device (writes need a device or file you may destroy). `loop` makes a
 loop device (--direct-io=on) over a file on the root filesystem, `zram` a zram device; both are
@@ -21,6 +21,8 @@ tells a tool that measures the device differently from one that drives it differ
 --fidelity also checks, for each storqual run: (a) bytes counted against the device's own sector
 counters in /sys/block/DEV/stat, (b) mean clat against the kernel's mean service time from the
 same counters, (c) percentiles against exact ones from the per-I/O log.
+--devices N (loop or zram) makes N devices and runs each case on all of them at once: storqual
+`run --parallel`, one fio process with a job per device, t/io_uring -nN (bench/vs_fio_fleet.py).
 --memory measures the peak RSS of `bench --numjobs 16 --iodepth 128` at 10 s and 60 s.
 
 t/io_uring (fio's per-core peak-IOPS probe, the one the kernel's io_uring maintainers report
@@ -35,6 +37,7 @@ says otherwise. Each run's CPU time (user + system of the whole process and its 
 kernel's io-wq workers included, from wait4) gives "per core": IOPS / (CPU seconds / seconds).
 """
 import argparse
+import contextlib
 import glob
 import json
 import math
@@ -45,6 +48,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import vs_fio_fleet
 
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
@@ -450,6 +455,33 @@ def fmt(n):
     return f"{n:.0f}"
 
 
+def fleet_body(a, binary, cases, tiu, tiu_why, extra, fio_extra):
+    """--devices N: the cases over N devices made at once (bench/vs_fio_fleet.py)."""
+    rt = int(a.runtime) if a.runtime >= 1 else 1
+    batch = a.batch if a.batch is not None else TIU_BATCH
+    report = {"target": a.target, "devices": a.devices, "runtime_s": rt, "pairs": a.pairs,
+              "cases": [], "t_io_uring": tiu, "t_io_uring_skipped": tiu_why}
+    with contextlib.ExitStack() as stack:
+        devs = [stack.enter_context(Device(a.target, size_bytes(a.device_size))).path
+                for _ in range(a.devices)]
+        print(f"{a.devices} {a.target} devices {', '.join(devs)}, runtime {rt}s, {a.pairs} ABC "
+              f"CBA pairs per case, all at -s/-c {batch}")
+        if tiu is None:
+            print(f"t/io_uring column left out: {tiu_why}")
+        for case in cases:
+            if CASES[case][0] != "io_uring":
+                print(f"{case}: left out (the multi-device case runs io_uring cases)")
+                continue
+            row = vs_fio_fleet.fleet_case(
+                binary, tiu if case in TIU_CASES else None, devs, case, CASES[case], rt,
+                a.pairs, batch, BS_BYTES[CASES[case][2]], extra, fio_extra)
+            report["cases"].append(row)
+            vs_fio_fleet.print_row(row, fmt)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("target")
@@ -467,6 +499,10 @@ def main():
     ap.add_argument("--batch", type=int, default=None,
                     help="iodepth_batch_submit for both tools; without it fio's io_uring runs get 8 "
                          "and storqual its default (every free slot per submit call)")
+    ap.add_argument("--devices", type=int, default=1,
+                    help="with loop or zram: make N devices and qualify them at once (storqual "
+                         "run --parallel, one fio process with a job per device, t/io_uring -nN; "
+                         "bench/vs_fio_fleet.py)")
     ap.add_argument("--fio-args", default="",
                     help="extra options for every fio run (they win over the bench's), e.g. "
                          "'--scramble_buffers=0'")
@@ -628,6 +664,11 @@ def main():
     if any(c in TIU_CASES for c in cases):
         tiu, tiu_why = build_t_io_uring()
     pool = max([pool_bytes(c) for c in cases] + [0])
+    if a.devices > 1:
+        if a.target not in ("loop", "zram"):
+            sys.exit("vs-fio: --devices needs loop or zram (the bench makes the devices)")
+        fleet_body(a, binary, cases, tiu, tiu_why, extra, fio_extra)
+        return
     with HugePages(pool if pool >= HUGE_PAGE else 0) as huge:
         if a.target in ("loop", "zram"):
             with Device(a.target, size_bytes(a.device_size)) as dev:

@@ -26,6 +26,7 @@
 
 #include <sys/uio.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,13 @@ struct EngineCaps {
   bool polled = false;  // iopoll or sqpoll in use
 };
 
+// Shared by the engines of every job in the process that polls automatically: set and cleared
+// by the host's poll budget; read once per wait (a relaxed load, no system call).
+struct PollGate {
+  std::atomic<bool> allow{true};
+  std::atomic<std::uint64_t> spun_ns{0};  // polling time of every engine that uses this gate
+};
+
 struct EngineConfig {
   std::string path{};            // target; the null engine ignores it
   bool write = false;            // open read-write (else read-only)
@@ -81,6 +89,10 @@ struct EngineConfig {
   // paid by the completing CPU per I/O; polling briefly keeps the waiter awake when completions
   // come quicker than a wake-up. The engine stops polling when the device turns out slower.
   std::uint32_t spin_wait_ns = 0;
+  // Where the host decides whether polling may run now (runner/measure/poll_budget.hpp: only
+  // while a CPU is really spare, over every job of every target of the process). nullptr: the
+  // engine polls whenever spin_wait_ns allows. The engine adds its polling time to `spun_ns`.
+  PollGate* poll_gate = nullptr;
 };
 
 // Setup failures (open, ring creation, registration) with a message fit for the user and the errno.

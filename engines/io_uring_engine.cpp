@@ -127,6 +127,7 @@ void IoUringEngine::open(const EngineConfig& config) {
   }
   cqes_.assign(entries, nullptr);
   spin_wait_ns_ = iopoll_ ? 0 : config.spin_wait_ns;
+  gate_ = config.poll_gate;
   spin_misses_ = spin_pause_ = 0;
   spin_ns_ = 0;
   staged_ = 0;
@@ -174,7 +175,7 @@ int IoUringEngine::commit() noexcept {
     if (int ret = enable_on_this_thread(); ret < 0) return ret;
   }
   // Held for the reap() that must follow (engine.hpp): it submits them with its sleeping wait.
-  if (in_flight_ > 0 && spin_wait_ns_ == 0 && !sqpoll_ && !iopoll_ && defer_taskrun_) {
+  if (in_flight_ > 0 && !polling_now() && !sqpoll_ && !iopoll_ && defer_taskrun_) {
     held_ = staged_;
     return static_cast<int>(staged_);
   }
@@ -255,7 +256,9 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
     if ((++iter & 31) == 0 && (now = std::chrono::steady_clock::now()) >= end) break;
   }
   if ((iter & 31) != 0) now = std::chrono::steady_clock::now();
-  spin_ns_ += static_cast<std::uint64_t>((now - start).count());
+  const auto spun = static_cast<std::uint64_t>((now - start).count());
+  spin_ns_ += spun;
+  if (gate_) gate_->spun_ns.fetch_add(spun, std::memory_order_relaxed);
   if (got >= min) {
     spin_misses_ = 0;
   } else if (++spin_misses_ >= 4) {
@@ -294,7 +297,8 @@ int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
   // Peek first, except where the poll below does it (and counts its time): under DEFER_TASKRUN the
   // submit's own enter ran pending completion work (liburing adds GETEVENTS when
   // IORING_SQ_TASKRUN is up), so its CQEs are there to take without another system call.
-  const bool polls = taskrun_flag_ && spin_wait_ns_ > 0 && spin_pause_ == 0;
+  const bool may_poll = taskrun_flag_ && polling_now();
+  const bool polls = may_poll && spin_pause_ == 0;
   unsigned got = polls ? 0 : take_ready(out, max);
   min = std::min({min, max, got + in_flight_});
   if (got >= min && (got > 0 || min > 0)) return static_cast<int>(got);
@@ -309,7 +313,7 @@ int IoUringEngine::reap(unsigned min, unsigned max, IoRequest** out,
     return static_cast<int>(got);
   }
 
-  if (taskrun_flag_ && spin_wait_ns_ > 0) {
+  if (may_poll) {
     got = poll_for(min, max, out, got);
     if (got >= min) return static_cast<int>(got);
   }

@@ -43,6 +43,10 @@ class IoUringEngine final : public Engine {
   void drain_in_flight() noexcept;
   unsigned poll_for(unsigned min, unsigned max, IoRequest** out, unsigned got) noexcept;
   int submit_staged() noexcept;
+  // Whether a wait may poll now: a budget (spin_wait_ns_) and the host's gate open.
+  [[nodiscard]] bool polling_now() const noexcept {
+    return spin_wait_ns_ > 0 && (gate_ == nullptr || gate_->allow.load(std::memory_order_relaxed));
+  }
 
   io_uring ring_{};
   bool ring_ready_ = false;  // ring_ initialised
@@ -50,6 +54,7 @@ class IoUringEngine final : public Engine {
   bool defer_taskrun_ = false;
   bool taskrun_flag_ = false;  // the kernel flags pending completion work in the SQ ring flags
   std::uint32_t spin_wait_ns_ = 0;
+  PollGate* gate_ = nullptr;   // EngineConfig::poll_gate
   unsigned spin_misses_ = 0;   // consecutive polls that ended without a completion
   unsigned spin_pause_ = 0;    // waits left to sleep through before polling again
   std::uint64_t spin_ns_ = 0;  // time spent polling

@@ -56,6 +56,14 @@ struct CpuUsage {
   double sys_pct = 0;
   double max_thread_pct = 0;  // the busiest job thread (usr+sys, polling excluded), of one CPU
   double spin_pct = 0;        // of usr+sys, time spent polling for completions (spin_wait)
+  // Of the job threads' time, runnable but waiting for a CPU (the run queue); < 0: not known.
+  double wait_pct = -1;
+  // The whole process (every thread: io-wq workers, other targets' jobs of a `run --parallel`),
+  // of one CPU, while the jobs ran: I/Os per CPU-second = IOPS / (process_pct / 100) for one
+  // target. 0: not measured.
+  double process_pct = 0;
+  // io_uring: whether the jobs polled for completions, and why (runner/measure/poll_budget.hpp).
+  std::string poll;
 };
 
 // fio's vocabulary. Sizes in bytes, durations in seconds.
@@ -160,6 +168,15 @@ struct HostLimitReport {
   std::vector<std::string> reasons;  // "job thread CPU 98%", "IOPS at 85% of the engine's ..."
   double max_thread_cpu_pct = 0;
   double engine_ceiling_iops = 0;  // null engine at the same bs/iodepth/numjobs; 0 = not measured
+  // The job threads' share of time runnable without a CPU (CpuUsage::wait_pct; < 0: not known),
+  // and, when it is at least runner::kHostCpuWaitPct, the reason it added to `reasons`: a claim
+  // is only excused by it where the wait can account for the shortfall (cpu_wait_factor,
+  // runner/judge/verdict.cpp).
+  double cpu_wait_pct = -1;
+  std::string cpu_wait_reason;
+  // How much longer the job threads were ready to run than they ran: (run + wait) / run. Where
+  // the host's CPUs set the pace, a free host would have run them about this much more.
+  double cpu_wait_factor = 1;
   // The PCIe link of an NVMe/PCIe device, when sysfs has it ("" / 0 otherwise).
   std::string link_speed;   // current_link_speed as sysfs prints it, "8.0 GT/s PCIe"
   unsigned link_width = 0;  // current_link_width; 0 = unknown (sysfs 0 or 255)

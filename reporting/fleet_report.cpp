@@ -109,6 +109,24 @@ std::size_t FleetReport::flagged_count() const {
   return n;
 }
 
+namespace {
+
+// Why a unit's figure for `workloads` is left out of its lot's comparison: one of them was
+// host-limited or measured on a busy host ("" when none was).
+std::string host_left_out(const RunResult& run, const std::vector<std::string>& workloads) {
+  for (const auto& id : workloads)
+    for (const auto& w : run.workloads) {
+      if (w.id != id) continue;
+      if (w.host_limit && w.host_limit->limited)
+        return "host-limited (" + id + ": " + join_text(w.host_limit->reasons, ", ") + ")";
+      if (w.host_busy && w.host_busy->busy)
+        return "host busy (" + id + ": " + join_text(w.host_busy->reasons, ", ") + ")";
+    }
+  return "";
+}
+
+}  // namespace
+
 FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
   if (!(lot_tolerance_pct >= 0 && lot_tolerance_pct < 100))
     throw UsageError("the lot tolerance must be at least 0% and below 100%");
@@ -161,34 +179,39 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
       // files do not all record the same one is shown, not judged.
       std::optional<bool> direction;
       bool direction_known = true;
-      std::vector<double> values;
+      std::vector<double> values, all_values;
       for (std::size_t i : members)
         for (const auto& v : fleet.runs[i].verdicts)
           if (is_claim(v) && v.workloads == workloads && v.metric == metric && v.measured &&
               std::isfinite(*v.measured)) {
             c.unit = v.unit;
-            c.units.push_back({i, *v.measured, 0, false});
-            values.push_back(*v.measured);
+            c.units.push_back({i, *v.measured, 0, false, host_left_out(fleet.runs[i], workloads)});
+            if (c.units.back().left_out.empty()) values.push_back(*v.measured);
+            all_values.push_back(*v.measured);
             if (!v.higher_is_better || (direction && *direction != *v.higher_is_better))
               direction_known = false;
             else
               direction = v.higher_is_better;
             break;
           }
-      if (values.size() < 2) continue;
-      c.median = median_of(values);
+      if (all_values.size() < 2) continue;
+      const std::size_t left_out = all_values.size() - values.size();
+      c.median = median_of(values.empty() ? all_values : values);
       if (!(c.median > 0)) continue;
       c.higher_is_better = direction.value_or(true);
-      if (c.units.size() < kMinLotUnits)
-        c.not_judged = "a lot check needs at least " + std::to_string(kMinLotUnits) + " units";
+      if (values.size() < kMinLotUnits)
+        c.not_judged = "a lot check needs at least " + std::to_string(kMinLotUnits) + " units" +
+                       (left_out ? " that the host did not limit (" + count_of(left_out, "unit") +
+                                       " left out: host-limited or busy host)"
+                                 : std::string());
       else if (!direction_known)
         c.not_judged = "the result files do not record whether higher or lower is better";
       const double tol = lot_tolerance_pct / 100;
       for (auto& u : c.units) {
         u.diff_pct = (u.measured - c.median) / c.median * 100;
-        u.flagged =
-            c.not_judged.empty() && (c.higher_is_better ? u.measured < c.median * (1 - tol)
-                                                        : u.measured > c.median * (1 + tol));
+        u.flagged = c.not_judged.empty() && u.left_out.empty() &&
+                    (c.higher_is_better ? u.measured < c.median * (1 - tol)
+                                        : u.measured > c.median * (1 + tol));
         ClaimVerdict v;
         v.kind = VerdictKind::Lot;
         v.workloads = workloads;
@@ -199,17 +222,19 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
         v.tolerance_pct = lot_tolerance_pct;
         v.diff_pct = u.diff_pct;
         v.higher_is_better = direction;
-        v.status = !c.not_judged.empty() ? VerdictStatus::MeasuredOnly
-                   : u.flagged           ? VerdictStatus::Fail
-                                         : VerdictStatus::Pass;
+        v.status = !c.not_judged.empty() || !u.left_out.empty() ? VerdictStatus::MeasuredOnly
+                   : u.flagged                                  ? VerdictStatus::Fail
+                                                                : VerdictStatus::Pass;
         const bool above = u.diff_pct >= 0;
-        v.message = "measured " + format_verdict_value(u.measured, c.unit) + ", " +
-                    pct_text(u.diff_pct) + (above ? " above" : " below") + " the median " +
-                    format_verdict_value(c.median, c.unit) + " of " +
-                    std::to_string(c.units.size()) + " units of model " + model +
-                    (c.not_judged.empty() ? " (lot tolerance " + pct_text(lot_tolerance_pct) + ")"
-                                          : ": not judged, " + c.not_judged) +
-                    (u.flagged ? ": an outlier of its lot" : "");
+        v.message =
+            "measured " + format_verdict_value(u.measured, c.unit) + ", " + pct_text(u.diff_pct) +
+            (above ? " above" : " below") + " the median " +
+            format_verdict_value(c.median, c.unit) + " of " + std::to_string(c.units.size()) +
+            " units of model " + model +
+            (c.not_judged.empty() ? " (lot tolerance " + pct_text(lot_tolerance_pct) + ")"
+                                  : ": not judged, " + c.not_judged) +
+            (u.left_out.empty() ? std::string() : ": left out of the lot check, " + u.left_out) +
+            (u.flagged ? ": an outlier of its lot" : "");
         fleet.runs[u.run].verdicts.push_back(std::move(v));
       }
       fleet.lot.push_back(std::move(c));
@@ -259,7 +284,8 @@ Json fleet_to_json(const FleetReport& fleet) {
                        {"serial", identity_field(r, "serial")},
                        {"measured", number_or_null(u.measured)},
                        {"diff_pct", number_or_null(u.diff_pct)},
-                       {"flagged", u.flagged}});
+                       {"flagged", u.flagged},
+                       {"left_out", u.left_out}});
     }
     groups.push_back({{"model", c.model},
                       {"workload", c.workload},
@@ -433,6 +459,22 @@ std::string lot_section(const FleetReport& fleet) {
       }
     o += "</tbody></table>";
   }
+  // Units whose figure is the host's as much as theirs: shown, never compared.
+  std::string left;
+  for (const auto& c : fleet.lot)
+    for (const auto& u : c.units) {
+      if (u.left_out.empty()) continue;
+      left += "<tr><td>" + esc(c.model) + "</td><td>" + esc(c.workload) + "</td><td>" +
+              esc(c.metric) + "</td><td><a href=\"#d" + std::to_string(u.run + 1) + "\">" +
+              esc(unit_label(runs[u.run])) + "</a></td><td class=\"num\">" +
+              esc(format_html_figure(u.measured, c.unit)) + "</td><td>" + esc(u.left_out) +
+              "</td></tr>";
+    }
+  if (!left.empty())
+    o += "<table class=\"lot left-out\"><thead><tr><th>model</th><th>workload</th>"
+         "<th>metric</th><th>unit</th><th>measured</th><th>left out of the lot check: why</th>"
+         "</tr></thead><tbody>" +
+         left + "</tbody></table>";
   return o;
 }
 

@@ -121,6 +121,9 @@ void visit_fields(Either<CpuUsage> auto& c, auto&& visit) {
   visit("sys_pct", c.sys_pct);
   visit("max_thread_pct", c.max_thread_pct);
   visit("spin_pct", c.spin_pct);
+  visit("wait_pct", c.wait_pct);
+  visit("process_pct", c.process_pct);
+  visit("poll", c.poll);
 }
 
 void visit_fields(Either<TimelinePoint> auto& t, auto&& visit) {
@@ -166,6 +169,9 @@ void visit_fields(Either<HostLimitReport> auto& h, auto&& visit) {
   visit("reasons", h.reasons);
   visit("max_thread_cpu_pct", h.max_thread_cpu_pct);
   visit("engine_ceiling_iops", h.engine_ceiling_iops);
+  visit("cpu_wait_pct", h.cpu_wait_pct);
+  visit("cpu_wait_reason", h.cpu_wait_reason);
+  visit("cpu_wait_factor", h.cpu_wait_factor);
   visit("link_speed", h.link_speed);
   visit("link_width", h.link_width);
   visit("max_link_speed", h.max_link_speed);

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <barrier>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,7 @@
 #include "runner/measure/io_depths.hpp"
 #include "runner/measure/latency_histogram.hpp"
 #include "runner/measure/offset_generator.hpp"
+#include "runner/measure/poll_budget.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/tail_samples.hpp"
 #include "runner/measure/verify.hpp"
@@ -48,15 +50,31 @@ using engines::QueueStatus;
 namespace {
 
 // The io_uring poll budget (engines::EngineConfig::spin_wait_ns). Automatic: 20 us, about ten
-// completions of a fast NVMe or zram device, when the job threads leave a CPU free for the kernel
-// to complete I/O on; polling threads that share every CPU with the completions would only slow
-// them down.
+// completions of a fast NVMe or zram device, and only while the host's poll budget lets it
+// (runner/measure/poll_budget.hpp: a CPU really spare, over every job of every target).
 std::uint32_t spin_wait_ns(const WorkloadSpec& spec) {
   if (spec.spin_wait_s >= 0) return static_cast<std::uint32_t>(spec.spin_wait_s * 1e9);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  return spec.params.numjobs < static_cast<unsigned>(cpus) ? 20000u : 0u;
+  return 20000u;
+}
+
+// User + system time of the whole process, every thread of it.
+double process_cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// Time this thread has spent runnable but waiting for a CPU (/proc/thread-self/schedstat, the
+// second field, ns); nullopt where the kernel does not keep it.
+std::optional<std::uint64_t> thread_runq_wait_ns() {
+  std::FILE* f = std::fopen("/proc/thread-self/schedstat", "re");
+  if (!f) return std::nullopt;
+  unsigned long long run = 0, wait = 0;
+  const int n = std::fscanf(f, "%llu %llu", &run, &wait);
+  std::fclose(f);
+  if (n != 2) return std::nullopt;
+  return wait;
 }
 
 struct DirectionStats {
@@ -196,7 +214,11 @@ struct SharedPlan {
   bool abort = false;  // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
-  VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
+  VerifyLedger* ledger = nullptr;          // verify on: what was written where (null: off)
+  engines::PollGate* poll_gate = nullptr;  // the host's poll budget, for automatic spin_wait
+  // The whole process's CPU time (every thread: the kernel's io-wq workers, other targets' jobs)
+  // from t0 until the last job ended, and that time.
+  double process_cpu_s = 0, process_wall_s = 0;
   // The device's own counters around the jobs (fio's "Disk stats"); none for the null engine or a
   // target with no block device behind it.
   std::optional<reporting::DiskStats> disk_stats;
@@ -206,7 +228,8 @@ struct JobOutcome {
   DirectionStats dir[2];
   std::optional<Timeline> timeline;
   double cpu_usr = 0, cpu_sys = 0;
-  double cpu_spin = 0;  // of which polling for completions (engines::Engine::spin_ns)
+  double cpu_spin = 0;   // of which polling for completions (engines::Engine::spin_ns)
+  double cpu_wait = -1;  // runnable but waiting for a CPU (schedstat); < 0: not known
   std::uint64_t last_completion = 0;
   std::uint64_t target_size = 0;
   std::uint32_t logical_block = 512;
@@ -375,6 +398,8 @@ class CompletionAccounting {
     out_.cpu_usr = thread_cpu_seconds(ru_end, true) - thread_cpu_seconds(ru_start_, true);
     out_.cpu_sys = thread_cpu_seconds(ru_end, false) - thread_cpu_seconds(ru_start_, false);
     out_.cpu_spin = static_cast<double>(engine_.spin_ns() - spin_start_) / 1e9;
+    if (const auto wait = thread_runq_wait_ns(); wait && wait_start_)
+      out_.cpu_wait = static_cast<double>(*wait - std::min(*wait, *wait_start_)) / 1e9;
     lat_log_.flush();
   }
 
@@ -382,6 +407,7 @@ class CompletionAccounting {
   void start_cpu() {
     getrusage(RUSAGE_THREAD, &ru_start_);
     spin_start_ = engine_.spin_ns();
+    wait_start_ = thread_runq_wait_ns();
   }
   JobOutcome& out_;
   Engine& engine_;
@@ -390,6 +416,7 @@ class CompletionAccounting {
   bool measuring_ = false;
   rusage ru_start_{};
   std::uint64_t spin_start_ = 0;
+  std::optional<std::uint64_t> wait_start_;
   LatencyLogWriter lat_log_;
 };
 
@@ -506,6 +533,7 @@ class Job {
       cfg.iopoll = spec.iopoll;
       cfg.batch_submit = spec.iodepth_batch;
       cfg.spin_wait_ns = spin_wait_ns(spec);
+      if (spec.spin_wait_s < 0) cfg.poll_gate = plan_.poll_gate;
       for (unsigned i = 0; i < depth_; ++i) cfg.buffers.push_back({buffer(i), p.bs});
       engine_->open(cfg);
       out_.target_size = engine_->target_size();
@@ -1095,8 +1123,13 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
           }
         },
         [&](std::uint64_t t) { plan.end.store(t); });
+  const double process_cpu_before = process_cpu_seconds();
+  const auto process_wall_before = std::chrono::steady_clock::now();
   go.arrive_and_wait();
   for (auto& t : threads) t.join();
+  plan.process_cpu_s = process_cpu_seconds() - process_cpu_before;
+  plan.process_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - process_wall_before).count();
   if (disk_before)
     if (const auto disk_after = read_disk_counters(p.target))
       plan.disk_stats = disk_stats_between(*disk_before, *disk_after);
@@ -1131,7 +1164,8 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
   const auto& p = plan.spec->params;
   DirectionStats merged[2];
   std::uint64_t last_completion = plan.measure_start;
-  double usr = 0, sys = 0, spin = 0, max_thread = 0;
+  double usr = 0, sys = 0, spin = 0, max_thread = 0, wait = 0;
+  bool wait_known = true;
   for (const auto& o : outcomes) {
     for (int d = 0; d < 2; ++d) {
       auto& m = merged[d];
@@ -1153,6 +1187,8 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
     usr += o.cpu_usr;
     sys += o.cpu_sys;
     spin += o.cpu_spin;
+    wait += std::max(0.0, o.cpu_wait);
+    if (o.cpu_wait < 0) wait_known = false;
     if (!o.run_error.empty()) result.errors.push_back(o.run_error);
     if (o.interrupted) result.interrupted = true;
   }
@@ -1167,7 +1203,17 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
     double thread_pct = std::max(0.0, o.cpu_usr + o.cpu_sys - o.cpu_spin) / elapsed * 100;
     max_thread = std::max(max_thread, thread_pct);
   }
-  result.cpu = {usr / elapsed * 100, sys / elapsed * 100, max_thread, spin / elapsed * 100};
+  result.cpu.usr_pct = usr / elapsed * 100;
+  result.cpu.sys_pct = sys / elapsed * 100;
+  result.cpu.max_thread_pct = max_thread;
+  result.cpu.spin_pct = spin / elapsed * 100;
+  if (plan.process_wall_s > 0)
+    result.cpu.process_pct = plan.process_cpu_s / plan.process_wall_s * 100;
+  // Of the job threads' time, the share they were runnable and got no CPU.
+  result.cpu.wait_pct =
+      wait_known && !outcomes.empty()
+          ? std::min(100.0, wait / (elapsed * static_cast<double>(outcomes.size())) * 100)
+          : -1;
   if (rw_reads(plan.mode)) result.read = direction_result(merged[0], elapsed);
   if (rw_writes(plan.mode)) result.write = direction_result(merged[1], elapsed);
   if (plan.spec->keep_lat_histogram) {
@@ -1280,6 +1326,9 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
     rule = resolve_early_stop(*rule, spec.params.runtime_s, spec.interval_s, rw_writes(plan.mode));
   WorkloadMonitor monitor(options.now, spec.interval_s, std::move(rule), options.proc_root,
                           options.monitor_pacing);
+  // Every workload's job threads count against the host's poll budget while they run.
+  PollBudget::Lease poll_lease = PollBudget::host().enter(spec.params.numjobs);
+  plan.poll_gate = poll_lease.gate();
   try {
     run_jobs(spec, options, plan, outcomes, own_ledger, monitor);
   } catch (...) {
@@ -1299,6 +1348,10 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   for (const auto& o : outcomes)
     for (std::size_t b = 0; b < kIoDepthBuckets; ++b) result.io_depths.submitted[b] += o.depths[b];
   merge_jobs(outcomes, plan, result);
+  if (spec.params.ioengine == "io_uring" && !spec.iopoll)
+    result.cpu.poll = spec.spin_wait_s < 0   ? "spin_wait auto: polling " + poll_lease.summary()
+                      : spec.spin_wait_s > 0 ? "spin_wait set: polling allowed"
+                                             : "spin_wait 0: no polling";
   merge_timelines(outcomes, spec, plan.limit_s, result);
   if (result.interrupted) result.errors.push_back("interrupted");
   if (plan.ledger) result.integrity = integrity_of(outcomes, spec, options, *plan.ledger, result);

@@ -121,6 +121,17 @@ reporting::HostLimitReport assess_host_limit(const reporting::WorkloadResult& r,
                   all_pct, host_cpus, host_cpus == 1 ? "" : "s");
     h.reasons.emplace_back(buf);
   }
+  h.cpu_wait_pct = r.cpu.wait_pct;
+  // Per job thread: the share of the time it ran, against the share it waited to.
+  const double jobs = r.params.numjobs ? static_cast<double>(r.params.numjobs) : 1.0;
+  const double ran_pct = (r.cpu.usr_pct + r.cpu.sys_pct) / jobs;
+  if (r.cpu.wait_pct > 0) h.cpu_wait_factor = ran_pct > 0 ? 1 + r.cpu.wait_pct / ran_pct : 1e9;
+  if (r.cpu.wait_pct >= kHostCpuWaitPct) {
+    std::snprintf(buf, sizeof buf, "job threads waited for a CPU %.0f%% of the time (run queue)",
+                  r.cpu.wait_pct);
+    h.cpu_wait_reason = buf;
+    h.reasons.emplace_back(buf);
+  }
   const double iops = total_iops(r);
   if (ceiling_iops > 0 && iops >= kEngineCeilingFraction * ceiling_iops) {
     std::snprintf(buf, sizeof buf,

@@ -160,5 +160,59 @@ TEST(HostLimit, FailingClaimWhileHostLimitedIsAnError) {
             "(tolerance 10%)");
 }
 
+TEST(HostLimit, ARunQueueWaitExcusesOnlyTheShortfallItCanAccountFor) {
+  auto r = result_with(60000, 40);
+  r.cpu.usr_pct = 30;
+  r.cpu.sys_pct = 10;
+  r.cpu.wait_pct = 45;
+  auto h = assess_host_limit(r, 0, std::nullopt);
+  EXPECT_TRUE(h.limited);
+  EXPECT_DOUBLE_EQ(h.cpu_wait_factor, 1 + 45.0 / 40);  // ready 85% of the time, ran 40%
+  EXPECT_EQ(h.cpu_wait_reason, "job threads waited for a CPU 45% of the time (run queue)");
+  EXPECT_EQ(h.reasons, std::vector<std::string>{h.cpu_wait_reason});
+  r.cpu.wait_pct = 19;  // below kHostCpuWaitPct
+  EXPECT_FALSE(assess_host_limit(r, 0, std::nullopt).limited);
+  r.cpu.wait_pct = -1;  // not known: no finding
+  EXPECT_FALSE(assess_host_limit(r, 0, std::nullopt).limited);
+
+  Suite suite =
+      Suite::parse(R"(<suite name="t"><workload id="w" rw="randread"/></suite>)", "s.xml");
+  auto judged = [&](const std::string& claim) {
+    SpecSheet sheet =
+        SpecSheet::parse(R"(<spec-sheet name="x" suite="t"><match model="*"/><claims>)" + claim +
+                             "</claims></spec-sheet>",
+                         "x.xml");
+    auto w = result_with(60000, 40);
+    w.cpu.usr_pct = 30;
+    w.cpu.sys_pct = 10;
+    w.cpu.wait_pct = 45;
+    w.read->clat.mean_ns = 300000;
+    w.read->clat.samples = 1000;
+    w.host_limit = assess_host_limit(w, 0, std::nullopt);
+    return judge(sheet, suite, {w}).at(0);
+  };
+  // Ready to run 2.1 times as long as it ran: 60k x 2.125 = 127k on a free host, so a 100k claim
+  // may have been met.
+  auto near = judged(R"(<claim workload="w" metric="iops" value="100k"/>)");
+  EXPECT_EQ(near.status, reporting::VerdictStatus::Error);
+  EXPECT_EQ(near.message.rfind("host-limited: job threads waited for a CPU 45% of the time", 0), 0u)
+      << near.message;
+  // 500k is beyond what the wait can account for: the device's failure stands.
+  auto far = judged(R"(<claim workload="w" metric="iops" value="500k"/>)");
+  EXPECT_EQ(far.status, reporting::VerdictStatus::Fail) << far.message;
+  EXPECT_EQ(far.message.find("host-limited"), std::string::npos) << far.message;
+  // A latency: 300 us / 2.125 = 141 us: a 180 us claim is excused, 100 us (110 us with its
+  // tolerance) is not.
+  EXPECT_EQ(judged(R"(<claim workload="w" metric="clat.mean" value="180us"/>)").status,
+            reporting::VerdictStatus::Error);
+  EXPECT_EQ(judged(R"(<claim workload="w" metric="clat.mean" value="100us"/>)").status,
+            reporting::VerdictStatus::Fail);
+  // A pass is annotated.
+  auto pass = judged(R"(<claim workload="w" metric="iops" value="50k"/>)");
+  EXPECT_EQ(pass.status, reporting::VerdictStatus::Pass);
+  EXPECT_NE(pass.message.find("; host-limited: job threads waited"), std::string::npos)
+      << pass.message;
+}
+
 }  // namespace
 }  // namespace storqual::runner

@@ -4,7 +4,10 @@
 #include "runner/measure/job_runner.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -180,6 +183,42 @@ TEST(JobRunner, NoTwoWrittenSectorsAreAlike) {
   std::string sector(512, '\0');
   while (in.read(sector.data(), 512)) sectors.insert(sector);
   EXPECT_EQ(sectors.size(), 2048u);
+}
+
+// The job thread and a spinning thread pinned to one CPU: the scheduler gives each about half,
+// and the result says the job waited for a CPU (cpu.wait_pct), which makes it host-limited.
+TEST(JobRunner, AJobSharingItsCpuWithAnotherThreadReportsTheWait) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before)) ++cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  struct Pinned {  // this thread and what it starts on one CPU, undone even when a check fails
+    std::atomic<bool> stop{false};
+    std::thread hog;
+    cpu_set_t restore;
+    ~Pinned() {
+      stop = true;
+      if (hog.joinable()) hog.join();
+      pthread_setaffinity_np(pthread_self(), sizeof restore, &restore);
+    }
+  } pinned;
+  pinned.restore = before;
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  pinned.hog = std::thread([&] {
+    while (!pinned.stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  auto w = null_spec("randread", 1);
+  w.params.size = 0;
+  w.params.runtime_s = 0.6;
+  auto r = run_workload(w);
+  if (r.cpu.wait_pct < 0) GTEST_SKIP() << "this kernel keeps no schedstat";
+  EXPECT_GT(r.cpu.wait_pct, 25) << "a thread on one CPU with a spinner waits about half the time";
+  EXPECT_LT(r.cpu.wait_pct, 80);
+  EXPECT_EQ(r.cpu.poll, "") << "the null engine does not poll";
 }
 
 }  // namespace

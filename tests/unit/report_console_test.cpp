@@ -100,7 +100,9 @@ TEST(ReportConsole, FioSummaryLabelsEveryFigure) {
   auto run = sample::run(false);
   WorkloadResult mixed = run.workloads[4];
   mixed.params.numjobs = 4;
-  mixed.cpu = {80.0, 240.0, 90.0};
+  mixed.cpu.usr_pct = 80.0;
+  mixed.cpu.sys_pct = 240.0;
+  mixed.cpu.max_thread_pct = 90.0;
   mixed.io_depths.submitted = {1, 1, 2, 4, 8, 16, 968};
   mixed.disk_stats = DiskStats{"zram0", 1860000, 798000, 0, 0, 1200, 900, 2100, 59800, 99.67};
   const std::string text = format_fio_summary(mixed);

@@ -71,6 +71,61 @@ TEST(LotAcceptance, FlagsAUnitBelowTheMedianEvenWhenItMeetsItsClaim) {
             0u);
 }
 
+TEST(LotAcceptance, HostLimitedAndBusyUnitsAreLeftOutNotFlagged) {
+  // Four units on one host run at once: the fourth got half a CPU. Its 60k is the host's figure
+  // as much as its own, so it is shown, not compared, and not flagged.
+  RunResult starved = unit("a", "S4", 60000);
+  HostLimitReport limited;
+  limited.limited = true;
+  limited.cpu_wait_pct = 45;
+  limited.cpu_wait_reason = "job threads waited for a CPU 45% of the time (run queue)";
+  limited.reasons = {limited.cpu_wait_reason};
+  starved.workloads[0].host_limit = limited;
+  auto fleet = build_fleet(
+      {unit("a", "S1", 120000), unit("a", "S2", 118000), unit("a", "S3", 121000), starved}, 10);
+  EXPECT_EQ(fleet.flagged_count(), 0u);
+  const auto* left = find_verdict(fleet.runs[3], "lot", "randread-4k-qd32", "iops");
+  ASSERT_NE(left, nullptr);
+  EXPECT_EQ(left->status, VerdictStatus::MeasuredOnly);
+  EXPECT_DOUBLE_EQ(*left->claimed, 120000) << "the median of the three units the host let run";
+  EXPECT_NE(left->message.find("left out of the lot check, host-limited (randread-4k-qd32: job "
+                               "threads waited for a CPU 45% of the time (run queue))"),
+            std::string::npos)
+      << left->message;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(find_verdict(fleet.runs[i], "lot", "randread-4k-qd32", "iops")->status,
+              VerdictStatus::Pass);
+  const std::string html = render_fleet_html(fleet);
+  EXPECT_NE(html.find("class=\"lot left-out\""), std::string::npos);
+  EXPECT_NE(html.find("left out of the lot check: why"), std::string::npos);
+  const auto json = fleet_to_json(fleet);
+  EXPECT_EQ(json["lot"]["groups"][0]["units"][3]["left_out"],
+            "host-limited (randread-4k-qd32: job threads waited for a CPU 45% of the time (run "
+            "queue))");
+  EXPECT_EQ(json["lot"]["groups"][0]["units"][0]["left_out"], "");
+
+  // A second unit measured beside other processes leaves two: too few to judge a lot.
+  RunResult crowded = unit("a", "S5", 50000);
+  HostBusyReport busy;
+  busy.busy = true;
+  busy.reasons = {"other processes used 1.9 of 2 CPUs (user time)"};
+  crowded.workloads[0].host_busy = busy;
+  fleet = build_fleet({unit("a", "S1", 120000), unit("a", "S2", 118000), starved, crowded}, 10);
+  EXPECT_EQ(fleet.flagged_count(), 0u);
+  ASSERT_FALSE(fleet.lot.empty());
+  EXPECT_EQ(fleet.lot[0].workload + " " + fleet.lot[0].metric, "randread-4k-qd32 iops");
+  EXPECT_EQ(fleet.lot[0].not_judged,
+            "a lot check needs at least 3 units that the host did not limit (2 units left out: "
+            "host-limited or busy host)");
+  const auto* busy_lot = find_verdict(fleet.runs[3], "lot", "randread-4k-qd32", "iops");
+  ASSERT_NE(busy_lot, nullptr);
+  EXPECT_EQ(busy_lot->status, VerdictStatus::MeasuredOnly);
+  EXPECT_NE(busy_lot->message.find("host busy (randread-4k-qd32: other processes used 1.9 of 2 "
+                                   "CPUs (user time))"),
+            std::string::npos)
+      << busy_lot->message;
+}
+
 TEST(LotAcceptance, LatencyIsFlaggedAboveTheMedianAndModelsAreNotMixed) {
   std::vector<RunResult> runs;
   for (double p99 : {200e3, 210e3, 300e3}) {

@@ -56,7 +56,9 @@ inline WorkloadResult workload(const std::string& id, const std::string& rw, std
   w.elapsed_s = static_cast<double>(seconds);
   if (read_iops > 0) w.read = direction(read_iops, bs, w.elapsed_s, clat_ns);
   if (write_iops > 0) w.write = direction(write_iops, bs, w.elapsed_s, clat_ns * 1.3);
-  w.cpu = {9.5, 31.2, 41.0};
+  w.cpu.usr_pct = 9.5;
+  w.cpu.sys_pct = 31.2;
+  w.cpu.max_thread_pct = 41.0;
   for (std::size_t i = 1; i <= seconds; ++i) {
     const double wobble = 1 + 0.04 * std::sin(static_cast<double>(i) * 0.7) +
                           0.02 * std::cos(static_cast<double>(i) * 2.3);
@@ -158,7 +160,9 @@ inline RunResult run(bool failing, std::size_t seconds = 60) {
     auto rounds = std::make_shared<runner::SteadyStateRoundsReport>();
     rounds->steady_flag = false;  // the write cache ran out: not steady
     r.workloads[1].method = std::move(rounds);
-    r.workloads[4].cpu = {38.0, 61.5, 97.0};  // the host, not the disk, set the pace
+    r.workloads[4].cpu.usr_pct = 38.0;
+    r.workloads[4].cpu.sys_pct = 61.5;
+    r.workloads[4].cpu.max_thread_pct = 97.0;  // the host, not the disk, set the pace
     ClaimVerdict skipped;
     skipped.workloads = {"randread-4k-qd1"};
     skipped.metric = "lat.p99";

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host's budget for completion polling (see poll_budget.hpp).
+#include "runner/measure/poll_budget.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace storqual::runner {
+
+namespace {
+
+std::string cpus_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string of_cpus(unsigned cpus) {
+  return std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
+}
+
+std::vector<unsigned> affinity_cpus() {
+  std::vector<unsigned> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (unsigned i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) out.push_back(i);
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+}  // namespace
+
+PollDecision decide_polling(unsigned cpus, unsigned job_threads, std::optional<double> demand_cpus,
+                            bool was_open) {
+  PollDecision d;
+  const std::string jobs =
+      std::to_string(job_threads) + (job_threads == 1 ? " job thread" : " job threads");
+  if (job_threads >= cpus) {
+    d.reason = jobs + " on " + of_cpus(cpus) + ": no CPU left to poll on";
+    return d;
+  }
+  if (!demand_cpus) {
+    d.allow = true;
+    d.reason = jobs + " on " + of_cpus(cpus) + " (the host not looked at yet)";
+    return d;
+  }
+  const double spare = static_cast<double>(cpus) - std::max(0.0, *demand_cpus);
+  d.allow = spare >= (was_open ? kPollSpareCpusOff : kPollSpareCpusOn);
+  d.reason = cpus_text(std::max(0.0, spare)) + " of " + of_cpus(cpus) + " spare (" + jobs +
+             "; the host's work besides polling " + cpus_text(std::max(0.0, *demand_cpus)) +
+             " CPUs)";
+  if (!d.allow) d.reason += ": polling needs a whole idle CPU";
+  return d;
+}
+
+std::optional<CpuTicks> cpu_ticks(const std::string& proc_stat, const std::vector<unsigned>& cpus) {
+  CpuTicks t;
+  std::vector<bool> seen(cpus.size(), false);
+  std::istringstream in(proc_stat);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.size() < 4 || line.compare(0, 3, "cpu") != 0 || line[3] < '0' || line[3] > '9')
+      continue;
+    std::istringstream fields(line.substr(3));
+    unsigned id = 0;
+    if (!(fields >> id)) continue;
+    const auto it = std::find(cpus.begin(), cpus.end(), id);
+    if (it == cpus.end()) continue;
+    // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in
+    // user and nice, so the last two are not added again.
+    std::uint64_t v[8] = {};
+    unsigned n = 0;
+    while (n < 8 && fields >> v[n]) ++n;
+    if (n < 4) return std::nullopt;
+    std::uint64_t total = 0;
+    for (unsigned i = 0; i < n; ++i) total += v[i];
+    const std::uint64_t idle = v[3] + (n > 4 ? v[4] : 0);
+    t.total += total;
+    t.busy += total - idle;
+    seen[static_cast<std::size_t>(it - cpus.begin())] = true;
+  }
+  if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;
+  return t;
+}
+
+PollBudget& PollBudget::host() {
+  static PollBudget budget("/proc", {}, std::chrono::milliseconds(200));
+  return budget;
+}
+
+PollBudget::PollBudget(std::string proc_root, std::vector<unsigned> cpus,
+                       std::chrono::milliseconds period, bool look_thread)
+    : root_(std::move(proc_root)),
+      cpus_(cpus.empty() ? affinity_cpus() : std::move(cpus)),
+      period_(period),
+      look_thread_(look_thread) {}
+
+PollBudget::~PollBudget() {
+  std::lock_guard life(lifecycle_);
+  {
+    std::lock_guard lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+PollBudget::Lease PollBudget::enter(unsigned job_threads) {
+  std::lock_guard life(lifecycle_);
+  bool first = false, start = false;
+  std::uint64_t looks, open_looks;
+  {
+    std::lock_guard lk(mu_);
+    if (leases_++ == 0) {
+      first = true;
+      // A new run of looks: what an earlier workload left is stale.
+      prev_ticks_.reset();
+      demand_.reset();
+      start = look_thread_;
+      stop_ = false;
+    }
+    job_threads_ += job_threads;
+    const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
+    gate_.allow.store(d.allow, std::memory_order_relaxed);
+    reason_ = d.reason;
+    looks = looks_;
+    open_looks = open_looks_;
+  }
+  if (start) {
+    if (thread_.joinable()) thread_.join();
+    thread_ = std::thread([this] { loop(); });
+  }
+  // The first look starts the period over which the first demand is measured.
+  if (first) look();
+  return Lease(this, job_threads, looks, open_looks);
+}
+
+void PollBudget::leave(unsigned jobs) {
+  std::lock_guard life(lifecycle_);
+  bool stop = false;
+  {
+    std::lock_guard lk(mu_);
+    job_threads_ -= std::min(job_threads_, jobs);
+    if (leases_ > 0 && --leases_ == 0) {
+      stop_ = stop = true;
+    } else {
+      const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
+      gate_.allow.store(d.allow, std::memory_order_relaxed);
+      reason_ = d.reason;
+    }
+  }
+  cv_.notify_all();
+  if (stop && thread_.joinable()) thread_.join();
+}
+
+void PollBudget::loop() {
+  std::unique_lock lk(mu_);
+  while (!stop_) {
+    cv_.wait_for(lk, period_, [this] { return stop_; });
+    if (stop_) break;
+    lk.unlock();
+    look();
+    lk.lock();
+  }
+}
+
+std::optional<CpuTicks> PollBudget::read_ticks() const {
+  std::ifstream f(root_ + "/stat");
+  if (!f) return std::nullopt;
+  std::stringstream text;
+  text << f.rdbuf();
+  return cpu_ticks(text.str(), cpus_);
+}
+
+void PollBudget::look() {
+  const std::optional<CpuTicks> ticks = read_ticks();
+  const auto now = std::chrono::steady_clock::now();
+  const std::uint64_t spun = gate_.spun_ns.load(std::memory_order_relaxed);
+  std::lock_guard lk(mu_);
+  if (ticks && prev_ticks_ && ticks->total > prev_ticks_->total) {
+    const double busy = static_cast<double>(ticks->busy - std::min(ticks->busy, prev_ticks_->busy));
+    const double total = static_cast<double>(ticks->total - prev_ticks_->total);
+    const double wall_ns = std::chrono::duration<double, std::nano>(now - prev_time_).count();
+    const double polling = wall_ns > 0 ? static_cast<double>(spun - prev_spun_) / wall_ns : 0;
+    demand_ = busy / total * static_cast<double>(cpus()) - polling;
+  }
+  if (ticks) {
+    prev_ticks_ = ticks;
+    prev_time_ = now;
+    prev_spun_ = spun;
+  }
+  const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
+  gate_.allow.store(d.allow, std::memory_order_relaxed);
+  reason_ = d.reason;
+  if (demand_ || job_threads_ >= cpus()) {
+    ++looks_;
+    if (d.allow) ++open_looks_;
+  }
+}
+
+std::string PollBudget::reason() const {
+  std::lock_guard lk(mu_);
+  return reason_;
+}
+
+PollBudget::Lease::~Lease() {
+  if (budget_) budget_->leave(jobs_);
+}
+
+engines::PollGate* PollBudget::Lease::gate() const {
+  return budget_ ? &budget_->gate_ : nullptr;
+}
+
+std::string PollBudget::Lease::summary() const {
+  if (!budget_) return "";
+  std::uint64_t looks, open_looks;
+  std::string last;
+  bool now_open;
+  {
+    std::lock_guard lk(budget_->mu_);
+    looks = budget_->looks_ - looks_;
+    open_looks = budget_->open_looks_ - open_looks_;
+    last = budget_->reason_;
+    now_open = budget_->open();
+  }
+  std::string out;
+  if (looks == 0) {
+    out = now_open ? "allowed" : "not allowed";
+  } else {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "allowed in %llu of %llu looks at the host (%.0f%%)",
+                  static_cast<unsigned long long>(open_looks),
+                  static_cast<unsigned long long>(looks),
+                  100.0 * static_cast<double>(open_looks) / static_cast<double>(looks));
+    out = buf;
+  }
+  return out + "; last: " + (now_open ? "open: " : "closed: ") + last;
+}
+
+}  // namespace storqual::runner

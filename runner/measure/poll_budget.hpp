@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host's budget for completion polling (docs/measurement.md, "Waiting"). An io_uring job whose
+// spin_wait is automatic polls for its completions only while a CPU of the host is really spare:
+// polling keeps a waiter awake when completions come quicker than a wake-up, which pays where a
+// core would otherwise idle, and only costs where every core has work (the kernel's io-wq workers
+// completing the I/O, another target's jobs in a `run --parallel`, another process). Without it
+// the job hands each batch over and sleeps for the next in one system call, as fio's t/io_uring.
+//
+// One budget per process. Every workload's jobs enter it (a Lease) while they run, so it knows
+// the job threads of every target at once; a thread beside them looks at the CPUs this process
+// may run on (/proc/stat's cpuN lines of its affinity mask) every `period` and opens or closes
+// one gate (engines::PollGate) that every automatic job reads before it polls:
+// - closed while the job threads are at least as many as the CPUs;
+// - else open while the host's work, less the time spent polling, leaves a whole CPU idle
+//   (kPollSpareCpusOn), closed again below kPollSpareCpusOff (so that it does not flap).
+// Each workload's result says how often its jobs were allowed to poll and why (CpuUsage::poll).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engines/engine.hpp"
+
+namespace storqual::runner {
+
+inline constexpr double kPollSpareCpusOn = 1.0;
+inline constexpr double kPollSpareCpusOff = 0.75;
+
+struct PollDecision {
+  bool allow = false;
+  std::string reason;  // "0.6 of 2 CPUs spare: polling needs a whole idle CPU"
+};
+
+// The rule (pure). `demand_cpus`: the CPUs' worth of work on the process's CPUs over the last
+// period, polling taken out; nullopt before the first look (the job count decides alone).
+[[nodiscard]] PollDecision decide_polling(unsigned cpus, unsigned job_threads,
+                                          std::optional<double> demand_cpus, bool was_open);
+
+// Busy and total ticks of the CPUs in `cpus` (their ids) from a /proc/stat text; busy = every
+// field but idle and iowait. nullopt when a listed CPU has no line.
+struct CpuTicks {
+  std::uint64_t busy = 0, total = 0;
+};
+[[nodiscard]] std::optional<CpuTicks> cpu_ticks(const std::string& proc_stat,
+                                                const std::vector<unsigned>& cpus);
+
+class PollBudget {
+ public:
+  // The process's budget: /proc, the CPUs of the process's affinity mask, a look every 200 ms.
+  static PollBudget& host();
+
+  // `cpus`: the CPU ids to watch (empty: the process's affinity mask). `look_thread` false: no
+  // thread; the caller calls look() (tests).
+  PollBudget(std::string proc_root, std::vector<unsigned> cpus, std::chrono::milliseconds period,
+             bool look_thread = true);
+  ~PollBudget();
+  PollBudget(const PollBudget&) = delete;
+  PollBudget& operator=(const PollBudget&) = delete;
+
+  // A workload's job threads while they run; leaving is the destructor.
+  class Lease {
+   public:
+    Lease(Lease&& o) noexcept
+        : budget_(o.budget_), jobs_(o.jobs_), looks_(o.looks_), open_looks_(o.open_looks_) {
+      o.budget_ = nullptr;
+    }
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+    // The gate an automatic job's engine reads (EngineConfig::poll_gate).
+    [[nodiscard]] engines::PollGate* gate() const;
+    // "allowed in 3 of 20 looks at the host (15%); last: closed: 0.6 of 2 CPUs spare, ..."
+    [[nodiscard]] std::string summary() const;
+
+   private:
+    friend class PollBudget;
+    Lease(PollBudget* b, unsigned jobs, std::uint64_t looks, std::uint64_t open_looks)
+        : budget_(b), jobs_(jobs), looks_(looks), open_looks_(open_looks) {}
+    PollBudget* budget_;
+    unsigned jobs_;
+    std::uint64_t looks_, open_looks_;  // the budget's counters when the lease began
+  };
+  [[nodiscard]] Lease enter(unsigned job_threads);
+
+  // One look at the host and a decision.
+  void look();
+  [[nodiscard]] bool open() const { return gate_.allow.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::string reason() const;
+  [[nodiscard]] unsigned cpus() const { return static_cast<unsigned>(cpus_.size()); }
+
+ private:
+  void leave(unsigned jobs);
+  void loop();
+  std::optional<CpuTicks> read_ticks() const;
+
+  std::string root_;
+  std::vector<unsigned> cpus_;
+  std::chrono::milliseconds period_;
+  bool look_thread_;
+  engines::PollGate gate_;
+
+  std::mutex lifecycle_;  // enter/leave: starting and stopping the thread
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+  unsigned leases_ = 0, job_threads_ = 0;
+  std::optional<CpuTicks> prev_ticks_;
+  std::uint64_t prev_spun_ = 0;
+  std::chrono::steady_clock::time_point prev_time_{};
+  std::optional<double> demand_;
+  std::string reason_;
+  std::uint64_t looks_ = 0, open_looks_ = 0;
+};
+
+}  // namespace storqual::runner
