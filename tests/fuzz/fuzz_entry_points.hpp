@@ -415,34 +415,51 @@ inline Outcome feed_self_test_pages(std::string_view bytes) {
 }
 
 // A SCSI LOG SENSE page (devices/scsi_log.hpp): the first byte chooses which page code it is
-// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), the rest is the page. Refused: ScsiError.
-// Properties of accepted input: at most 20 self-test entries, each with a result below 16; the
-// health rows and the reading's failures against itself (only a failure prediction) run.
+// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), or (selectors 9, 10, 11) a READ DEFECT
+// DATA (10) or (12) header or REQUEST SENSE's sense data; the rest is the page. Refused:
+// ScsiError. Properties of accepted input: at most 20 self-test entries, each with a result below
+// 16; a defect count that is its list's bytes over a whole descriptor size; the health rows and
+// the reading's failures against itself (only its failure predictions and a grown list at
+// arrival) run.
 inline Outcome feed_scsi_log_page(std::string_view bytes) {
   static constexpr std::uint8_t kCodes[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x2F};
+  constexpr unsigned kDefects10 = std::size(kCodes), kDefects12 = kDefects10 + 1,
+                     kSense = kDefects10 + 2;
   if (bytes.empty()) return Outcome::Refused;
-  const std::uint8_t code = kCodes[static_cast<unsigned char>(bytes.front()) % std::size(kCodes)];
+  const unsigned selector = static_cast<unsigned char>(bytes.front()) % (kSense + 1);
   const std::span<const std::uint8_t> page(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
                                            bytes.size() - 1);
   devices::HealthSnapshot snap;
   snap.source = "scsi:log-sense";
   snap.scsi.emplace();
   try {
-    if (code == 0x00)
-      for (auto b : devices::scsi_log_body(page, code, "fuzz")) snap.scsi->supported.push_back(b);
+    if (selector == kDefects10 || selector == kDefects12)
+      snap.scsi->grown_defects = devices::parse_scsi_defect_header(page, selector == kDefects12);
+    else if (selector == kSense)
+      snap.scsi->request_sense = devices::parse_request_sense(page);
+    else if (kCodes[selector] == 0x00)
+      for (auto b : devices::scsi_log_body(page, 0x00, "fuzz")) snap.scsi->supported.push_back(b);
     else
-      devices::apply_scsi_log_page(*snap.scsi, code, page);
+      devices::apply_scsi_log_page(*snap.scsi, kCodes[selector], page);
   } catch (const devices::ScsiError&) {
     return Outcome::Refused;
   }
   if (snap.scsi->self_tests.size() > 20) broken("more than 20 SCSI self-test entries");
   for (const auto& t : snap.scsi->self_tests)
     if (t.result > 15) broken("a self-test result above 15");
+  if (const auto& d = snap.scsi->grown_defects; d && d->count &&
+                                                std::uint64_t{*d->count} * 4 != d->list_bytes &&
+                                                std::uint64_t{*d->count} * 8 != d->list_bytes)
+    broken("a grown defect count that is not its list's bytes over a descriptor size");
   (void)devices::health_rows(snap);
   (void)devices::health_changes(snap, snap);
   const auto findings = devices::health_failures(snap, {snap}, {"again"});
-  if (findings.size() != (snap.scsi->failure_predicted() ? 1u : 0u))
-    broken("a SCSI reading against itself found more than its failure prediction");
+  const std::size_t expected =
+      (snap.scsi->failure_predicted() ? 1u : 0u) +
+      (snap.scsi->sense_failure_predicted() ? 1u : 0u) +
+      (snap.scsi->grown_defects && snap.scsi->grown_defects->list_bytes > 0 ? 1u : 0u);
+  if (findings.size() != expected)
+    broken("a SCSI reading against itself found more than its failure predictions and defects");
   (void)devices::scsi_health_summary(*snap.scsi);
   return Outcome::Accepted;
 }
