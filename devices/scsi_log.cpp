@@ -227,6 +227,29 @@ std::string request_sense_text(const SenseKey& k) {
   return std::string("no failure predicted ") + buf;
 }
 
+std::optional<unsigned> parse_extended_self_test_seconds(std::span<const std::uint8_t> r) {
+  const std::string what = "MODE SENSE (10) of the Control mode page";
+  if (r.size() < 8)
+    throw ScsiError(what + ": " + std::to_string(r.size()) +
+                    " bytes, shorter than its 8-byte header");
+  const std::size_t data_end = std::min<std::size_t>(r.size(), 2u + ((r[0] << 8) | r[1]));
+  const std::size_t page = 8u + ((r[6] << 8) | r[7]);  // past the block descriptors
+  if (page + 2 > data_end)
+    throw ScsiError(what + ": its block descriptors run past the data (" + std::to_string(page) +
+                    " of " + std::to_string(data_end) + " bytes)");
+  if ((r[page] & 0x3F) != 0x0A || (r[page] & 0x40))
+    throw ScsiError(what + ": got page " + hex2(r[page] & 0x3F) +
+                    ((r[page] & 0x40) ? " in the subpage format" : ""));
+  const std::size_t page_end = page + 2 + r[page + 1];
+  if (page_end > data_end)
+    throw ScsiError(what + ": page 0Ah says " + std::to_string(r[page + 1]) +
+                    " bytes, the data holds " + std::to_string(data_end - page - 2));
+  if (page_end < page + 12) return std::nullopt;  // a short (older) Control page
+  const unsigned seconds = (r[page + 10] << 8) | r[page + 11];
+  if (seconds == 0) return std::nullopt;
+  return seconds;
+}
+
 void read_scsi_defects_and_sense(ScsiLogSource& source, ScsiHealth& h) {
   try {
     std::vector<std::uint8_t> header;
@@ -305,6 +328,10 @@ std::vector<std::uint8_t> CapturedScsiLog::replay(const std::string& prefix,
 
 std::vector<std::uint8_t> CapturedScsiLog::request_sense() {
   return replay("scsi-sense-", "REQUEST SENSE");
+}
+
+std::vector<std::uint8_t> CapturedScsiLog::mode_sense_control() {
+  return replay("scsi-mode-0a-", "MODE SENSE page 0Ah");
 }
 
 std::vector<std::uint8_t> CapturedScsiLog::read_defect_data(bool twelve) {

@@ -53,6 +53,9 @@ class ScsiLogSource {
   // READ DEFECT DATA (12) (`twelve`) or (10) asking for the grown list's header only (REQ_GLIST,
   // an allocation length of the 8- or 4-byte header): the header. Default: refused.
   [[nodiscard]] virtual std::vector<std::uint8_t> read_defect_data(bool twelve);
+  // MODE SENSE (10) of the Control mode page (0Ah, current values, no block descriptors asked
+  // for): the whole response (8-byte header, any block descriptors, the page). Default: refused.
+  [[nodiscard]] virtual std::vector<std::uint8_t> mode_sense_control();
 };
 
 class SgIoScsiLog final : public ScsiLogSource {
@@ -65,6 +68,7 @@ class SgIoScsiLog final : public ScsiLogSource {
   void send_diagnostic(std::uint8_t self_test_code) override;
   std::vector<std::uint8_t> request_sense() override;
   std::vector<std::uint8_t> read_defect_data(bool twelve) override;
+  std::vector<std::uint8_t> mode_sense_control() override;
 
  private:
   std::string devnode_;
@@ -75,14 +79,15 @@ class SgIoScsiLog final : public ScsiLogSource {
 // moves to the next reading (the last one again once they run out). A page that was not captured
 // is refused as a device that does not have it would (ScsiError). REQUEST SENSE replays
 // scsi-sense-<reading>.bin, READ DEFECT DATA scsi-defects12-<reading>.bin or
-// scsi-defects10-<reading>.bin; one not captured is refused (ScsiLogRefused), as a device that
-// does not take the command.
+// scsi-defects10-<reading>.bin, MODE SENSE scsi-mode-0a-<reading>.bin; one not captured is refused
+// (ScsiLogRefused), as a device that does not take the command.
 class CapturedScsiLog final : public ScsiLogSource {
  public:
   CapturedScsiLog(std::filesystem::path dir, std::vector<std::string> readings);
   std::vector<std::uint8_t> log_sense(std::uint8_t page) override;
   std::vector<std::uint8_t> request_sense() override;
   std::vector<std::uint8_t> read_defect_data(bool twelve) override;
+  std::vector<std::uint8_t> mode_sense_control() override;
 
  private:
   [[nodiscard]] std::vector<std::uint8_t> replay(const std::string& prefix,
@@ -152,6 +157,13 @@ struct ScsiDefectList {
 // "failure prediction threshold exceeded (ASC 5dh ASCQ 10h)" (ASC 5Dh, SPC-5 informational
 // exception reported on request) or "no failure predicted (sense key 0h, ASC 00h ASCQ 00h)".
 [[nodiscard]] std::string request_sense_text(const SenseKey& k);
+
+// The EXTENDED SELF-TEST COMPLETION TIME of the Control mode page (SPC-5 7.5.8, bytes 10-11) in a
+// MODE SENSE (10) response, in seconds (FFFFh: 65535 or more); nullopt when the page is too short
+// to hold it or it is 0 (not given). ScsiError when the response is shorter than its 8-byte
+// header, its block descriptors or the page run past the data, or the page is not 0Ah.
+[[nodiscard]] std::optional<unsigned> parse_extended_self_test_seconds(
+    std::span<const std::uint8_t> response);
 
 struct ScsiHealth {
   std::vector<std::uint8_t> supported;  // page codes of page 00h

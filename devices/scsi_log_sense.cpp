@@ -2,7 +2,8 @@
 // SgIoScsiLog: LOG SENSE (10) through SG_IO (see scsi_log.hpp). One read-only command, cumulative
 // values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept. READ
 // DEFECT DATA asks for the grown list's header only (its length, never the list), REQUEST SENSE
-// for the sense data (a failure prediction, a self-test's progress). A self-test
+// for the sense data (a failure prediction, a self-test's progress), MODE SENSE for the Control
+// mode page (the extended self-test's time). A self-test
 // (devices/self_test.hpp) adds SEND DIAGNOSTIC (start or abort a background test).
 #include <fcntl.h>
 #include <scsi/sg.h>
@@ -20,7 +21,8 @@ namespace storqual::devices {
 namespace {
 
 constexpr std::uint8_t kLogSense10 = 0x4D, kSendDiagnostic = 0x1D, kRequestSense = 0x03,
-                       kReadDefectData10 = 0x37, kReadDefectData12 = 0xB7;
+                       kReadDefectData10 = 0x37, kReadDefectData12 = 0xB7, kModeSense10 = 0x5A,
+                       kControlModePage = 0x0A;
 // READ DEFECT DATA byte 2 of (10), byte 1 of (12): REQ_GLIST, address descriptor format long
 // block (011b; a drive that keeps another format answers in its own, with RECOVERED ERROR).
 constexpr std::uint8_t kGrownListLongBlock = 0x08 | 0x03;
@@ -123,6 +125,14 @@ std::vector<std::uint8_t> SgIoScsiLog::read_defect_data(bool twelve) {
   return header;
 }
 
+std::vector<std::uint8_t> SgIoScsiLog::mode_sense_control() {
+  // Byte 1: DBD (no block descriptors); byte 2: PC 00b (current values), page 0Ah.
+  std::uint8_t cdb[10] = {kModeSense10, 0x08, kControlModePage, 0, 0, 0, 0, 0, kSenseAllocation, 0};
+  std::vector<std::uint8_t> data(kSenseAllocation);
+  run_cdb(fd_, cdb, &data, devnode_ + ": MODE SENSE page 0Ah");
+  return data;
+}
+
 void ScsiLogSource::send_diagnostic(std::uint8_t self_test_code) {
   throw ScsiLogRefused("SEND DIAGNOSTIC self-test code " + sg_hex(self_test_code) +
                        ": not available through this SCSI log source");
@@ -130,6 +140,10 @@ void ScsiLogSource::send_diagnostic(std::uint8_t self_test_code) {
 
 std::vector<std::uint8_t> ScsiLogSource::request_sense() {
   throw ScsiLogRefused("REQUEST SENSE: not available through this SCSI log source");
+}
+
+std::vector<std::uint8_t> ScsiLogSource::mode_sense_control() {
+  throw ScsiLogRefused("MODE SENSE page 0Ah: not available through this SCSI log source");
 }
 
 std::vector<std::uint8_t> ScsiLogSource::read_defect_data(bool twelve) {

@@ -370,14 +370,16 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
 // What a self-test's poll reads (devices/self_test.hpp): the first byte chooses the decoder, the
 // rest is its input: 0, an ATA SMART READ DATA page (512 bytes: byte 363's execution status, the
 // polling times, the capability byte); 1, SCSI sense data (its progress indication); 2, an NVMe
-// Device Self-test log (06h, 564 bytes). Refused: a page of another size. Properties of accepted
+// Device Self-test log (06h, 564 bytes); 3, a MODE SENSE (10) response with the SCSI Control mode
+// page (the extended self-test's time, at most 16 bits, never 0). Refused: a page of another size,
+// a malformed mode page. Properties of accepted
 // input: at most 150% remaining (a nibble times 10), progress in [0, 100), at most 20 NVMe entries,
 // none of them an unused one, each with its result's words.
 inline Outcome feed_self_test_pages(std::string_view bytes) {
   if (bytes.empty()) return Outcome::Refused;
   const std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
                                          bytes.size() - 1);
-  switch (static_cast<unsigned char>(bytes.front()) % 3) {
+  switch (static_cast<unsigned char>(bytes.front()) % 4) {
     case 0: {
       if (in.size() != 512) return Outcome::Refused;
       const std::span<const std::uint8_t, 512> data(in.data(), 512);
@@ -397,6 +399,16 @@ inline Outcome feed_self_test_pages(std::string_view bytes) {
       if (p && (*p < 0 || *p >= 100)) broken("a SCSI progress outside [0, 100)");
       (void)devices::scsi_sense_self_test_in_progress(in);
       return p ? Outcome::Accepted : Outcome::Refused;
+    }
+    case 3: {
+      try {
+        const auto seconds = devices::parse_extended_self_test_seconds(in);
+        if (seconds && (*seconds == 0 || *seconds > 0xFFFF))
+          broken("an extended self-test time of 0 or above 16 bits");
+      } catch (const devices::ScsiError&) {
+        return Outcome::Refused;
+      }
+      return Outcome::Accepted;
     }
     default: {
       if (in.size() != std::tuple_size_v<devices::SelfTestLogPage>) return Outcome::Refused;
