@@ -251,6 +251,13 @@ std::optional<unsigned> parse_extended_self_test_seconds(std::span<const std::ui
 }
 
 void read_scsi_defects_and_sense(ScsiLogSource& source, ScsiHealth& h) {
+  // REQUEST SENSE first: after a refused command some devices still hold its sense data and
+  // would report that (QEMU's virtio-scsi disk does).
+  try {
+    h.request_sense = parse_request_sense(source.request_sense());
+  } catch (const ScsiError& e) {
+    h.request_sense_gap = e.what();
+  }
   try {
     std::vector<std::uint8_t> header;
     bool twelve = true;
@@ -267,11 +274,6 @@ void read_scsi_defects_and_sense(ScsiLogSource& source, ScsiHealth& h) {
     h.grown_defects = parse_scsi_defect_header(header, twelve);
   } catch (const ScsiError& e) {
     h.grown_defects_gap = e.what();
-  }
-  try {
-    h.request_sense = parse_request_sense(source.request_sense());
-  } catch (const ScsiError& e) {
-    h.request_sense_gap = e.what();
   }
 }
 
