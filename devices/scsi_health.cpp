@@ -44,6 +44,38 @@ std::string change(const std::string& what, std::uint64_t a, std::uint64_t b) {
          std::to_string(b - a) + ")";
 }
 
+// "grown defects 0 -> 3 (+3)", or in bytes for a vendor-specific format.
+std::string grown_defects_change(const ScsiDefectList& a, const ScsiDefectList& b) {
+  if (a.count && b.count) return change("grown defects", *a.count, *b.count);
+  return change("grown defect list bytes", a.list_bytes, b.list_bytes);
+}
+
+// Which of the grown defect list and REQUEST SENSE findings were named already.
+struct DefectSenseFound {
+  bool sense = false, arrival = false, growth = false;
+};
+
+// The findings of the grown defect list and REQUEST SENSE at reading `r` (index `i`, 0 the one
+// before the run): a failure prediction, defects at arrival, growth against `before`; each once.
+void defect_and_sense_failures(const ScsiHealth& before, const ScsiHealth& r, std::size_t i,
+                               const std::string& when, DefectSenseFound& found,
+                               std::vector<std::string>& out) {
+  if (!found.sense && r.sense_failure_predicted()) {
+    out.push_back("REQUEST SENSE: " + request_sense_text(*r.request_sense) + when);
+    found.sense = true;
+  }
+  if (!r.grown_defects) return;
+  if (i == 0 && !found.arrival && r.grown_defects->list_bytes > 0) {
+    out.push_back("grown defect list not empty at arrival: " + r.grown_defects->text() +
+                  (r.grown_defects->count ? " entries" : "") + when);
+    found.arrival = true;
+  } else if (i > 0 && !found.growth && before.grown_defects &&
+             r.grown_defects->list_bytes > before.grown_defects->list_bytes) {
+    out.push_back("new " + grown_defects_change(*before.grown_defects, *r.grown_defects) + when);
+    found.growth = true;
+  }
+}
+
 }  // namespace
 
 std::vector<IdentityRow> scsi_health_rows(const ScsiHealth& h, const std::string& source) {
@@ -73,9 +105,13 @@ std::vector<IdentityRow> scsi_health_rows(const ScsiHealth& h, const std::string
     put("uncorrected", c->uncorrected);
   }
   if (h.non_medium_errors) add("non_medium_errors", std::to_string(*h.non_medium_errors));
+  if (h.grown_defects) add("grown_defects", h.grown_defects->text());
+  if (h.request_sense) add("request_sense", request_sense_text(*h.request_sense));
   add("self_test_last", h.self_tests.empty() ? "none logged" : self_test_text(h.self_tests[0]));
   add("self_test_entries", std::to_string(h.self_tests.size()));
   for (const auto& n : h.notes) add("note", n);
+  if (!h.grown_defects) add("note", "grown defect list not readable: " + h.grown_defects_gap);
+  if (!h.request_sense) add("note", "REQUEST SENSE not readable: " + h.request_sense_gap);
   return rows;
 }
 
@@ -96,6 +132,11 @@ std::vector<std::string> scsi_health_changes(const ScsiHealth& before, const Scs
   if (before.non_medium_errors && after.non_medium_errors &&
       *after.non_medium_errors > *before.non_medium_errors)
     out.push_back(change("non-medium errors", *before.non_medium_errors, *after.non_medium_errors));
+  if (before.grown_defects && after.grown_defects &&
+      after.grown_defects->list_bytes > before.grown_defects->list_bytes)
+    out.push_back(grown_defects_change(*before.grown_defects, *after.grown_defects));
+  if (after.sense_failure_predicted() && !before.sense_failure_predicted())
+    out.push_back("REQUEST SENSE: " + request_sense_text(*after.request_sense));
   if (after.self_tests.size() > before.self_tests.size())
     out.push_back("new self-test: " + self_test_text(after.self_tests[0]));
   if (before.temperature_c && after.temperature_c)
@@ -114,6 +155,7 @@ std::vector<std::string> scsi_health_failures(const ScsiHealth& before,
   labels.insert(labels.end(), during_labels.begin(), during_labels.end());
   labels.resize(readings.size());
   bool predicted = false, self_test = false;
+  DefectSenseFound found;
   bool grown[std::size(kDirections)] = {};
   for (std::size_t i = 0; i < readings.size(); ++i) {
     const ScsiHealth& r = *readings[i];
@@ -122,6 +164,7 @@ std::vector<std::string> scsi_health_failures(const ScsiHealth& before,
       out.push_back("informational exception: " + ie_text(r) + when);
       predicted = true;
     }
+    defect_and_sense_failures(before, r, i, when, found, out);
     if (i == 0) continue;
     for (std::size_t k = 0; k < std::size(kDirections); ++k) {
       const auto a = uncorrected(before, kDirections[k]), b = uncorrected(r, kDirections[k]);
@@ -146,6 +189,7 @@ std::string scsi_health_summary(const ScsiHealth& after) {
       counts += std::string(counts.empty() ? "" : ", ") + d.name + " " +
                 std::to_string(uncorrected(after, d));
   return "no failure predicted, no new uncorrected error, no failed self-test" +
+         std::string(after.grown_defects ? ", no grown defect" : "") +
          (counts.empty() ? std::string() : " (uncorrected: " + counts + ")");
 }
 

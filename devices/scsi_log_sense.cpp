@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // SgIoScsiLog: LOG SENSE (10) through SG_IO (see scsi_log.hpp). One read-only command, cumulative
-// values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept. A
-// self-test (devices/self_test.hpp) adds SEND DIAGNOSTIC (start or abort a background test) and
-// REQUEST SENSE (its progress).
+// values (PC 01b), subpage 0; the page's own length decides how much of the reply is kept. READ
+// DEFECT DATA asks for the grown list's header only (its length, never the list), REQUEST SENSE
+// for the sense data (a failure prediction, a self-test's progress), MODE SENSE for the Control
+// mode page (the extended self-test's time). A self-test
+// (devices/self_test.hpp) adds SEND DIAGNOSTIC (start or abort a background test).
 #include <fcntl.h>
 #include <scsi/sg.h>
 #include <sys/ioctl.h>
@@ -18,15 +20,21 @@
 namespace storqual::devices {
 namespace {
 
-constexpr std::uint8_t kLogSense10 = 0x4D, kSendDiagnostic = 0x1D, kRequestSense = 0x03;
+constexpr std::uint8_t kLogSense10 = 0x4D, kSendDiagnostic = 0x1D, kRequestSense = 0x03,
+                       kReadDefectData10 = 0x37, kReadDefectData12 = 0xB7, kModeSense10 = 0x5A,
+                       kControlModePage = 0x0A;
+// READ DEFECT DATA byte 2 of (10), byte 1 of (12): REQ_GLIST, address descriptor format long
+// block (011b; a drive that keeps another format answers in its own, with RECOVERED ERROR).
+constexpr std::uint8_t kGrownListLongBlock = 0x08 | 0x03;
 constexpr std::uint16_t kAllocation = 0xFFFC;
 constexpr std::uint8_t kSenseAllocation = 252;
 constexpr unsigned kTimeoutMs = 15000;
 
 // One CDB through SG_IO, data in (`data` resized to what came) or none. Throws ScsiLogRefused
-// for a transport without SG_IO or ILLEGAL REQUEST, ScsiError otherwise.
+// for a transport without SG_IO or ILLEGAL REQUEST, ScsiError otherwise; RECOVERED ERROR is no
+// error when `recovered_ok` (READ DEFECT DATA in another format than asked for).
 void run_cdb(int fd, std::span<std::uint8_t> cdb, std::vector<std::uint8_t>* data,
-             const std::string& what) {
+             const std::string& what, bool recovered_ok = false) {
   std::uint8_t sense[64] = {};
   sg_io_hdr_t io{};
   io.interface_id = 'S';
@@ -55,7 +63,8 @@ void run_cdb(int fd, std::span<std::uint8_t> cdb, std::vector<std::uint8_t>* dat
     const std::string detail =
         "sense key " + sg_hex(k.key) + ", ASC " + sg_hex(k.asc) + "/" + sg_hex(k.ascq) + ")";
     if (k.key == 0x5) throw ScsiLogRefused(what + " refused (ILLEGAL REQUEST, " + detail);
-    throw ScsiError(what + " failed (SCSI status " + sg_hex(io.status) + ", " + detail);
+    if (!(recovered_ok && k.key == 0x1))
+      throw ScsiError(what + " failed (SCSI status " + sg_hex(io.status) + ", " + detail);
   }
   if (data) data->resize(data->size() - static_cast<std::size_t>(std::max(io.resid, 0)));
 }
@@ -104,6 +113,26 @@ std::vector<std::uint8_t> SgIoScsiLog::request_sense() {
   return data;
 }
 
+std::vector<std::uint8_t> SgIoScsiLog::read_defect_data(bool twelve) {
+  std::vector<std::uint8_t> header(twelve ? 8 : 4);
+  if (twelve) {
+    std::uint8_t cdb[12] = {kReadDefectData12, kGrownListLongBlock, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0};
+    run_cdb(fd_, cdb, &header, devnode_ + ": READ DEFECT DATA (12)", true);
+  } else {
+    std::uint8_t cdb[10] = {kReadDefectData10, 0, kGrownListLongBlock, 0, 0, 0, 0, 0, 4, 0};
+    run_cdb(fd_, cdb, &header, devnode_ + ": READ DEFECT DATA (10)", true);
+  }
+  return header;
+}
+
+std::vector<std::uint8_t> SgIoScsiLog::mode_sense_control() {
+  // Byte 1: DBD (no block descriptors); byte 2: PC 00b (current values), page 0Ah.
+  std::uint8_t cdb[10] = {kModeSense10, 0x08, kControlModePage, 0, 0, 0, 0, 0, kSenseAllocation, 0};
+  std::vector<std::uint8_t> data(kSenseAllocation);
+  run_cdb(fd_, cdb, &data, devnode_ + ": MODE SENSE page 0Ah");
+  return data;
+}
+
 void ScsiLogSource::send_diagnostic(std::uint8_t self_test_code) {
   throw ScsiLogRefused("SEND DIAGNOSTIC self-test code " + sg_hex(self_test_code) +
                        ": not available through this SCSI log source");
@@ -111,6 +140,15 @@ void ScsiLogSource::send_diagnostic(std::uint8_t self_test_code) {
 
 std::vector<std::uint8_t> ScsiLogSource::request_sense() {
   throw ScsiLogRefused("REQUEST SENSE: not available through this SCSI log source");
+}
+
+std::vector<std::uint8_t> ScsiLogSource::mode_sense_control() {
+  throw ScsiLogRefused("MODE SENSE page 0Ah: not available through this SCSI log source");
+}
+
+std::vector<std::uint8_t> ScsiLogSource::read_defect_data(bool twelve) {
+  throw ScsiLogRefused(std::string("READ DEFECT DATA (") + (twelve ? "12" : "10") +
+                       "): not available through this SCSI log source");
 }
 
 }  // namespace storqual::devices

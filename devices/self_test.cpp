@@ -281,10 +281,16 @@ class ScsiSelfTestControl final : public DeviceSelfTest {
   explicit ScsiSelfTestControl(ScsiLogSource& source) : source_(source) {}
   std::string_view transport() const noexcept override { return "scsi"; }
 
-  // SPC-5: a background short self-test takes at most two minutes; the extended one's time is in
-  // the Control mode page (0Ah), which is not read.
+  // SPC-5: a background short self-test takes at most two minutes; the extended one's time is the
+  // Control mode page's (0Ah) extended self-test completion time, when the drive gives one.
   std::optional<double> expected_seconds(SelfTestType type) override {
-    return type == SelfTestType::Short ? std::optional<double>(120) : std::nullopt;
+    if (type == SelfTestType::Short) return 120;
+    if (type != SelfTestType::Extended) return std::nullopt;
+    try {
+      if (const auto s = parse_extended_self_test_seconds(source_.mode_sense_control())) return *s;
+    } catch (const ScsiError&) {
+    }
+    return std::nullopt;
   }
 
   void start(SelfTestType type) override {

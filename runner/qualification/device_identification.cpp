@@ -75,6 +75,7 @@ void probe_ata(DeviceIdentification& d) {
 }
 
 // A SCSI disk that refused ATA pass-through: its LOG SENSE pages, kept when page 00h answers.
+// When LOG SENSE is refused, the gap also says what READ DEFECT DATA and REQUEST SENSE answered.
 void probe_scsi(const devices::Sysfs& sysfs, const NvmeAccess& access, DeviceIdentification& d) {
   try {
     d.scsi = open_scsi_log(sysfs, d.identity, access);
@@ -83,8 +84,15 @@ void probe_scsi(const devices::Sysfs& sysfs, const NvmeAccess& access, DeviceIde
     if (!access.captured) (void)d.scsi->log_sense(devices::kScsiSupportedPages);
     d.health_gap.clear();  // a SAS disk: no ATA expected
   } catch (const std::exception& e) {
+    std::string also;
+    if (d.scsi) {
+      devices::ScsiHealth h;
+      devices::read_scsi_defects_and_sense(*d.scsi, h);
+      also = "; " + devices::scsi_defects_and_sense_text(h);
+    }
     d.scsi.reset();
-    d.health_gap += std::string(d.health_gap.empty() ? "health not readable: " : "; ") + e.what();
+    d.health_gap +=
+        std::string(d.health_gap.empty() ? "health not readable: " : "; ") + e.what() + also;
   }
 }
 

@@ -370,14 +370,16 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
 // What a self-test's poll reads (devices/self_test.hpp): the first byte chooses the decoder, the
 // rest is its input: 0, an ATA SMART READ DATA page (512 bytes: byte 363's execution status, the
 // polling times, the capability byte); 1, SCSI sense data (its progress indication); 2, an NVMe
-// Device Self-test log (06h, 564 bytes). Refused: a page of another size. Properties of accepted
+// Device Self-test log (06h, 564 bytes); 3, a MODE SENSE (10) response with the SCSI Control mode
+// page (the extended self-test's time, at most 16 bits, never 0). Refused: a page of another size,
+// a malformed mode page. Properties of accepted
 // input: at most 150% remaining (a nibble times 10), progress in [0, 100), at most 20 NVMe entries,
 // none of them an unused one, each with its result's words.
 inline Outcome feed_self_test_pages(std::string_view bytes) {
   if (bytes.empty()) return Outcome::Refused;
   const std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
                                          bytes.size() - 1);
-  switch (static_cast<unsigned char>(bytes.front()) % 3) {
+  switch (static_cast<unsigned char>(bytes.front()) % 4) {
     case 0: {
       if (in.size() != 512) return Outcome::Refused;
       const std::span<const std::uint8_t, 512> data(in.data(), 512);
@@ -398,6 +400,16 @@ inline Outcome feed_self_test_pages(std::string_view bytes) {
       (void)devices::scsi_sense_self_test_in_progress(in);
       return p ? Outcome::Accepted : Outcome::Refused;
     }
+    case 3: {
+      try {
+        const auto seconds = devices::parse_extended_self_test_seconds(in);
+        if (seconds && (*seconds == 0 || *seconds > 0xFFFF))
+          broken("an extended self-test time of 0 or above 16 bits");
+      } catch (const devices::ScsiError&) {
+        return Outcome::Refused;
+      }
+      return Outcome::Accepted;
+    }
     default: {
       if (in.size() != std::tuple_size_v<devices::SelfTestLogPage>) return Outcome::Refused;
       devices::SelfTestLogPage page;
@@ -415,34 +427,51 @@ inline Outcome feed_self_test_pages(std::string_view bytes) {
 }
 
 // A SCSI LOG SENSE page (devices/scsi_log.hpp): the first byte chooses which page code it is
-// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), the rest is the page. Refused: ScsiError.
-// Properties of accepted input: at most 20 self-test entries, each with a result below 16; the
-// health rows and the reading's failures against itself (only a failure prediction) run.
+// read as (00h, 02h, 03h, 05h, 06h, 0Dh, 0Eh, 10h, 2Fh), or (selectors 9, 10, 11) a READ DEFECT
+// DATA (10) or (12) header or REQUEST SENSE's sense data; the rest is the page. Refused:
+// ScsiError. Properties of accepted input: at most 20 self-test entries, each with a result below
+// 16; a defect count that is its list's bytes over a whole descriptor size; the health rows and
+// the reading's failures against itself (only its failure predictions and a grown list at
+// arrival) run.
 inline Outcome feed_scsi_log_page(std::string_view bytes) {
   static constexpr std::uint8_t kCodes[] = {0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x2F};
+  constexpr unsigned kDefects10 = std::size(kCodes), kDefects12 = kDefects10 + 1,
+                     kSense = kDefects10 + 2;
   if (bytes.empty()) return Outcome::Refused;
-  const std::uint8_t code = kCodes[static_cast<unsigned char>(bytes.front()) % std::size(kCodes)];
+  const unsigned selector = static_cast<unsigned char>(bytes.front()) % (kSense + 1);
   const std::span<const std::uint8_t> page(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 1,
                                            bytes.size() - 1);
   devices::HealthSnapshot snap;
   snap.source = "scsi:log-sense";
   snap.scsi.emplace();
   try {
-    if (code == 0x00)
-      for (auto b : devices::scsi_log_body(page, code, "fuzz")) snap.scsi->supported.push_back(b);
+    if (selector == kDefects10 || selector == kDefects12)
+      snap.scsi->grown_defects = devices::parse_scsi_defect_header(page, selector == kDefects12);
+    else if (selector == kSense)
+      snap.scsi->request_sense = devices::parse_request_sense(page);
+    else if (kCodes[selector] == 0x00)
+      for (auto b : devices::scsi_log_body(page, 0x00, "fuzz")) snap.scsi->supported.push_back(b);
     else
-      devices::apply_scsi_log_page(*snap.scsi, code, page);
+      devices::apply_scsi_log_page(*snap.scsi, kCodes[selector], page);
   } catch (const devices::ScsiError&) {
     return Outcome::Refused;
   }
   if (snap.scsi->self_tests.size() > 20) broken("more than 20 SCSI self-test entries");
   for (const auto& t : snap.scsi->self_tests)
     if (t.result > 15) broken("a self-test result above 15");
+  if (const auto& d = snap.scsi->grown_defects; d && d->count &&
+                                                std::uint64_t{*d->count} * 4 != d->list_bytes &&
+                                                std::uint64_t{*d->count} * 8 != d->list_bytes)
+    broken("a grown defect count that is not its list's bytes over a descriptor size");
   (void)devices::health_rows(snap);
   (void)devices::health_changes(snap, snap);
   const auto findings = devices::health_failures(snap, {snap}, {"again"});
-  if (findings.size() != (snap.scsi->failure_predicted() ? 1u : 0u))
-    broken("a SCSI reading against itself found more than its failure prediction");
+  const std::size_t expected =
+      (snap.scsi->failure_predicted() ? 1u : 0u) +
+      (snap.scsi->sense_failure_predicted() ? 1u : 0u) +
+      (snap.scsi->grown_defects && snap.scsi->grown_defects->list_bytes > 0 ? 1u : 0u);
+  if (findings.size() != expected)
+    broken("a SCSI reading against itself found more than its failure predictions and defects");
   (void)devices::scsi_health_summary(*snap.scsi);
   return Outcome::Accepted;
 }

@@ -557,12 +557,21 @@ def check_ata_health(blocks, lab, checks):
     usb = blocks.get("ata usb json", "")
     checks.expect("health not readable through this bridge" in usb,
                   "the USB disk names the gap: %s" % usb[-400:])
-    # QEMU's scsi-hd answers neither ATA PASS-THROUGH nor LOG SENSE: both refusals are named.
+    # QEMU's scsi-hd answers neither ATA PASS-THROUGH nor LOG SENSE: both refusals are named, and
+    # so is what READ DEFECT DATA (refused: an invalid opcode there) and REQUEST SENSE answered.
     for disk in (DISKS[3], DISKS[4]):
         name = find_disk(blocks, "noudev", disk)
         text = blocks.get("noudev json %s" % name, "")
         checks.expect("health not readable" in text and "LOG SENSE page 0x00 refused" in text,
                       "%s names its health gap: %s" % (disk["name"], text[-400:]))
+        defects = re.search(r"grown defect(s: [^;\"]+| list not readable: [^\"]*?\(10\)[^;\"]*)",
+                            text)
+        sense = re.search(r"REQUEST SENSE( not readable)?: [^;\"]+", text)
+        checks.expect(defects is not None and sense is not None,
+                      "%s names its grown defect list and REQUEST SENSE: %s"
+                      % (disk["name"], text[-600:]))
+        if defects and sense:
+            print("lab: %s: %s; %s" % (disk["name"], defects.group(0), sense.group(0)))
     sata = find_disk(blocks, "noudev", DISKS[2])
     if "udev json %s" % sata in blocks:  # the full lab: the same reading with udev running
         try:

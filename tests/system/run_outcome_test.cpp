@@ -165,7 +165,7 @@ TEST_F(RunOutcome, AtaDriveWithOnlyCrcErrorsPassesAndNamesTheCable) {
 
 TEST_F(RunOutcome, SasDrivePredictingAFailureFailsTheHealthTestcase) {
   // tests/data/scsi/sas (make_pages.py): "failing" has a failure prediction, 3 new uncorrected
-  // read errors and a failed self-test.
+  // read errors, a failed self-test, 3 grown defects and REQUEST SENSE's failure prediction.
   ScratchDir pages("storqual-outcome-scsi");
   for (const auto& e : fs::directory_iterator(fs::path(STORQUAL_TEST_DATA) / "scsi" / "sas"))
     fs::copy_file(e.path(), pages / e.path().filename());
@@ -179,6 +179,11 @@ TEST_F(RunOutcome, SasDrivePredictingAFailureFailsTheHealthTestcase) {
   EXPECT_TRUE(has(message, "informational exception: failure predicted (ASC 5dh ASCQ 10h)"))
       << message;
   EXPECT_TRUE(has(message, "new read uncorrected errors 0 -> 3 (+3) (after workload 1 of 2)"))
+      << message;
+  EXPECT_TRUE(has(message, "new grown defects 0 -> 3 (+3) (after workload 1 of 2)")) << message;
+  EXPECT_TRUE(has(message,
+                  "REQUEST SENSE: failure prediction threshold exceeded (ASC 5dh ASCQ "
+                  "10h) (after workload 1 of 2)"))
       << message;
   EXPECT_TRUE(has(o.cmd.out, "DEVICE HEALTH FAILED: ")) << o.cmd.out;
   EXPECT_TRUE(has(o.json.dump(), "read.uncorrected")) << o.json.dump(1);

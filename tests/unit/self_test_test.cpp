@@ -356,7 +356,12 @@ class FakeScsiDisk final : public ScsiLogSource {
   std::vector<std::uint8_t> page_before, page_after;
   std::deque<std::vector<std::uint8_t>> senses;
   std::vector<std::uint8_t> sent;
+  std::vector<std::uint8_t> mode;  // MODE SENSE (10) page 0Ah; refused when empty
   bool refuse = false;
+  std::vector<std::uint8_t> mode_sense_control() override {
+    if (mode.empty()) throw ScsiLogRefused("MODE SENSE refused (ILLEGAL REQUEST, ASC 0x24/0x00)");
+    return mode;
+  }
   std::vector<std::uint8_t> log_sense(std::uint8_t page) override {
     if (page != kScsiSelfTest) throw ScsiError("no such page");
     return sent.empty() ? page_before : page_after;
@@ -414,6 +419,66 @@ TEST(SelfTestRunScsi, RefusedSendDiagnosticIsNotSupported) {
   EXPECT_EQ(r.report.outcome, "not supported");
   EXPECT_NE(r.report.status_text.find("ILLEGAL REQUEST"), std::string::npos);
   EXPECT_EQ(run_with(test.get(), SelfTestType::Conveyance).report.outcome, "not supported");
+}
+
+// A MODE SENSE (10) response: the header, `descriptors` bytes of block descriptors, the Control
+// mode page (0Ah, 10 bytes of parameters) with its extended self-test completion time.
+std::vector<std::uint8_t> control_page(std::uint16_t seconds, std::uint8_t descriptors = 0) {
+  std::vector<std::uint8_t> r(8 + descriptors, 0);
+  r[7] = descriptors;
+  const std::vector<std::uint8_t> page = {0x0A,
+                                          0x0A,
+                                          0x02,
+                                          0,
+                                          0,
+                                          0,
+                                          0,
+                                          0,
+                                          0xFF,
+                                          0xFF,
+                                          static_cast<std::uint8_t>(seconds >> 8),
+                                          static_cast<std::uint8_t>(seconds)};
+  r.insert(r.end(), page.begin(), page.end());
+  r[1] = static_cast<std::uint8_t>(r.size() - 2);
+  return r;
+}
+
+TEST(SelfTestRunScsi, ExtendedTimeComesFromTheControlModePage) {
+  FakeScsiDisk disk;
+  auto test = scsi_self_test(disk);
+  EXPECT_EQ(test->expected_seconds(SelfTestType::Short), 120.0);
+  EXPECT_FALSE(test->expected_seconds(SelfTestType::Extended));  // MODE SENSE refused
+  disk.mode = control_page(7200);
+  EXPECT_EQ(test->expected_seconds(SelfTestType::Extended), 7200.0);
+  disk.mode = control_page(0x1C20, 8);  // a drive that sends a block descriptor despite DBD
+  EXPECT_EQ(test->expected_seconds(SelfTestType::Extended), 7200.0);
+  disk.mode = control_page(0);  // not given
+  EXPECT_FALSE(test->expected_seconds(SelfTestType::Extended));
+  EXPECT_FALSE(test->expected_seconds(SelfTestType::Conveyance));
+}
+
+TEST(SelfTestRunScsi, MalformedModeSenseIsRefusedWithTheReason) {
+  auto refused = [](std::vector<std::uint8_t> r, const std::string& why) {
+    try {
+      (void)parse_extended_self_test_seconds(r);
+      ADD_FAILURE() << "accepted; expected: " << why;
+    } catch (const ScsiError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused({0, 6, 0, 0}, "4 bytes, shorter than its 8-byte header");
+  auto bd = control_page(60);
+  bd[7] = 200;
+  refused(bd, "its block descriptors run past the data (208 of 20 bytes)");
+  auto other = control_page(60);
+  other[8] = 0x08;
+  refused(other, "got page 08h");
+  auto longer = control_page(60);
+  longer[9] = 30;
+  refused(longer, "page 0Ah says 30 bytes, the data holds 10");
+  // An older, 6-byte Control page holds no completion time.
+  std::vector<std::uint8_t> old = {0, 14, 0, 0, 0, 0, 0, 0, 0x0A, 6, 0, 0, 0, 0, 0, 0};
+  EXPECT_FALSE(parse_extended_self_test_seconds(old));
 }
 
 TEST(SelfTestRunScsi, FailedSegmentNamesTheLba) {

@@ -7,12 +7,17 @@
 # (big-endian), then parameters: code (2 bytes), control byte, length, value (big-endian counters).
 # The pages are committed; re-run to change them. The tests decode them with `sg_logs --in=FILE
 # --raw` too (sg3-utils). The fuzz corpus of fuzz_scsi_log_pages (tests/fuzz/corpus/scsi_log_pages:
-# a selector byte, the index of the page code in the target's list, then the page) is made from
-# them here as well.
+# a selector byte, the index of the page code in the target's list, then the page; selectors 9,
+# 10 and 11 a READ DEFECT DATA (10) or (12) header or REQUEST SENSE data) is made from them here
+# as well. Beside the pages, each reading has the header READ DEFECT DATA (12) answers for the
+# grown list (scsi-defects12-<reading>.bin) and REQUEST SENSE's sense data
+# (scsi-sense-<reading>.bin).
 #   sas/: readings before and after of a healthy drive (corrected errors and bytes grow, nothing
 #         uncorrected), and "failing": 3 uncorrected read errors, 1 uncorrected verify error, a
 #         background short self-test that failed in its second segment at LBA 0x2A3F00, and the
-#         informational exceptions page predicting a failure (ASC 5Dh, ASCQ 10h).
+#         informational exceptions page predicting a failure (ASC 5Dh, ASCQ 10h); its grown
+#         defect list holds 3 entries (none before) and REQUEST SENSE reports the failure
+#         prediction too.
 import os
 import struct
 
@@ -74,6 +79,15 @@ def reading(read, write, verify, non_medium, temp, cycles, tests, ie):
     }
 
 
+def defects12(entries):
+    """READ DEFECT DATA (12) header: GLISTV, long block format (8-byte descriptors), length."""
+    return struct.pack(">BBHI", 0, 0x08 | 0x03, 0, 8 * entries)
+
+
+def fixed_sense(key, asc, ascq):
+    return struct.pack(">BBBIBIBBBBBB", 0x70, 0, key, 0, 10, 0, asc, ascq, 0, 0, 0, 0)
+
+
 def write(directory, name, pages):
     os.makedirs(directory, exist_ok=True)
     for code, data in pages.items():
@@ -97,6 +111,12 @@ def main():
                                   write=(0, 0, 0, 0, 8_825_432_100_000, 0),
                                   verify=(4, 0, 0, 4, 123_456_789_000, 1), non_medium=18, temp=47,
                                   cycles=43, tests=[failed, passed], ie=(0x5D, 0x10)))
+    for name, entries, sense in (("before", 0, (0, 0, 0)), ("after", 0, (0, 0, 0)),
+                                 ("failing", 3, (0, 0x5D, 0x10))):
+        with open(os.path.join(sas, "scsi-defects12-%s.bin" % name), "wb") as f:
+            f.write(defects12(entries))
+        with open(os.path.join(sas, "scsi-sense-%s.bin" % name), "wb") as f:
+            f.write(fixed_sense(*sense))
     make_corpus()
 
 
@@ -110,6 +130,12 @@ def make_corpus():
                 data = f.read()
             with open(os.path.join(corpus, "%02x-%s" % (code, name)), "wb") as f:
                 f.write(bytes([i]) + data)
+    with open(os.path.join(corpus, "defects10"), "wb") as f:
+        f.write(bytes([9]) + defects12(2)[:2] + struct.pack(">H", 16))
+    with open(os.path.join(corpus, "defects12"), "wb") as f:
+        f.write(bytes([10]) + defects12(3))
+    with open(os.path.join(corpus, "sense-5d"), "wb") as f:
+        f.write(bytes([11]) + fixed_sense(0, 0x5D, 0x10))
 
 
 if __name__ == "__main__":
