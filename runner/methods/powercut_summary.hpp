@@ -25,7 +25,7 @@ struct CutCycle {
   std::string name;  // the cut's testcase ("reorder-3")
   std::string file;  // the result it was read from
   reporting::VerdictStatus status = reporting::VerdictStatus::Fail;
-  std::string message;  // the cut verdict's (cut_summary, or why the device is missing)
+  std::string message;            // the cut verdict's (cut_summary, or why the device is missing)
   std::optional<double> failing;  // the cut verdict's measured: failing sectors and requests
   std::array<std::uint64_t, kCutClasses> counts{};
   // The unsafe-shutdown testcase: nullopt when the result has none (an older check).
