@@ -296,7 +296,9 @@ def summarize(env, device, results, checks):
     r = subprocess.run([env["storqual"], "powercut", "summary", "--out", out,
                         "--cycles", str(len(results))] + results,
                        capture_output=True, text=True)
-    env["summaries"].append((device, r.stdout.split("\n\n")[0].rstrip()))
+    table = r.stdout.split("\ndevice: ")
+    env["summaries"].append((device, table[0] + "\ndevice: " + table[1].split("\n")[0]
+                             if len(table) > 1 else r.stdout + r.stderr))
     want = 0 if device in ("plp", "volatile") else 1  # reorder, liar, shorn, bitflip fail
     checks.expect(r.returncode == want, "%s: summary of %d cuts exits %d (got %d: %s)"
                   % (device, len(results), want, r.returncode, r.stderr.strip()))
