@@ -272,4 +272,29 @@ std::optional<double> health_figure(const HealthSnapshot& s, std::string_view na
   return nvme_figure(s.smart, name);
 }
 
+UnsafeShutdownCount unsafe_shutdown_count(const HealthSnapshot& s) {
+  UnsafeShutdownCount out;
+  if (s.ata) {
+    for (const std::uint8_t id : {std::uint8_t{192}, std::uint8_t{174}})
+      if (const auto raw = s.ata->raw(id)) {
+        out.count = raw;
+        out.source = "ata:" + std::to_string(id);
+        return out;
+      }
+    out.note = "the drive's SMART attributes have neither 192 nor 174";
+    return out;
+  }
+  if (s.scsi) {
+    out.note = "a SCSI disk's log pages have no unsafe-shutdown counter";
+    return out;
+  }
+  out.source = s.source;
+  if (s.smart.unsafe_shutdowns.fits_u64())
+    out.count = s.smart.unsafe_shutdowns.low;
+  else
+    out.note = "the SMART log's unsafe shutdowns exceed 64 bits";
+  if (s.ocp) out.ocp_incomplete = s.ocp->incomplete_shutdowns;
+  return out;
+}
+
 }  // namespace storqual::devices

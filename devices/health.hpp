@@ -5,6 +5,7 @@
 // grown reallocated or pending counts and failing attributes for ATA).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -88,5 +89,19 @@ struct HealthFigure {
 [[nodiscard]] const HealthFigure* find_health_figure(std::string_view name) noexcept;
 // The value of `name` in `s`; nullopt when this drive does not report it (or the name is unknown).
 [[nodiscard]] std::optional<double> health_figure(const HealthSnapshot& s, std::string_view name);
+
+// ---- the unsafe-shutdown count a power cut must raise by one (docs/power-cut.md) ----
+
+// The drive's count of shutdowns it was not told of, from the first counter it has: NVMe's SMART /
+// health log "unsafe shutdowns" (with OCP C0h's incomplete shutdowns beside it where the drive has
+// that log), else ATA attribute 192 (power-off retract / unsafe shutdown count), else 174
+// (unexpected power loss count). A SCSI disk's log pages have no such counter.
+struct UnsafeShutdownCount {
+  std::optional<std::uint64_t> count;           // nullopt: not readable (`note` says why)
+  std::string source;                           // "nvme:smart-log", "ata:192", "ata:174"
+  std::optional<std::uint64_t> ocp_incomplete;  // OCP C0h bytes 112-115
+  std::string note;
+};
+[[nodiscard]] UnsafeShutdownCount unsafe_shutdown_count(const HealthSnapshot& s);
 
 }  // namespace storqual::devices

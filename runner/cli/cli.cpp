@@ -38,7 +38,8 @@ constexpr Command kCommands[] = {
     {"archive", "verify the archive's chain, or import result files into it", cmd_archive},
     {"audit", "the units of an order or lot from the archive, as printable HTML and CSV",
      cmd_audit},
-    {"powercut", "write records, cut the power, check what the drive kept (arm, check, listen)",
+    {"powercut",
+     "write records, cut the power, check what the drive kept (arm, check, summary, ...)",
      cmd_powercut},
 };
 

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -21,18 +22,22 @@
 #include <string>
 
 #include "devices/device_identity.hpp"
+#include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/sysfs.hpp"
 #include "model/quantity_format.hpp"
 #include "reporting/report_names.hpp"
+#include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
+#include "runner/judge/verdict.hpp"
 #include "runner/methods/powercut_arm.hpp"
 #include "runner/methods/powercut_check.hpp"
 #include "runner/methods/powercut_indicators.hpp"
 #include "runner/methods/powercut_listener.hpp"
+#include "runner/methods/powercut_summary.hpp"
 #include "runner/qualification/device_identification.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/qualification.hpp"
@@ -51,6 +56,8 @@ constexpr const char* kAbout =
     "storqual powercut check   after the device is back: classify every acknowledged record\n"
     "storqual powercut listen  keep a run's journal for another machine\n"
     "storqual powercut indicators  write-cache setting, flush time, QD1 sync latency (no cut)\n"
+    "storqual powercut summary RESULT.json...  N cuts' check results added up, the device's "
+    "verdict\n"
     "docs/power-cut.md has the method and the classes.";
 
 // The whole disk a path's storage lives on ("sda" for /dev/sda2 or a file on it), by sysfs.
@@ -148,6 +155,54 @@ devices::AdmittedTarget admit_written_region(const po::variables_map& vm) {
   return devices::SafetyGuard{}.admit(g);
 }
 
+// The drive's unsafe-shutdown count now, through the health seam the target has (NVMe SMART log and
+// OCP C0h, ATA SMART, SCSI log pages); not readable, with the reason, for a file, a device without
+// such a counter or a seam that does not answer.
+JournalShutdowns read_unsafe_shutdowns(const std::string& target) {
+  JournalShutdowns out;
+  try {
+    const devices::Sysfs sysfs;
+    const devices::ResolvedTarget resolved = sysfs.resolve(target);
+    if (resolved.kind != devices::TargetKind::BlockDevice) {
+      out.source = target + " is a file, not a drive";
+      return out;
+    }
+    DeviceIdentification id = read_full_identity(sysfs, resolved.device, NvmeAccess{});
+    std::optional<devices::HealthSnapshot> snapshot;
+    if (id.ata)
+      snapshot = devices::take_health_snapshot(*id.ata);
+    else if (id.scsi)
+      snapshot = devices::take_health_snapshot(*id.scsi);
+    else if (id.admin)
+      snapshot = devices::take_health_snapshot(*id.admin);
+    if (!snapshot) {
+      out.source = !id.health_gap.empty()    ? id.health_gap
+                   : !id.admin_error.empty() ? id.admin_error
+                                             : "no NVMe, ATA or SCSI health seam answered";
+      return out;
+    }
+    const devices::UnsafeShutdownCount c = devices::unsafe_shutdown_count(*snapshot);
+    if (!c.count) {
+      out.source = c.note;
+      return out;
+    }
+    out.readable = true;
+    out.count = *c.count;
+    out.source = c.source;
+    out.has_ocp = c.ocp_incomplete.has_value();
+    out.ocp_incomplete = c.ocp_incomplete.value_or(0);
+  } catch (const std::exception& e) {
+    out.source = e.what();
+  }
+  return out;
+}
+
+std::string describe_shutdowns(const JournalShutdowns& s) {
+  if (!s.readable) return "unsafe-shutdown count not readable: " + s.source;
+  return "unsafe-shutdown count " + std::to_string(s.count) + " (" + s.source + ")" +
+         (s.has_ocp ? ", OCP incomplete shutdowns " + std::to_string(s.ocp_incomplete) : "");
+}
+
 PowercutArmOptions arm_options(const po::variables_map& vm, const devices::AdmittedTarget& t) {
   PowercutArmOptions o;
   o.target = t.path;
@@ -180,12 +235,14 @@ int cmd_powercut_arm(const Args& args) {
     throw UsageError("give --power-cut-cmd or --prompt, not both");
   const devices::AdmittedTarget admitted = admit_written_region(vm);
   if (to_file) refuse_journal_on_target(vm["journal"].as<std::string>(), admitted.path);
-  const PowercutArmOptions o = arm_options(vm, admitted);
+  PowercutArmOptions o = arm_options(vm, admitted);
+  o.shutdowns_before = read_unsafe_shutdowns(admitted.path);
   auto journal = to_file ? open_journal_file(vm["journal"].as<std::string>())
                          : connect_journal_listener(vm["listener"].as<std::string>(),
                                                     vm["token"].as<std::string>());
   std::cerr << "storqual powercut arm: " << admitted.path << " [" << o.region_offset << ", +"
-            << o.region_size << "), journal to " << journal->describe() << std::endl;
+            << o.region_size << "), journal to " << journal->describe() << "; "
+            << describe_shutdowns(o.shutdowns_before) << std::endl;
   const PowercutArmOutcome out = run_powercut_arm(o, *journal, &install_stop_handlers(), std::cerr);
   std::cout << "run " << out.run_id << ": " << out.acknowledged << " writes acknowledged ("
             << out.fua << " FUA), " << out.flushes << " flushes, " << out.errors << " errors in "
@@ -268,9 +325,73 @@ int cmd_powercut_check(const Args& args) {
     ::close(fd);
     run.verdicts.push_back(cut_verdict(c, name));
     std::cout << name << ": " << cut_summary(c) << "\n";
+    for (auto& v : cut_class_verdicts(c, name)) run.verdicts.push_back(std::move(v));
   }
-  run.exit_code =
-      run.verdicts.back().status == reporting::VerdictStatus::Pass ? kExitPass : kExitClaimFailed;
+  run.verdicts.push_back(unsafe_shutdown_verdict(journal, read_unsafe_shutdowns(target), name));
+  std::cout << name << ": " << run.verdicts.back().message << "\n";
+  run.exit_code = std::any_of(run.verdicts.begin(), run.verdicts.end(),
+                              [](const reporting::ClaimVerdict& v) {
+                                return v.status == reporting::VerdictStatus::Fail;
+                              })
+                      ? kExitClaimFailed
+                      : kExitPass;
+  out.exit_code = run.exit_code;
+  const std::string dir = vm["out"].as<std::string>();
+  auto opt = [&](const char* k) {
+    return vm.count(k) ? std::optional<std::string>(vm[k].as<std::string>()) : std::nullopt;
+  };
+  save_run_reports(reporting::default_reports(dir, opt("json"), opt("junit"), opt("html")), dir,
+                   nullptr, stdout, out);
+  return out.exit_code;
+}
+
+int cmd_powercut_summary(const Args& args) {
+  po::options_description visible("storqual powercut summary RESULT.json...");
+  visible.add_options()("help,h", "this help")(
+      "sheet", po::value<std::string>(),
+      "the spec sheet: powercut_cycles=\"N\" is the number of cuts to check")(
+      "cycles", po::value<unsigned>(), "the cuts to check (without --sheet)")(
+      "out", po::value<std::string>()->default_value("."), "directory for the reports")(
+      "json", po::value<std::string>(), "result JSON path")(
+      "junit", po::value<std::string>(), "JUnit XML path")("html", po::value<std::string>(),
+                                                           "HTML report path");
+  po::options_description all = visible;
+  all.add_options()("result", po::value<std::vector<std::string>>(), "check results");
+  po::positional_options_description positional;
+  positional.add("result", -1);
+  po::variables_map vm;
+  if (parse_command_options(args, all, visible, vm, &positional, kAbout)) return kExitPass;
+  if (!vm.count("result"))
+    throw UsageError(
+        "powercut summary: give the result JSON of each cut's `storqual powercut "
+        "check`");
+  if (vm.count("sheet") && vm.count("cycles"))
+    throw UsageError("give --sheet or --cycles, not both");
+  QualificationOutcome out;
+  reporting::RunResult& run = out.result;
+  run.environment = capture_environment();
+  std::optional<unsigned> claimed;
+  if (vm.count("cycles")) {
+    claimed = vm["cycles"].as<unsigned>();
+    if (*claimed == 0) throw UsageError("--cycles: at least 1");
+  }
+  if (vm.count("sheet")) {
+    const SpecSheet sheet = SpecSheet::load(vm["sheet"].as<std::string>());
+    run.spec.name = sheet.name;
+    run.spec.vendor = sheet.vendor;
+    run.spec.path = vm["sheet"].as<std::string>();
+    claimed = sheet.powercut_cycles;
+  }
+  std::vector<CutCycle> cycles;
+  for (const auto& file : vm["result"].as<std::vector<std::string>>()) {
+    const reporting::RunResult r = reporting::load_run_result(file);
+    if (run.device.name.empty()) run.device = r.device;
+    cycles.push_back(cut_cycle_of(r, file));
+  }
+  const PowercutSummary summary = summarize_cuts(std::move(cycles), claimed);
+  std::cout << format_cut_summary(summary);
+  run.verdicts = cut_summary_verdicts(summary);
+  run.exit_code = exit_code_for(run.verdicts);
   out.exit_code = run.exit_code;
   const std::string dir = vm["out"].as<std::string>();
   auto opt = [&](const char* k) {
@@ -378,8 +499,9 @@ int cmd_powercut(const Args& args) {
   if (args[0] == "check") return cmd_powercut_check(rest);
   if (args[0] == "listen") return cmd_powercut_listen(rest);
   if (args[0] == "indicators") return cmd_powercut_indicators(rest);
+  if (args[0] == "summary") return cmd_powercut_summary(rest);
   throw UsageError("powercut: unknown step '" + args[0] +
-                   "' (expected arm, check, listen or indicators)");
+                   "' (expected arm, check, listen, indicators or summary)");
 }
 
 }  // namespace storqual::runner

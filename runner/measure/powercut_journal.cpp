@@ -93,6 +93,13 @@ std::string encode_payload(const JournalEntry& e) {
     case JournalEntryType::End:
       w.num(e.end_requests);
       break;
+    case JournalEntryType::Shutdowns:
+      w.num(static_cast<std::uint8_t>(e.shutdowns.readable ? 1 : 0));
+      w.num(e.shutdowns.count);
+      w.num(static_cast<std::uint8_t>(e.shutdowns.has_ocp ? 1 : 0));
+      w.num(e.shutdowns.ocp_incomplete);
+      w.text(e.shutdowns.source);
+      break;
     case JournalEntryType::Hello:
       w.num(e.version);
       w.text(e.text);
@@ -148,6 +155,20 @@ bool decode_payload(std::string_view payload, JournalEntry& e, std::string& prob
     case JournalEntryType::End:
       e.end_requests = r.num<std::uint64_t>();
       break;
+    case JournalEntryType::Shutdowns: {
+      const auto readable = r.num<std::uint8_t>();
+      e.shutdowns.count = r.num<std::uint64_t>();
+      const auto ocp = r.num<std::uint8_t>();
+      e.shutdowns.ocp_incomplete = r.num<std::uint64_t>();
+      e.shutdowns.source = r.text();
+      e.shutdowns.readable = readable == 1;
+      e.shutdowns.has_ocp = ocp == 1;
+      if (r.sound() && (readable > 1 || ocp > 1)) {
+        problem = "a shutdowns entry with impossible values";
+        return false;
+      }
+      break;
+    }
     case JournalEntryType::Hello:
       e.version = r.num<std::uint32_t>();
       e.text = r.text();
@@ -241,6 +262,13 @@ JournalContents parse_journal(std::string_view bytes, const std::string& name) {
         break;
       case JournalEntryType::End:
         j.ended = true;
+        break;
+      case JournalEntryType::Shutdowns:
+        if (j.shutdowns_before || !j.writes.empty() || !j.flushes.empty())
+          throw JournalError("journal " + name +
+                             ": a shutdowns entry after the run began, at byte " +
+                             std::to_string(at));
+        j.shutdowns_before = e.shutdowns;
         break;
       default:
         throw JournalError("journal " + name + ": a listener protocol entry at byte " +

@@ -12,6 +12,9 @@
 //   Flush  3: u64 epoch (this flush's number, 1-based), u64 next record id at completion,
 //             u64 completion time
 //   End    4: u64 requests acknowledged (a run that ended without a cut)
+//   Shutdowns 5: u8 readable, u64 unsafe-shutdown count, u8 has OCP, u64 OCP incomplete
+//             shutdowns, u16 length + the counter's source (readable) or why it is not
+//             (the drive's count before arm's first write; at most one, after the header)
 //   Hello 16: u32 protocol version (1), u16 length + token      (listener protocol only)
 //   Reply 17: u8 accepted, u16 length + reason                   (listener protocol only)
 // A Write entry is appended only after the drive completed the write; a Flush entry only after the
@@ -26,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +46,7 @@ enum class JournalEntryType : std::uint8_t {
   Write = 2,
   Flush = 3,
   End = 4,
+  Shutdowns = 5,
   Hello = 16,
   Reply = 17
 };
@@ -70,11 +75,22 @@ struct JournalFlush {
   std::uint64_t completed_ns = 0;
 };
 
+// The drive's unsafe-shutdown count as arm read it before its first write (devices/health.hpp
+// unsafe_shutdown_count).
+struct JournalShutdowns {
+  bool readable = false;
+  std::uint64_t count = 0;
+  bool has_ocp = false;
+  std::uint64_t ocp_incomplete = 0;
+  std::string source;  // "nvme:smart-log", "ata:192", ...; why not, when not readable
+};
+
 struct JournalEntry {
   JournalEntryType type = JournalEntryType::End;
   JournalHeader header{};
   JournalWrite write{};
   JournalFlush flush{};
+  JournalShutdowns shutdowns{};
   std::uint64_t end_requests = 0;
   std::uint32_t version = kJournalVersion;  // Hello
   std::string text{};                       // Hello: the token; Reply: the reason
@@ -103,8 +119,9 @@ struct JournalContents {
   JournalHeader header{};
   std::vector<JournalWrite> writes{};
   std::vector<JournalFlush> flushes{};
-  bool ended = false;             // an End entry: the run finished without a cut
-  std::uint64_t valid_bytes = 0;  // bytes of whole, sound frames
+  bool ended = false;  // an End entry: the run finished without a cut
+  std::optional<JournalShutdowns> shutdowns_before{};  // none: arm could not say (older journal)
+  std::uint64_t valid_bytes = 0;                       // bytes of whole, sound frames
   std::uint64_t total_bytes = 0;
   std::string tail_problem{};  // "" when the journal ends on a frame boundary
 };

@@ -127,7 +127,10 @@ class Arm {
     h.header.atomic_unit = o_.atomic_unit;
     h.header.start_ns = realtime_ns();
     h.header.target = o_.target;
-    journal_.append(encode_journal_frame(h));
+    JournalEntry shutdowns;
+    shutdowns.type = JournalEntryType::Shutdowns;
+    shutdowns.shutdowns = o_.shutdowns_before;
+    journal_.append(encode_journal_frame(h) + encode_journal_frame(shutdowns));
   }
 
   void run_phase(unsigned depth, bool sequential) {

@@ -47,6 +47,8 @@ struct PowercutArmOptions {
   bool prompt = false;
   std::uint64_t run_id = 0;  // 0: a random one
   std::uint64_t seed = 0;    // 0: a random one
+  // The drive's unsafe-shutdown count read before the run, journalled after the header.
+  JournalShutdowns shutdowns_before;
 };
 
 struct PowercutArmOutcome {

@@ -311,6 +311,86 @@ reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& na
   return v;
 }
 
+std::vector<reporting::ClaimVerdict> cut_class_verdicts(const CutCheck& check,
+                                                        const std::string& name) {
+  std::vector<reporting::ClaimVerdict> out;
+  for (std::size_t i = 0; i < kCutClasses; ++i) {
+    if (check.counts[i] == 0) continue;
+    const auto c = static_cast<CutClass>(i);
+    reporting::ClaimVerdict v;
+    v.workloads = {name};
+    v.metric = "powercut." + std::string(to_string(c));
+    v.kind = reporting::VerdictKind::Claim;
+    v.status = reporting::VerdictStatus::MeasuredOnly;
+    v.measured = static_cast<double>(check.counts[i]);
+    v.unit = c == CutClass::Unserializable ? "requests" : "sectors";
+    v.higher_is_better = c == CutClass::Intact;
+    v.message = std::to_string(check.counts[i]) + " " + v.unit + " " + std::string(to_string(c));
+    v.figure = c == CutClass::Unserializable ? "requests present that were issued after a lost "
+                                               "write had been made durable"
+                                             : "sectors of the journal's region in this class";
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+namespace {
+
+std::string shutdown_reading(std::uint64_t before, std::uint64_t after) {
+  return std::to_string(before) + " before arm, " + std::to_string(after) + " at check";
+}
+
+}  // namespace
+
+reporting::ClaimVerdict unsafe_shutdown_verdict(const JournalContents& journal,
+                                                const JournalShutdowns& after,
+                                                const std::string& name) {
+  reporting::ClaimVerdict v;
+  v.workloads = {name};
+  v.metric = "powercut.unsafe_shutdowns";
+  v.kind = reporting::VerdictKind::Health;
+  v.unit = "shutdowns";
+  v.higher_is_better = false;
+  const std::string not_readable = "unsafe-shutdown count not readable: ";
+  if (!journal.shutdowns_before) {
+    v.status = reporting::VerdictStatus::Skipped;
+    v.message = not_readable + "the journal holds no count from before the cut";
+    return v;
+  }
+  const JournalShutdowns& before = *journal.shutdowns_before;
+  if (!before.readable || !after.readable) {
+    v.status = reporting::VerdictStatus::Skipped;
+    v.message = not_readable +
+                (before.readable ? "at check: " + after.source : "before arm: " + before.source);
+    return v;
+  }
+  const std::uint64_t want = journal.ended ? 0 : 1;
+  v.claimed = static_cast<double>(want);
+  v.figure = "rise of the drive's unsafe-shutdown count (" + after.source + ") over the cut";
+  const auto rise = [](std::uint64_t b, std::uint64_t a) {
+    return a >= b ? std::to_string(a - b) : "-" + std::to_string(b - a);
+  };
+  v.measured = after.count >= before.count ? static_cast<double>(after.count - before.count)
+                                           : -static_cast<double>(before.count - after.count);
+  bool ok = after.count == before.count + want && before.source == after.source;
+  v.message = "unsafe-shutdown count (" + after.source + ") " +
+              shutdown_reading(before.count, after.count) + ": rose by " +
+              rise(before.count, after.count);
+  if (before.source != after.source)
+    v.message += " [read from " + before.source + " before arm: not comparable]";
+  if (before.has_ocp && after.has_ocp) {
+    const bool ocp_ok = after.ocp_incomplete == before.ocp_incomplete + want;
+    ok = ok && ocp_ok;
+    v.message += "; OCP incomplete shutdowns " +
+                 shutdown_reading(before.ocp_incomplete, after.ocp_incomplete) + ": rose by " +
+                 rise(before.ocp_incomplete, after.ocp_incomplete);
+  }
+  v.message += journal.ended ? " (the run ended without a cut: expected no rise)"
+                             : " (one cut: expected exactly 1)";
+  v.status = ok ? reporting::VerdictStatus::Pass : reporting::VerdictStatus::Fail;
+  return v;
+}
+
 reporting::ClaimVerdict missing_device_verdict(const std::string& name, const std::string& reason) {
   reporting::ClaimVerdict v;
   v.workloads = {name};

@@ -91,6 +91,18 @@ using SectorSource = std::function<bool(std::uint64_t offset, std::uint32_t leng
 // pass when none, fail otherwise, with cut_summary as the message. `name` is the testcase's
 // workload ("cut 3").
 [[nodiscard]] reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& name);
+// The cut's class counts as measured-only verdicts (metric "powercut.<class>", one per class with
+// a count; unit sectors, requests for unserializable), which `storqual powercut summary` adds up.
+[[nodiscard]] std::vector<reporting::ClaimVerdict> cut_class_verdicts(const CutCheck& check,
+                                                                      const std::string& name);
+// The cut's unsafe-shutdown testcase (metric "powercut.unsafe_shutdowns", kind Health): the count
+// arm journalled before its first write against `after`, read by check. One cut must raise it by
+// exactly one (and OCP's incomplete shutdowns by one where both readings have them); a run that
+// ended without a cut by none. Pass or fail; when either reading is missing, status Skipped with
+// the message "unsafe-shutdown count not readable: <why>" (never silence).
+[[nodiscard]] reporting::ClaimVerdict unsafe_shutdown_verdict(const JournalContents& journal,
+                                                              const JournalShutdowns& after,
+                                                              const std::string& name);
 // The testcase of a device that did not come back (fail, the reason as message).
 [[nodiscard]] reporting::ClaimVerdict missing_device_verdict(const std::string& name,
                                                              const std::string& reason);

@@ -101,6 +101,7 @@ class StreamGate {
       case JournalEntryType::Write:
       case JournalEntryType::Flush:
       case JournalEntryType::End:
+      case JournalEntryType::Shutdowns:
         if (!have_header_) {
           reason = "refused: a journal entry before the header";
           return false;

@@ -335,7 +335,8 @@ SpecSheet load_sheet(const XmlFile& file) {
   if (std::string_view(root.name()) != "spec-sheet")
     throw file.error(
         root, "unknown root element <" + std::string(root.name()) + "> (expected <spec-sheet>)");
-  expect_only(file, root, "name vendor suite source warranty_years plp", "match claims health");
+  expect_only(file, root, "name vendor suite source warranty_years plp powercut_cycles",
+              "match claims health");
   SpecSheet sheet;
   pugi::xml_attribute name = required_attribute(file, root, "name");
   if (trim(name.value()).empty()) throw file.error_value(name, "empty spec sheet name");
@@ -361,6 +362,17 @@ SpecSheet load_sheet(const XmlFile& file) {
     if (t != "yes" && t != "no")
       throw file.error_value(p, "plp: expected yes or no, got '" + std::string(p.value()) + "'");
     sheet.plp = t == "yes";
+  }
+  if (pugi::xml_attribute c = root.attribute("powercut_cycles")) {
+    unsigned cycles = 0;
+    const std::string_view t = trim(c.value());
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), cycles);
+    if (ec != std::errc() || ptr != t.data() + t.size() || cycles == 0 || cycles > 1000000)
+      throw file.error_value(c,
+                             "powercut_cycles: expected a number of power cuts, 1 to 1000000, "
+                             "got '" +
+                                 std::string(c.value()) + "'");
+    sheet.powercut_cycles = cycles;
   }
 
   pugi::xml_node claims_node;

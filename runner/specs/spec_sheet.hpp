@@ -130,6 +130,9 @@ class SpecSheet {
   // plp="yes": the drive claims power-loss protection, so `storqual powercut check` fails a write
   // lost before a flush too (docs/power-cut.md).
   std::optional<bool> plp;
+  // powercut_cycles="10": the power cuts the drive is claimed to survive; `storqual powercut
+  // summary --sheet` is inconclusive with fewer cuts checked (docs/power-cut.md).
+  std::optional<unsigned> powercut_cycles;
 
   // True when any <match> fits: each of its patterns matches the field of that name (a field the
   // caller does not give is matched as ""). Values are trimmed; comparison ignores case.

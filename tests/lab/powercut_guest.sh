@@ -47,6 +47,7 @@ case $mode in
     echo "exit $?" >> /tmp/check.log
     emit "check" /tmp/check.log
     emit "check junit" /tmp/c/storqual-junit.xml
+    emit "check json" /tmp/c/storqual-result.json
     storqual powercut check --target "/dev/$t" --journal "/j/$cut" --name "$cut plp" --plp \
       --out /tmp/p > /tmp/check-plp.log 2>&1
     echo "exit $?" >> /tmp/check-plp.log

@@ -8,16 +8,24 @@
 #   volatile  the cache filter in writeback mode: unflushed writes die with nbdkit;
 #   liar      the fua filter's fuamode=discard over the writeback cache: flushes and FUA never
 #             reach the image, so flushed writes die too;
+#   reorder   the lab's own filter (tests/lab/nbdkit-reorder-filter.c, compiled here against
+#             Debian's nbdkit-plugin-dev header): a write-back cache of 4 KiB blocks destaged in
+#             random order when full, flush and FUA acknowledged and ignored, so after a cut
+#             later writes are on the image where earlier flushed ones are not (unserializable);
 #   shorn     (--devices shorn) the blocksize filter (maxdata=512) with the delay filter: each
-#             request reaches the image in delayed 512-byte pieces, so a cut lands inside one.
+#             request reaches the image in delayed 512-byte pieces, so a cut lands inside one;
+#   bitflip   (--devices bitflip) the lab's own filter (tests/lab/nbdkit-bitflip-filter.c): honest
+#             about flushes, but one bit of every 64th write request is inverted on its way to
+#             the image (bit corruption).
 # Killing nbdkit and QEMU (SIGKILL) when arm prints LAB:CUT-NOW (its --power-cut-cmd, at a random
 # moment) is the power cut; both start again, the guest boots and checks. The journal is a file on
 # a second disk (a plain image on the host, ext4 in the guest), not on the target and not over a
 # network. Expected: plp passes with zero losses (also judged with --plp); volatile passes with its
 # unflushed losses allowed and fails judged with --plp when it lost any; the liar fails with
-# lost-after-flush.
+# lost-after-flush; reorder fails with lost-after-flush and unserializable requests in every cut
+# that came after a flush or FUA write.
 #
-#   powercut_lab.py [--build DIR] [--cuts N] [--devices plp,volatile,liar]
+#   powercut_lab.py [--build DIR] [--cuts N] [--devices plp,volatile,liar,reorder]
 #
 # Exit 0 when every check held, 1 when one did not, 77 when QEMU, the kernel or nbdkit cannot be
 # had.
@@ -39,6 +47,9 @@ DEVICES = {
     "plp": {"filters": [], "params": []},
     "volatile": {"filters": ["cache"], "params": ["cache=writeback"]},
     "liar": {"filters": ["fua", "cache"], "params": ["cache=writeback", "fuamode=discard"]},
+    # The paths of the lab's own filters are filled in by build_lab_filter.
+    "reorder": {"filters": [None], "params": ["reorder-blocks=256"]},
+    "bitflip": {"filters": [None], "params": ["bitflip-every=64"]},
     # Not in the default list: a device that writes a request in 512-byte pieces, each delayed,
     # so that a cut lands inside a request (shorn writes).
     "shorn": {"filters": ["blocksize", "delay"], "params": ["maxdata=512", "wdelay=5ms"]},
@@ -50,7 +61,7 @@ def fetch_nbdkit(lab):
     d = os.path.join(lab, "nbdkit")
     root = os.path.join(d, "root")
     binary = os.path.join(root, "usr/bin/nbdkit")
-    if os.path.exists(binary):
+    if os.path.exists(binary) and os.path.exists(os.path.join(root, "usr/include/nbdkit-filter.h")):
         return root
     os.makedirs(d, exist_ok=True)
     apt = os.path.join(lab, "apt")
@@ -58,14 +69,34 @@ def fetch_nbdkit(lab):
             "-o", "Dir::State=%s/state" % apt, "-o", "Dir::State::status=%s/state/status" % apt,
             "-o", "Dir::Cache=%s/cache" % apt, "-o", "APT::Get::List-Cleanup=0",
             "-o", "Debug::NoLocking=1", "-o", "APT::Sandbox::User=root"]
-    r = subprocess.run(["apt-get"] + opts + ["-qq", "download", "nbdkit"], cwd=d,
-                       capture_output=True, text=True)
-    debs = [f for f in os.listdir(d) if f.startswith("nbdkit_") and f.endswith(".deb")]
-    if r.returncode != 0 or not debs:
+    # nbdkit-plugin-dev: the filter header the reorder device is compiled against.
+    r = subprocess.run(["apt-get"] + opts + ["-qq", "download", "nbdkit", "nbdkit-plugin-dev"],
+                       cwd=d, capture_output=True, text=True)
+    debs = [f for f in os.listdir(d) if f.startswith("nbdkit") and f.endswith(".deb")]
+    if r.returncode != 0 or len(debs) != 2:
         print("powercut lab: nbdkit could not be fetched: " + r.stdout + r.stderr)
         return None
-    subprocess.run(["dpkg-deb", "-x", os.path.join(d, debs[0]), root], check=True)
+    for deb in debs:
+        subprocess.run(["dpkg-deb", "-x", os.path.join(d, deb), root], check=True)
     return root
+
+
+def build_lab_filter(nbd_root, name):
+    """Compiles tests/lab/nbdkit-NAME-filter.c against the fetched header; its path or None."""
+    src = os.path.join(HERE, "nbdkit-%s-filter.c" % name)
+    out = os.path.join(os.path.dirname(nbd_root), "nbdkit-%s-filter.so" % name)
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
+        return out
+    include = os.path.join(nbd_root, "usr/include")
+    if not os.path.exists(os.path.join(include, "nbdkit-filter.h")):
+        print("powercut lab: no nbdkit-filter.h under %s (nbdkit-plugin-dev)" % include)
+        return None
+    r = subprocess.run(["cc", "-O2", "-Wall", "-shared", "-fPIC", "-I", include, "-o", out, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("powercut lab: the %s filter does not compile: %s" % (name, r.stderr))
+        return None
+    return out
 
 
 def start_nbdkit(nbd_root, device, image, sock):
@@ -75,7 +106,7 @@ def start_nbdkit(nbd_root, device, image, sock):
     spec = DEVICES[device]
     cmd = [os.path.join(nbd_root, "usr/bin/nbdkit"), "-f", "-U", sock]
     for f in spec["filters"]:
-        cmd.append("--filter=%s/filters/nbdkit-%s-filter.so" % (lib, f))
+        cmd.append("--filter=" + (f if "/" in f else "%s/filters/nbdkit-%s-filter.so" % (lib, f)))
     cmd += ["%s/plugins/nbdkit-file-plugin.so" % lib, "file=" + image] + spec["params"]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
@@ -90,7 +121,8 @@ def qemu_args(kernel, initrd, mode, cut, sock, journal):
     return ["-accel", "tcg", "-smp", "1", "-m", "1024", "-display", "none", "-serial", "stdio",
             "-monitor", "none", "-no-reboot", "-nic", "none", "-kernel", kernel, "-initrd", initrd,
             "-append", "console=ttyS0 quiet panic=-1 no_timer_check lab=%s pc_cut=%s "
-                       "pc_indicators=%d" % (mode, cut, 0 if cut.startswith("shorn") else 1),
+                       "pc_indicators=%d" % (mode, cut,
+                                             0 if cut.startswith(("shorn", "bitflip")) else 1),
             "-device", "virtio-scsi-pci,id=vs0",
             "-blockdev", "driver=nbd,server.type=unix,server.path=%s,node-name=pct" % sock,
             "-device", "scsi-hd,drive=pct,bus=vs0.0,product=PCTARGET,serial=SQPCT0001,"
@@ -174,6 +206,20 @@ def judge(device, blocks, checks, n):
     elif device == "liar":
         checks.expect(exit_of(check) == 1 and c.get("lost-after-flush", 0) > 0,
                       "%s: fails with lost-after-flush: %s" % (what, line))
+    elif device == "reorder":
+        m = re.search(r"\((\d+) flushes, (\d+) FUA\)", line)
+        if m and int(m.group(1)) + int(m.group(2)) > 0:
+            checks.expect(exit_of(check) == 1 and c.get("unserializable", 0) > 0 and
+                          c.get("lost-after-flush", 0) > 0,
+                          "%s: fails with unserializable requests and lost-after-flush: %s"
+                          % (what, line))
+        else:
+            checks.expect(exit_of(check) in (0, 1),
+                          "%s: no flush before the cut: %s" % (what, line))
+    elif device == "bitflip":
+        checks.expect(exit_of(check) == 1 and c.get("corrupted", 0) > 0 and
+                      c.get("lost-after-flush", 0) == 0,
+                      "%s: fails with corrupted sectors, nothing flushed lost: %s" % (what, line))
     else:
         checks.expect(exit_of(check) == 1 and c.get("shorn", 0) > 0,
                       "%s: fails with shorn writes: %s" % (what, line))
@@ -194,13 +240,19 @@ def setup(args):
     nbd_root = fetch_nbdkit(lab)
     if not nbd_root:
         return None
+    for name in ("reorder", "bitflip"):
+        if name in args.devices.split(","):
+            built = build_lab_filter(nbd_root, name)
+            if not built:
+                return None
+            DEVICES[name]["filters"] = [built]
     with open(os.path.join(lab, "fetched")) as f:
         _, kernel_pkg = f.read().split()
     root = os.path.join(lab, "root")
     version = kernel_pkg[len("linux-image-"):]
     work = os.path.join(lab, "powercut")
     os.makedirs(work, exist_ok=True)
-    return {"lab": lab, "nbd_root": nbd_root, "work": work,
+    return {"lab": lab, "nbd_root": nbd_root, "work": work, "storqual": storqual, "summaries": [],
             "kernel": os.path.join(root, "boot", "vmlinuz-" + version),
             "qemu": os.path.join(root, "usr/bin/qemu-system-x86_64"),
             "bios": os.path.join(root, "usr/share/qemu"),
@@ -218,6 +270,7 @@ def run_device(env, device, cuts, checks, rows):
         with open(path, "wb") as f:
             f.truncate(size)
     subprocess.run(["mkfs.ext4", "-q", "-F", env["journal"]], check=True)
+    results = []
     for n in range(1, cuts + 1):
         cut = "%s-%d" % (device, n)
         t0 = time.time()
@@ -229,13 +282,35 @@ def run_device(env, device, cuts, checks, rows):
         c = judge(device, blocks, checks, n)
         rows.append((cut, c, blocks.get("cache", "").split(), blocks.get("indicators", ""),
                      time.time() - t0))
+        result = os.path.join(env["work"], "%s-result.json" % cut)
+        with open(result, "w") as f:
+            f.write(blocks.get("check json", ""))
+        results.append(result)
+    summarize(env, device, results, checks)
+
+
+def summarize(env, device, results, checks):
+    """`storqual powercut summary` of the device's cuts on the host: the device's verdict over the
+    cycles, and the unsafe-shutdown count named as not readable (nbdkit's disks have none)."""
+    out = os.path.join(env["work"], device + "-summary")
+    r = subprocess.run([env["storqual"], "powercut", "summary", "--out", out,
+                        "--cycles", str(len(results))] + results,
+                       capture_output=True, text=True)
+    table = r.stdout.split("\ndevice: ")
+    env["summaries"].append((device, table[0] + "\ndevice: " + table[1].split("\n")[0]
+                             if len(table) > 1 else r.stdout + r.stderr))
+    want = 0 if device in ("plp", "volatile") else 1  # reorder, liar, shorn, bitflip fail
+    checks.expect(r.returncode == want, "%s: summary of %d cuts exits %d (got %d: %s)"
+                  % (device, len(results), want, r.returncode, r.stderr.strip()))
+    checks.expect("unsafe-shutdown count not readable in %d of %d" % (len(results), len(results))
+                  in r.stdout, "%s: summary names the unsafe-shutdown count not readable" % device)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--cuts", type=int, default=1, help="cuts per device")
-    ap.add_argument("--devices", default="plp,volatile,liar")
+    ap.add_argument("--devices", default="plp,volatile,liar,reorder")
     args = ap.parse_args()
     t0 = time.time()
     env = setup(args)
@@ -256,6 +331,8 @@ def main():
     for cut, _, cache, indicators, _ in rows:
         print("\n%s: guest sees write_cache=%s fua=%s\n%s" % (cut, " ".join(cache[:-1]),
                                                            cache[-1] if cache else "?", indicators))
+    for device, text in env["summaries"]:
+        print("\n%s: storqual powercut summary\n%s" % (device, text))
     print("powercut lab: %d checks, %d failed; wall time %.0f s; serial console in %s"
           % (checks.count, len(checks.failed), time.time() - t0, env["log"]))
     return 0 if not checks.failed else 1

@@ -65,6 +65,23 @@ TEST_F(PowercutLoop, AProcessKillLosesNoAcknowledgedRecord) {
     EXPECT_EQ(summary.find(lost), std::string::npos) << lost << ": " << summary;
   const std::string junit = storqual::testing::read_file(dir_ / "out" / "storqual-junit.xml");
   EXPECT_NE(junit.find("cut 1"), std::string::npos) << junit;
+  // A loop device has no unsafe-shutdown counter: journalled as not readable, and said so.
+  ASSERT_TRUE(j.shutdowns_before);
+  EXPECT_FALSE(j.shutdowns_before->readable);
+  EXPECT_NE(c.out.find("cut 1: unsafe-shutdown count not readable: before arm: "),
+            std::string::npos)
+      << c.out;
+  // One cut summarised: a pass against one cycle, inconclusive against three.
+  const std::string result = (dir_ / "out" / "storqual-result.json").string();
+  const CommandResult one =
+      storqual({"powercut", "summary", "--cycles", "1", "--out", (dir_ / "sum1").string(), result});
+  EXPECT_EQ(one.exit_code, 0) << one.out << one.err;
+  EXPECT_NE(one.out.find("device: pass: 1 cut checked, every one passed"), std::string::npos)
+      << one.out;
+  const CommandResult three =
+      storqual({"powercut", "summary", "--cycles", "3", "--out", (dir_ / "sum3").string(), result});
+  EXPECT_EQ(three.exit_code, 3) << three.out << three.err;
+  EXPECT_NE(three.out.find("but 3 cycles are claimed"), std::string::npos) << three.out;
 }
 
 TEST_F(PowercutLoop, AFlushedRecordOverwrittenAfterTheCutIsLostAfterFlush) {

@@ -183,6 +183,24 @@ TEST(SpecSheet, ASheetWithoutClaimsIsMeasuredOnly) {
   EXPECT_TRUE(s.claims.empty());
 }
 
+TEST(SpecSheet, PowerLossProtectionAndPowerCutCycles) {
+  SpecSheet s = SpecSheet::parse(R"(<spec-sheet name="x" suite="quick" plp="yes"
+    powercut_cycles=" 10 "><match model="*"/></spec-sheet>)",
+                                 "t.xml");
+  EXPECT_EQ(s.plp, true);
+  EXPECT_EQ(s.powercut_cycles, 10u);
+  EXPECT_FALSE(
+      SpecSheet::parse(R"(<spec-sheet name="x" suite="q"><match model="*"/></spec-sheet>)", "t.xml")
+          .powercut_cycles);
+  for (const char* bad : {"0", "-1", "ten", "1e3", "2000000"})
+    EXPECT_EQ(load_error(std::string("<spec-sheet name=\"x\" suite=\"q\" powercut_cycles=\"") +
+                         bad + "\"/>"),
+              std::string("sheet.xml:1:49: powercut_cycles: expected a number of power cuts, 1 to "
+                          "1000000, got '") +
+                  bad + "'")
+        << bad;
+}
+
 TEST(SpecSheet, MatchingUsesShellGlobsOnEveryGivenField) {
   SpecSheet s = SpecSheet::parse(kSheet, "sheet.xml");
   EXPECT_TRUE(s.matches({{"model", "Example SSD 500GB EVO"}, {"firmware", "EX1B2"}}));
@@ -217,14 +235,14 @@ TEST(SpecSheet, ErrorsNameFileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(load_error("<spec-sheet name=\"\xc3\xa9t\xc3\xa9\" suite=\"q\" colour=\"red\">"
                        "<match model=\"*\"/></spec-sheet>"),
             "sheet.xml:1:34: unknown attribute 'colour' on <spec-sheet> (expected name, vendor, "
-            "suite, source, warranty_years or plp)");
+            "suite, source, warranty_years, plp or powercut_cycles)");
   EXPECT_EQ(load_error("<spec-sheet name=\"x\" suite=\"q\">\r\n<match model=\"*\">\r\n"),
             "sheet.xml:2:19: malformed XML: Start-end tags mismatch");
   EXPECT_EQ(load_error(""), "sheet.xml:1:1: malformed XML: No document element found");
   // A byte order mark is not a column.
   EXPECT_EQ(load_error("\xEF\xBB\xBF<spec-sheet name=\"x\" suite=\"q\" colour=\"red\"/>"),
             "sheet.xml:1:32: unknown attribute 'colour' on <spec-sheet> (expected name, vendor, "
-            "suite, source, warranty_years or plp)");
+            "suite, source, warranty_years, plp or powercut_cycles)");
   EXPECT_EQ(load_error("<suite name=\"x\"/>"),
             "sheet.xml:1:1: unknown root element <suite> (expected <spec-sheet>)");
 }
