@@ -112,16 +112,13 @@ std::size_t FleetReport::flagged_count() const {
 namespace {
 
 // Why a unit's figure for `workloads` is left out of its lot's comparison: one of them was
-// host-limited or measured on a busy host ("" when none was).
+// host-limited ("" when none was). A busy host alone does not leave a unit out: other processes
+// took CPU time, but unless the jobs waited for it (the run-queue rule) the figure is the unit's.
 std::string host_left_out(const RunResult& run, const std::vector<std::string>& workloads) {
   for (const auto& id : workloads)
-    for (const auto& w : run.workloads) {
-      if (w.id != id) continue;
-      if (w.host_limit && w.host_limit->limited)
+    for (const auto& w : run.workloads)
+      if (w.id == id && w.host_limit && w.host_limit->limited)
         return "host-limited (" + id + ": " + join_text(w.host_limit->reasons, ", ") + ")";
-      if (w.host_busy && w.host_busy->busy)
-        return "host busy (" + id + ": " + join_text(w.host_busy->reasons, ", ") + ")";
-    }
   return "";
 }
 
@@ -202,7 +199,7 @@ FleetReport build_fleet(std::vector<RunResult> runs, double lot_tolerance_pct) {
       if (values.size() < kMinLotUnits)
         c.not_judged = "a lot check needs at least " + std::to_string(kMinLotUnits) + " units" +
                        (left_out ? " that the host did not limit (" + count_of(left_out, "unit") +
-                                       " left out: host-limited or busy host)"
+                                       " left out: host-limited)"
                                  : std::string());
       else if (!direction_known)
         c.not_judged = "the result files do not record whether higher or lower is better";

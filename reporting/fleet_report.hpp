@@ -45,8 +45,8 @@ struct LotUnitValue {
   double measured = 0;
   double diff_pct = 0;  // (measured - median) / median * 100
   bool flagged = false;
-  // Why the value is shown but not compared: its workload was host-limited or measured on a busy
-  // host, so the figure is the host's as much as the unit's ("" when compared).
+  // Why the value is shown but not compared: its workload was host-limited, so the figure is the
+  // host's as much as the unit's ("" when compared).
   std::string left_out;
 };
 

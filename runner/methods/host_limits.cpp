@@ -126,9 +126,11 @@ reporting::HostLimitReport assess_host_limit(const reporting::WorkloadResult& r,
   const double jobs = r.params.numjobs ? static_cast<double>(r.params.numjobs) : 1.0;
   const double ran_pct = (r.cpu.usr_pct + r.cpu.sys_pct) / jobs;
   if (r.cpu.wait_pct > 0) h.cpu_wait_factor = ran_pct > 0 ? 1 + r.cpu.wait_pct / ran_pct : 1e9;
-  if (r.cpu.wait_pct >= kHostCpuWaitPct) {
-    std::snprintf(buf, sizeof buf, "job threads waited for a CPU %.0f%% of the time (run queue)",
-                  r.cpu.wait_pct);
+  if (r.cpu.wait_pct >= kHostCpuWaitPct && h.cpu_wait_factor >= kHostCpuWaitFactor) {
+    std::snprintf(buf, sizeof buf,
+                  "job threads waited for a CPU %.0f%% of the time (run queue; ready %.1fx as "
+                  "long as they ran)",
+                  r.cpu.wait_pct, h.cpu_wait_factor);
     h.cpu_wait_reason = buf;
     h.reasons.emplace_back(buf);
   }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whether the host, not the device, limited a workload: a job thread that kept a CPU busy
-// (cpu.max_thread_pct >= 90%), job threads that waited for a CPU (cpu.wait_pct >= 20%, the
-// run queue: a host shared by several targets or other processes), IOPS at or above 80% of what the
-// engine alone achieves with the null engine at the same iodepth/numjobs (its "ceiling"), and, for
-// NVMe/PCIe devices, the PCIe link (sysfs current_link_speed/width and max_*) against the bandwidth
-// a claim needs. A claim that fails while its workload was host-limited becomes an error verdict
-// with a "host-limited:" prefix (runner/judge/verdict.hpp), not a device failure.
+// (cpu.max_thread_pct >= 90%), job threads that waited for a CPU (cpu.wait_pct >= 20% and ready
+// twice as long as they ran: a host shared by several targets or other processes), IOPS at or above
+// 80% of what the engine alone achieves with the null engine at the same iodepth/numjobs (its
+// "ceiling"), and, for NVMe/PCIe devices, the PCIe link (sysfs current_link_speed/width and max_*)
+// against the bandwidth a claim needs. A claim that fails while its workload was host-limited
+// becomes an error verdict with a "host-limited:" prefix (runner/judge/verdict.hpp), not a device
+// failure.
 #pragma once
 
 #include <functional>
@@ -27,9 +28,13 @@ inline constexpr double kHostCpuLimitPct =
 // each sit at 50% while the host has nothing left.
 inline constexpr double kHostAllCpusLimitPct = 90;
 inline constexpr double kEngineCeilingFraction = 0.8;  // of the null engine's IOPS
-// The job threads waited in the run queue for at least this share of their time: the host's CPUs
-// (another target of a `run --parallel`, other processes) set the pace, not the device.
+// The job threads waited in the run queue for at least this share of their time, and were ready
+// to run at least kHostCpuWaitFactor times as long as they ran (a CPU for at most half the time
+// they asked for one): the host's CPUs (another target of a `run --parallel`, other processes) set
+// the pace, not the device. A thread that waited a fifth of the time but got its CPU most of the
+// time it asked (a test machine running two jobs) is not limited.
 inline constexpr double kHostCpuWaitPct = 20;
+inline constexpr double kHostCpuWaitFactor = 2;
 
 struct PcieLink {
   std::string speed;   // "8.0 GT/s PCIe"

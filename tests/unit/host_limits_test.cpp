@@ -168,10 +168,15 @@ TEST(HostLimit, ARunQueueWaitExcusesOnlyTheShortfallItCanAccountFor) {
   auto h = assess_host_limit(r, 0, std::nullopt);
   EXPECT_TRUE(h.limited);
   EXPECT_DOUBLE_EQ(h.cpu_wait_factor, 1 + 45.0 / 40);  // ready 85% of the time, ran 40%
-  EXPECT_EQ(h.cpu_wait_reason, "job threads waited for a CPU 45% of the time (run queue)");
+  EXPECT_EQ(h.cpu_wait_reason,
+            "job threads waited for a CPU 45% of the time (run queue; ready 2.1x as long as they "
+            "ran)");
   EXPECT_EQ(h.reasons, std::vector<std::string>{h.cpu_wait_reason});
   r.cpu.wait_pct = 19;  // below kHostCpuWaitPct
   EXPECT_FALSE(assess_host_limit(r, 0, std::nullopt).limited);
+  r.cpu.wait_pct = 30;  // a CPU for 40 of the 70% it was ready: 1.75x, it was mostly served
+  EXPECT_FALSE(assess_host_limit(r, 0, std::nullopt).limited);
+  EXPECT_DOUBLE_EQ(assess_host_limit(r, 0, std::nullopt).cpu_wait_factor, 1.75);
   r.cpu.wait_pct = -1;  // not known: no finding
   EXPECT_FALSE(assess_host_limit(r, 0, std::nullopt).limited);
 

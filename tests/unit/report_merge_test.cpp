@@ -71,7 +71,7 @@ TEST(LotAcceptance, FlagsAUnitBelowTheMedianEvenWhenItMeetsItsClaim) {
             0u);
 }
 
-TEST(LotAcceptance, HostLimitedAndBusyUnitsAreLeftOutNotFlagged) {
+TEST(LotAcceptance, HostLimitedUnitsAreLeftOutNotFlaggedBusyOnesAreCompared) {
   // Four units on one host run at once: the fourth got half a CPU. Its 60k is the host's figure
   // as much as its own, so it is shown, not compared, and not flagged.
   RunResult starved = unit("a", "S4", 60000);
@@ -104,26 +104,30 @@ TEST(LotAcceptance, HostLimitedAndBusyUnitsAreLeftOutNotFlagged) {
             "queue))");
   EXPECT_EQ(json["lot"]["groups"][0]["units"][0]["left_out"], "");
 
-  // A second unit measured beside other processes leaves two: too few to judge a lot.
-  RunResult crowded = unit("a", "S5", 50000);
-  HostBusyReport busy;
-  busy.busy = true;
-  busy.reasons = {"other processes used 1.9 of 2 CPUs (user time)"};
-  crowded.workloads[0].host_busy = busy;
-  fleet = build_fleet({unit("a", "S1", 120000), unit("a", "S2", 118000), starved, crowded}, 10);
+  // A second starved unit leaves two: too few to judge a lot. A unit measured beside other
+  // processes whose jobs did not wait for the CPU (busy, not host-limited) is compared: its low
+  // figure is its own.
+  RunResult starved2 = starved;
+  for (auto& row : starved2.device.identity)
+    if (row.field == "serial") row.value = "S5";
+  fleet = build_fleet({unit("a", "S1", 120000), unit("a", "S2", 118000), starved, starved2}, 10);
   EXPECT_EQ(fleet.flagged_count(), 0u);
   ASSERT_FALSE(fleet.lot.empty());
   EXPECT_EQ(fleet.lot[0].workload + " " + fleet.lot[0].metric, "randread-4k-qd32 iops");
   EXPECT_EQ(fleet.lot[0].not_judged,
             "a lot check needs at least 3 units that the host did not limit (2 units left out: "
-            "host-limited or busy host)");
+            "host-limited)");
+  RunResult crowded = unit("a", "S6", 60000);
+  HostBusyReport busy;
+  busy.busy = true;
+  busy.reasons = {"other processes used 1.9 of 2 CPUs (user time)"};
+  crowded.workloads[0].host_busy = busy;
+  fleet = build_fleet(
+      {unit("a", "S1", 120000), unit("a", "S2", 118000), unit("a", "S3", 121000), crowded}, 10);
   const auto* busy_lot = find_verdict(fleet.runs[3], "lot", "randread-4k-qd32", "iops");
   ASSERT_NE(busy_lot, nullptr);
-  EXPECT_EQ(busy_lot->status, VerdictStatus::MeasuredOnly);
-  EXPECT_NE(busy_lot->message.find("host busy (randread-4k-qd32: other processes used 1.9 of 2 "
-                                   "CPUs (user time))"),
-            std::string::npos)
-      << busy_lot->message;
+  EXPECT_EQ(busy_lot->status, VerdictStatus::Fail) << busy_lot->message;
+  EXPECT_EQ(fleet.flagged_count(), 1u);
 }
 
 TEST(LotAcceptance, LatencyIsFlaggedAboveTheMedianAndModelsAreNotMixed) {
