@@ -68,7 +68,6 @@ struct EngineCaps {
 // by the host's poll budget; read once per wait (a relaxed load, no system call).
 struct PollGate {
   std::atomic<bool> allow{true};
-  std::atomic<std::uint64_t> spun_ns{0};  // polling time of every engine that uses this gate
 };
 
 struct EngineConfig {
@@ -91,7 +90,7 @@ struct EngineConfig {
   std::uint32_t spin_wait_ns = 0;
   // Where the host decides whether polling may run now (runner/measure/poll_budget.hpp: only
   // while a CPU is really spare, over every job of every target of the process). nullptr: the
-  // engine polls whenever spin_wait_ns allows. The engine adds its polling time to `spun_ns`.
+  // engine polls whenever spin_wait_ns allows.
   PollGate* poll_gate = nullptr;
 };
 

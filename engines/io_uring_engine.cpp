@@ -256,9 +256,7 @@ unsigned IoUringEngine::poll_for(unsigned min, unsigned max, IoRequest** out,
     if ((++iter & 31) == 0 && (now = std::chrono::steady_clock::now()) >= end) break;
   }
   if ((iter & 31) != 0) now = std::chrono::steady_clock::now();
-  const auto spun = static_cast<std::uint64_t>((now - start).count());
-  spin_ns_ += spun;
-  if (gate_) gate_->spun_ns.fetch_add(spun, std::memory_order_relaxed);
+  spin_ns_ += static_cast<std::uint64_t>((now - start).count());
   if (got >= min) {
     spin_misses_ = 0;
   } else if (++spin_misses_ >= 4) {

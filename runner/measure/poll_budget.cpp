@@ -36,27 +36,38 @@ std::vector<unsigned> affinity_cpus() {
 
 }  // namespace
 
-PollDecision decide_polling(unsigned cpus, unsigned job_threads, std::optional<double> demand_cpus,
-                            bool was_open) {
-  PollDecision d;
+void next_polling(PollState& s, unsigned cpus, unsigned job_threads,
+                  std::optional<double> idle_cpus) {
   const std::string jobs =
       std::to_string(job_threads) + (job_threads == 1 ? " job thread" : " job threads");
   if (job_threads >= cpus) {
-    d.reason = jobs + " on " + of_cpus(cpus) + ": no CPU left to poll on";
-    return d;
+    s.open = false;
+    s.open_looks = 0;
+    s.reason = jobs + " on " + of_cpus(cpus) + ": no CPU left to poll on";
+    return;
   }
-  if (!demand_cpus) {
-    d.allow = true;
-    d.reason = jobs + " on " + of_cpus(cpus) + " (the host not looked at yet)";
-    return d;
+  if (!idle_cpus) {
+    // Nothing measured with the gate as it is: close it and look over the next period.
+    s.open = false;
+    s.open_looks = 0;
+    s.reason = jobs + " on " + of_cpus(cpus) + ": looking at the host first";
+    return;
   }
-  const double spare = static_cast<double>(cpus) - std::max(0.0, *demand_cpus);
-  d.allow = spare >= (was_open ? kPollSpareCpusOff : kPollSpareCpusOn);
-  d.reason = cpus_text(std::max(0.0, spare)) + " of " + of_cpus(cpus) + " spare (" + jobs +
-             "; the host's work besides polling " + cpus_text(std::max(0.0, *demand_cpus)) +
-             " CPUs)";
-  if (!d.allow) d.reason += ": polling needs a whole idle CPU";
-  return d;
+  if (!s.open) {
+    s.idle_cpus = std::max(0.0, *idle_cpus);
+    s.open = *s.idle_cpus >= kPollIdleCpus;
+    s.open_looks = 0;
+    s.reason = cpus_text(*s.idle_cpus) + " of " + of_cpus(cpus) + " idle while the jobs slept (" +
+               jobs + ")" + (s.open ? "" : ": polling needs a whole idle CPU");
+    return;
+  }
+  if (++s.open_looks >= kPollProbeEvery) {
+    // A polling job keeps its CPU busy: only with the gate closed is the host's idle time seen.
+    s.open = false;
+    s.open_looks = 0;
+    s.reason = "closed for a look at the host (" + cpus_text(s.idle_cpus.value_or(0)) + " of " +
+               of_cpus(cpus) + " idle when last looked at, " + jobs + ")";
+  }
 }
 
 std::optional<CpuTicks> cpu_ticks(const std::string& proc_stat, const std::vector<unsigned>& cpus) {
@@ -121,14 +132,13 @@ PollBudget::Lease PollBudget::enter(unsigned job_threads) {
       first = true;
       // A new run of looks: what an earlier workload left is stale.
       prev_ticks_.reset();
-      demand_.reset();
+      state_ = PollState{};
       start = look_thread_;
       stop_ = false;
     }
     job_threads_ += job_threads;
-    const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
-    gate_.allow.store(d.allow, std::memory_order_relaxed);
-    reason_ = d.reason;
+    apply(std::nullopt);  // other job threads from now: measure again with the gate closed
+    period_clean_ = false;
     looks = looks_;
     open_looks = open_looks_;
   }
@@ -136,7 +146,7 @@ PollBudget::Lease PollBudget::enter(unsigned job_threads) {
     if (thread_.joinable()) thread_.join();
     thread_ = std::thread([this] { loop(); });
   }
-  // The first look starts the period over which the first demand is measured.
+  // The first look starts the period over which the host is first measured.
   if (first) look();
   return Lease(this, job_threads, looks, open_looks);
 }
@@ -150,13 +160,17 @@ void PollBudget::leave(unsigned jobs) {
     if (leases_ > 0 && --leases_ == 0) {
       stop_ = stop = true;
     } else {
-      const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
-      gate_.allow.store(d.allow, std::memory_order_relaxed);
-      reason_ = d.reason;
+      apply(std::nullopt);
+      period_clean_ = false;
     }
   }
   cv_.notify_all();
   if (stop && thread_.joinable()) thread_.join();
+}
+
+void PollBudget::apply(std::optional<double> idle) {
+  next_polling(state_, cpus(), job_threads_, idle);
+  gate_.allow.store(state_.open, std::memory_order_relaxed);
 }
 
 void PollBudget::loop() {
@@ -180,33 +194,28 @@ std::optional<CpuTicks> PollBudget::read_ticks() const {
 
 void PollBudget::look() {
   const std::optional<CpuTicks> ticks = read_ticks();
-  const auto now = std::chrono::steady_clock::now();
-  const std::uint64_t spun = gate_.spun_ns.load(std::memory_order_relaxed);
   std::lock_guard lk(mu_);
-  if (ticks && prev_ticks_ && ticks->total > prev_ticks_->total) {
+  std::optional<double> idle;
+  // Only a period with the gate and the job count as they are now says what the gate should be.
+  if (ticks && prev_ticks_ && period_clean_ && ticks->total > prev_ticks_->total) {
     const double busy = static_cast<double>(ticks->busy - std::min(ticks->busy, prev_ticks_->busy));
     const double total = static_cast<double>(ticks->total - prev_ticks_->total);
-    const double wall_ns = std::chrono::duration<double, std::nano>(now - prev_time_).count();
-    const double polling = wall_ns > 0 ? static_cast<double>(spun - prev_spun_) / wall_ns : 0;
-    demand_ = busy / total * static_cast<double>(cpus()) - polling;
+    idle = (1 - busy / total) * static_cast<double>(cpus());
   }
-  if (ticks) {
-    prev_ticks_ = ticks;
-    prev_time_ = now;
-    prev_spun_ = spun;
-  }
-  const PollDecision d = decide_polling(cpus(), job_threads_, demand_, open());
-  gate_.allow.store(d.allow, std::memory_order_relaxed);
-  reason_ = d.reason;
-  if (demand_ || job_threads_ >= cpus()) {
+  const bool counted = idle.has_value() || job_threads_ >= cpus();
+  apply(idle);
+  // The gate changes here, at the start of the next period, which is therefore all one state.
+  prev_ticks_ = ticks;
+  period_clean_ = ticks.has_value();
+  if (counted) {
     ++looks_;
-    if (d.allow) ++open_looks_;
+    if (state_.open) ++open_looks_;
   }
 }
 
 std::string PollBudget::reason() const {
   std::lock_guard lk(mu_);
-  return reason_;
+  return state_.reason;
 }
 
 PollBudget::Lease::~Lease() {
@@ -226,7 +235,7 @@ std::string PollBudget::Lease::summary() const {
     std::lock_guard lk(budget_->mu_);
     looks = budget_->looks_ - looks_;
     open_looks = budget_->open_looks_ - open_looks_;
-    last = budget_->reason_;
+    last = budget_->state_.reason;
     now_open = budget_->open();
   }
   std::string out;

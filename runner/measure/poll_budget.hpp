@@ -11,8 +11,12 @@
 // may run on (/proc/stat's cpuN lines of its affinity mask) every `period` and opens or closes
 // one gate (engines::PollGate) that every automatic job reads before it polls:
 // - closed while the job threads are at least as many as the CPUs;
-// - else open while the host's work, less the time spent polling, leaves a whole CPU idle
-//   (kPollSpareCpusOn), closed again below kPollSpareCpusOff (so that it does not flap).
+// - closed for the first period, to look at the host while the jobs sleep in their waits;
+// - after a period with the gate closed: open when the CPUs were idle for at least a whole CPU's
+//   worth (kPollIdleCpus) beside everything that ran (the jobs, the kernel's io-wq workers that
+//   complete their I/O, other targets, other processes), else closed;
+// - an open gate is closed again for one period after kPollProbeEvery, to look again: a polling
+//   job keeps its CPU busy, so the host's idle time can only be seen with the gate closed.
 // Each workload's result says how often its jobs were allowed to poll and why (CpuUsage::poll).
 #pragma once
 
@@ -29,18 +33,21 @@
 
 namespace storqual::runner {
 
-inline constexpr double kPollSpareCpusOn = 1.0;
-inline constexpr double kPollSpareCpusOff = 0.75;
+inline constexpr double kPollIdleCpus = 1.0;
+inline constexpr unsigned kPollProbeEvery = 10;
 
-struct PollDecision {
-  bool allow = false;
-  std::string reason;  // "0.6 of 2 CPUs spare: polling needs a whole idle CPU"
+// The gate between looks, and what the last look with it closed saw.
+struct PollState {
+  bool open = false;
+  unsigned open_looks = 0;          // looks since it opened
+  std::optional<double> idle_cpus;  // idle CPUs over the last period with the gate closed
+  std::string reason;  // "0.4 of 2 CPUs idle while the jobs slept: polling needs a whole idle CPU"
 };
 
-// The rule (pure). `demand_cpus`: the CPUs' worth of work on the process's CPUs over the last
-// period, polling taken out; nullopt before the first look (the job count decides alone).
-[[nodiscard]] PollDecision decide_polling(unsigned cpus, unsigned job_threads,
-                                          std::optional<double> demand_cpus, bool was_open);
+// The rule (pure): one look. `idle_cpus`: the idle CPUs' worth over the period just ended, in
+// which the gate was `s.open` throughout (nullopt: not known, e.g. the first look).
+void next_polling(PollState& s, unsigned cpus, unsigned job_threads,
+                  std::optional<double> idle_cpus);
 
 // Busy and total ticks of the CPUs in `cpus` (their ids) from a /proc/stat text; busy = every
 // field but idle and iowait. nullopt when a listed CPU has no line.
@@ -74,7 +81,7 @@ class PollBudget {
     ~Lease();
     // The gate an automatic job's engine reads (EngineConfig::poll_gate).
     [[nodiscard]] engines::PollGate* gate() const;
-    // "allowed in 3 of 20 looks at the host (15%); last: closed: 0.6 of 2 CPUs spare, ..."
+    // "allowed in 3 of 20 looks at the host (15%); last: closed: 0.6 of 2 CPUs idle ..."
     [[nodiscard]] std::string summary() const;
 
    private:
@@ -97,6 +104,7 @@ class PollBudget {
   void leave(unsigned jobs);
   void loop();
   std::optional<CpuTicks> read_ticks() const;
+  void apply(std::optional<double> idle);  // next_polling on state_, then the gate (mu_ held)
 
   std::string root_;
   std::vector<unsigned> cpus_;
@@ -111,10 +119,8 @@ class PollBudget {
   std::thread thread_;
   unsigned leases_ = 0, job_threads_ = 0;
   std::optional<CpuTicks> prev_ticks_;
-  std::uint64_t prev_spun_ = 0;
-  std::chrono::steady_clock::time_point prev_time_{};
-  std::optional<double> demand_;
-  std::string reason_;
+  bool period_clean_ = false;  // the gate and the job count unchanged since prev_ticks_ was read
+  PollState state_;
   std::uint64_t looks_ = 0, open_looks_ = 0;
 };
 

@@ -16,30 +16,48 @@
 namespace storqual::runner {
 namespace {
 
-TEST(PollDecision, JobsAsManyAsCpusNeverPoll) {
-  auto d = decide_polling(2, 2, 0.1, true);
-  EXPECT_FALSE(d.allow);
-  EXPECT_EQ(d.reason, "2 job threads on 2 CPUs: no CPU left to poll on");
-  EXPECT_FALSE(decide_polling(16, 20, std::nullopt, true).allow);
+TEST(NextPolling, JobsAsManyAsCpusNeverPoll) {
+  PollState s;
+  s.open = true;
+  next_polling(s, 2, 2, 1.5);
+  EXPECT_FALSE(s.open);
+  EXPECT_EQ(s.reason, "2 job threads on 2 CPUs: no CPU left to poll on");
 }
 
-TEST(PollDecision, AWholeIdleCpuOpensTheGateAndHysteresisKeepsItOpen) {
-  EXPECT_TRUE(decide_polling(2, 1, std::nullopt, false).allow) << "before any look: the job count";
-  auto open = decide_polling(16, 4, 5.2, false);
-  EXPECT_TRUE(open.allow);
-  EXPECT_EQ(open.reason,
-            "10.8 of 16 CPUs spare (4 job threads; the host's work besides polling "
-            "5.2 CPUs)");
-  // One job and the kernel's io-wq worker on a 2-CPU host: 0.6 CPU idle is not a spare core.
-  auto closed = decide_polling(2, 1, 1.4, false);
-  EXPECT_FALSE(closed.allow);
-  EXPECT_EQ(closed.reason,
-            "0.6 of 2 CPUs spare (1 job thread; the host's work besides polling "
-            "1.4 CPUs): polling needs a whole idle CPU");
-  EXPECT_FALSE(decide_polling(2, 1, 1.2, false).allow);  // 0.8 spare: not enough to open
-  EXPECT_TRUE(decide_polling(2, 1, 1.2, true).allow);    // ... nor little enough to close
-  EXPECT_FALSE(decide_polling(2, 1, 1.3, true).allow);
-  EXPECT_TRUE(decide_polling(2, 1, -0.5, false).allow);  // rounding below zero: nothing busy
+TEST(NextPolling, AWholeIdleCpuWhileTheJobsSleptOpensTheGate) {
+  PollState s;
+  next_polling(s, 2, 1, std::nullopt);
+  EXPECT_FALSE(s.open);
+  EXPECT_EQ(s.reason, "1 job thread on 2 CPUs: looking at the host first");
+  // One job and the kernel's io-wq workers on a 2-CPU host: 0.4 CPU idle is not a spare core.
+  next_polling(s, 2, 1, 0.4);
+  EXPECT_FALSE(s.open);
+  EXPECT_EQ(
+      s.reason,
+      "0.4 of 2 CPUs idle while the jobs slept (1 job thread): polling needs a whole idle CPU");
+  next_polling(s, 16, 4, 10.8);
+  EXPECT_TRUE(s.open);
+  EXPECT_EQ(s.reason, "10.8 of 16 CPUs idle while the jobs slept (4 job threads)");
+}
+
+TEST(NextPolling, AnOpenGateClosesForALookEveryTenLooks) {
+  PollState s;
+  next_polling(s, 16, 4, 10.8);
+  ASSERT_TRUE(s.open);
+  // While the jobs poll, the host looks busy: what a look sees then decides nothing.
+  for (unsigned i = 1; i < kPollProbeEvery; ++i) {
+    next_polling(s, 16, 4, 0.0);
+    EXPECT_TRUE(s.open) << i;
+  }
+  next_polling(s, 16, 4, 0.0);
+  EXPECT_FALSE(s.open);
+  EXPECT_EQ(s.reason,
+            "closed for a look at the host (10.8 of 16 CPUs idle when last looked at, 4 job "
+            "threads)");
+  next_polling(s, 16, 4, 0.5);  // the look: the host is full now
+  EXPECT_FALSE(s.open);
+  next_polling(s, 16, 4, 3.0);
+  EXPECT_TRUE(s.open);
 }
 
 TEST(CpuTicks, TheProcessCpusOnlyIdleAndIowaitNotBusyGuestNotTwice) {
@@ -79,45 +97,36 @@ TEST(PollBudget, LooksAtTheHostAndCountsEveryWorkloadsJobs) {
   proc.write(0, 0, 0, 0);
   PollBudget budget(proc.root(), {0, 1}, std::chrono::milliseconds(200), false);
   auto lease = budget.enter(1);
-  EXPECT_TRUE(budget.open()) << budget.reason();  // no demand measured yet: 1 job on 2 CPUs
-  // 100 ticks per CPU: CPU 0 fully busy, CPU 1 40% busy: 1.4 CPUs of work, 0.6 spare.
+  EXPECT_FALSE(budget.open()) << budget.reason();
+  EXPECT_EQ(budget.reason(), "1 job thread on 2 CPUs: looking at the host first");
+  // 100 ticks per CPU: CPU 0 fully busy, CPU 1 40% busy: 0.6 CPUs idle.
   proc.write(100, 0, 40, 60);
   budget.look();
   EXPECT_FALSE(budget.open());
-  EXPECT_NE(budget.reason().find("0.6 of 2 CPUs spare"), std::string::npos) << budget.reason();
-  // Then the host quietens: 0.3 CPUs of work.
-  proc.write(120, 80, 50, 150);
+  EXPECT_NE(budget.reason().find("0.6 of 2 CPUs idle"), std::string::npos) << budget.reason();
+  // Then the host quietens: 1.5 CPUs idle.
+  proc.write(120, 80, 70, 130);
   budget.look();
   EXPECT_TRUE(budget.open()) << budget.reason();
   EXPECT_EQ(lease.summary(),
-            "allowed in 1 of 2 looks at the host (50%); last: open: 1.7 of 2 CPUs spare (1 job "
-            "thread; the host's work besides polling 0.3 CPUs)");
+            "allowed in 1 of 2 looks at the host (50%); last: open: 1.5 of 2 CPUs idle while the "
+            "jobs slept (1 job thread)");
   {
     // A second target's job: two job threads on two CPUs close the gate at once.
     auto other = budget.enter(1);
     EXPECT_FALSE(budget.open());
     EXPECT_EQ(budget.reason(), "2 job threads on 2 CPUs: no CPU left to poll on");
   }
-  EXPECT_TRUE(budget.open()) << "the other target's jobs left: " << budget.reason();
-  EXPECT_NE(lease.gate(), nullptr);
-  EXPECT_EQ(lease.gate(), &*lease.gate());
-}
-
-TEST(PollBudget, PollingTimeIsNotCountedAsTheHostsWork) {
-  FakeProc proc;
-  proc.write(0, 0, 0, 0);
-  PollBudget budget(proc.root(), {0, 1}, std::chrono::milliseconds(200), false);
-  auto lease = budget.enter(1);
-  // Both CPUs busy, but one of them only because the job polled the whole time: 1 CPU of work.
-  proc.write(100, 0, 100, 0);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const auto wall = std::chrono::steady_clock::now() - t0;
-  lease.gate()->spun_ns.fetch_add(static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count()));
+  // The other target's jobs left in the middle of a period: that period says nothing, the next
+  // one decides.
+  EXPECT_FALSE(budget.open());
+  proc.write(140, 160, 90, 210);
+  budget.look();
+  EXPECT_FALSE(budget.open()) << budget.reason();
+  proc.write(160, 240, 110, 290);
   budget.look();
   EXPECT_TRUE(budget.open()) << budget.reason();
-  EXPECT_NE(budget.reason().find("of 2 CPUs spare"), std::string::npos) << budget.reason();
+  EXPECT_NE(lease.gate(), nullptr);
 }
 
 }  // namespace
