@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <system_error>
 
 namespace storqual::reporting {
@@ -64,6 +66,21 @@ std::string parent_directory(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// Writes all of `content`; `give_up` (which throws) on an error.
+void write_all(int fd, std::string_view content, const std::function<void(const char*)>& give_up) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      give_up("cannot write");
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
 }  // namespace
 
 std::string temp_name_for(const std::string& path) {
@@ -76,6 +93,26 @@ void remove_pending_temp_file() noexcept {
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // A device, FIFO or socket (`--json /dev/null`, /dev/stdout): written in place, never
+    // renamed over.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      fail(err, "cannot open", path);
+    }
+    write_all(fd, content, [&](const char* what) {
+      const int err = errno;
+      ::close(fd);
+      fail(err, what, path);
+    });
+    if (::close(fd) != 0) {
+      const int err = errno;
+      fail(err, "cannot close", path);
+    }
+    return;
+  }
   const std::string temp = temp_name_for(path);
   if (temp.size() >= PATH_MAX) fail(ENAMETOOLONG, "cannot write", path);
 
@@ -94,17 +131,7 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     ::unlink(temp.c_str());
     fail(err, what, temp);
   };
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      give_up("cannot write");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  write_all(fd, content, give_up);
   if (::fsync(fd) != 0) give_up("cannot fsync");
   if (::close(fd) != 0) {
     const int err = errno;

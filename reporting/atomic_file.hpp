@@ -9,6 +9,9 @@
 // buffers) before _exit(). Thread-safe: each concurrent write (up to 32 at once; more wait for a
 // slot) records its own temporary. Two threads writing the same path at once share its temporary
 // name and are not supported.
+// A path that exists and is not a regular file (`--json /dev/null`, a FIFO, /dev/stdout) is
+// written in place: renaming over it would replace the device or pipe with a file (as root,
+// /dev/null itself).
 #pragma once
 
 #include <string>

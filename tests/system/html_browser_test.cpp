@@ -430,12 +430,19 @@ void check_layout(const std::string& binary, const std::filesystem::path& dir,
           width, i, reporting::workload_text(result.verdicts[i]).c_str(),
           result.verdicts[i].metric.c_str(), r.height, (r.height - r.padding) / r.line,
           r.text_lines, l.table_right, l.viewport);
-      EXPECT_LE(r.text_lines, 4) << "claim row " << i << " has a cell of " << r.text_lines
-                                 << " lines";
-      EXPECT_LE(r.height - r.padding, 4 * r.line + 0.5)
+      // A claim measured on a busy or host-limited host carries that sentence too (a demo run
+      // beside other tests): one line more.
+      const std::string& message = result.verdicts[i].message;
+      const int lines = message.find("host-limited: ") != std::string::npos ||
+                                message.find("host busy: ") != std::string::npos
+                            ? 5
+                            : 4;
+      EXPECT_LE(r.text_lines, lines)
+          << "claim row " << i << " has a cell of " << r.text_lines << " lines: " << message;
+      EXPECT_LE(r.height - r.padding, lines * r.line + 0.5)
           << "claim row " << i << " (" << reporting::workload_text(result.verdicts[i]) << " "
-          << result.verdicts[i].metric << ") is " << r.height << " px high, more than 4 lines of "
-          << r.line << " px";
+          << result.verdicts[i].metric << ") is " << r.height << " px high, more than " << lines
+          << " lines of " << r.line << " px";
     }
     headings.insert(l.headings.begin(), l.headings.end());
   }

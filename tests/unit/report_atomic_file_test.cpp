@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "reporting/atomic_file.hpp"
 #include "tests/support/test_devices.hpp"
@@ -61,6 +62,31 @@ TEST(ReportAtomicFile, FailureLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(entries(dir.path()), 2u);  // old.xml and blocked/
   remove_pending_temp_file();          // nothing pending: a no-op
   EXPECT_TRUE(std::filesystem::exists(target));
+}
+
+TEST(ReportAtomicFile, ADeviceOrFifoIsWrittenInPlaceNeverReplaced) {
+  // `--json /dev/null`: as root, a rename over it would make /dev/null a regular file for every
+  // process on the machine.
+  write_file_atomically("/dev/null", "{}\n");
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  storqual::testing::ScratchDir dir;
+  const auto fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    std::stringstream all;
+    all << in.rdbuf();
+    got = all.str();
+  });
+  write_file_atomically(fifo.string(), "through the pipe");
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_FALSE(std::filesystem::exists(temp_name_for(fifo.string())));
 }
 
 }  // namespace
