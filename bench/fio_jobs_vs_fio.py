@@ -29,8 +29,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import (HUGE_PAGE, Device, HugePages, size_bytes, storqual_binary,  # noqa: E402
-                    zram_bench_skip)  # bench/vs-fio.sh's
+from vs_fio import (HUGE_PAGE, Device, HugePages, run_timed, size_bytes,  # noqa: E402
+                    storqual_binary, zram_bench_skip)  # bench/vs-fio.sh's
 
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
@@ -78,19 +78,6 @@ def device_requests(device):
     return int(f[0]) + int(f[4]), int(f[2]) + int(f[6])
 
 
-def run_cpu(argv):
-    """Runs argv (exit 0 required); returns (stdout, CPU seconds of the process, from wait4)."""
-    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
-        p = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(p.pid, 0)
-        out.seek(0)
-        err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit("failed (%d): %s\n%s" % (os.waitstatus_to_exitcode(status), " ".join(argv),
-                                              err.read()))
-        return out.read(), usage.ru_utime + usage.ru_stime
-
-
 def storqual_iops(storqual, suite, device, tmp):
     """IOPS, I/Os per CPU-second of the whole process while the jobs ran (cpu.process_pct:
     `run` also identifies the device and probes the null engine's ceiling) and the device's
@@ -112,7 +99,7 @@ def storqual_iops(storqual, suite, device, tmp):
 
 def fio_iops(fio_job, runtime):
     before = device_requests_of_job(fio_job)
-    text, cpu_s = run_cpu(["fio", "--output-format=json", fio_job])
+    text, cpu_s = run_timed(["fio", "--output-format=json", fio_job])
     after = device_requests_of_job(fio_job)
     j = json.loads(text)
     iops = sum(job[d]["iops"] for job in j["jobs"] for d in ("read", "write"))

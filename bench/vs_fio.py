@@ -49,8 +49,6 @@ import sys
 import tempfile
 import time
 
-import vs_fio_fleet
-
 # A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
 os.environ.setdefault("STORQUAL_ARCHIVE", "off")
 
@@ -93,14 +91,15 @@ def run(argv, **kw):
                           text=True, **kw)
 
 
-def run_timed(argv):
-    """Runs argv; returns (stdout, CPU seconds of the process and every thread it had)."""
+def run_timed(argv, ok=(0,)):
+    """Runs argv; returns (stdout, CPU seconds of the process and every thread it had). An exit
+    code outside `ok` raises."""
     with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
         p = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
         _, status, usage = os.wait4(p.pid, 0)
         out.seek(0)
         err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
+        if os.waitstatus_to_exitcode(status) not in ok:
             raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), argv,
                                                 out.read(), err.read())
         return out.read(), usage.ru_utime + usage.ru_stime
@@ -380,11 +379,13 @@ def build_t_io_uring():
 
 
 def tiu_run(binary, target, case, runtime, batch, threads=1):
-    """t/io_uring at the case's depth, `batch` per submit and per reap, no polling. Its own
+    """t/io_uring at the case's depth, `batch` per submit and per reap, no polling, on `target`
+    (a path, or a list of them: a submitter thread each with threads = their number). Its own
     per-second IOPS lines, the first one (start-up) dropped, averaged."""
     engine, rw, bs, qd = CASES[case]
+    targets = target if isinstance(target, list) else [target]
     argv = [binary, f"-d{qd}", f"-s{batch}", f"-c{batch}", "-p0", f"-b{BS_BYTES[bs]}", "-R1",
-            "-B1", "-F1", f"-n{threads}", f"-r{runtime + 1}", target]
+            "-B1", "-F1", f"-n{threads}", f"-r{runtime + 1}"] + targets
     text, cpu_s = run_timed(argv)
     def number(t):  # "311.97K", "1.02M", "98765"
         scale = {"K": 1e3, "M": 1e6, "G": 1e9}.get(t[-1:].upper(), 1)
@@ -457,6 +458,7 @@ def fmt(n):
 
 def fleet_body(a, binary, cases, tiu, tiu_why, extra, fio_extra):
     """--devices N: the cases over N devices made at once (bench/vs_fio_fleet.py)."""
+    import vs_fio_fleet  # it imports this module's helpers
     rt = int(a.runtime) if a.runtime >= 1 else 1
     batch = a.batch if a.batch is not None else TIU_BATCH
     report = {"target": a.target, "devices": a.devices, "runtime_s": rt, "pairs": a.pairs,
@@ -472,9 +474,8 @@ def fleet_body(a, binary, cases, tiu, tiu_why, extra, fio_extra):
             if CASES[case][0] != "io_uring":
                 print(f"{case}: left out (the multi-device case runs io_uring cases)")
                 continue
-            row = vs_fio_fleet.fleet_case(
-                binary, tiu if case in TIU_CASES else None, devs, case, CASES[case], rt,
-                a.pairs, batch, BS_BYTES[CASES[case][2]], extra, fio_extra)
+            row = vs_fio_fleet.fleet_case(binary, tiu if case in TIU_CASES else None, devs, case,
+                                          rt, a.pairs, batch, extra, fio_extra)
             report["cases"].append(row)
             vs_fio_fleet.print_row(row, fmt)
     if a.json:

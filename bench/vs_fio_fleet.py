@@ -15,22 +15,9 @@ CPU that wait4 would count and the others do not spend), with the wait4 figure b
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 
-
-def wait4_run(argv):
-    """Runs argv whatever its exit code; returns (stdout, exit code, CPU seconds of the process)."""
-    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
-        p = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(p.pid, 0)
-        out.seek(0)
-        err.seek(0)
-        code = os.waitstatus_to_exitcode(status)
-        text = out.read()
-        if code not in (0, 1):  # 1: a claim failed; the figures are still there
-            raise RuntimeError(f"{argv[0]} exited {code}: {err.read()[-600:]}")
-        return text, code, usage.ru_utime + usage.ru_stime
+from vs_fio import CASES, run_timed, tiu_run
 
 
 SUITE = """<suite name="vs-fio-fleet">
@@ -42,7 +29,7 @@ SUITE = """<suite name="vs-fio-fleet">
 
 
 def storqual_fleet(binary, devices, case, runtime, batch, extra=()):
-    engine, rw, bs, qd = case
+    engine, rw, bs, qd = CASES[case]
     with tempfile.TemporaryDirectory(prefix="storqual-fleet-") as d:
         suite = os.path.join(d, "suite.xml")
         with open(suite, "w") as f:
@@ -51,7 +38,7 @@ def storqual_fleet(binary, devices, case, runtime, batch, extra=()):
         for dev in devices:
             argv += ["--target", dev]
         argv += list(extra)
-        _, code, cpu_s = wait4_run(argv)
+        _, cpu_s = run_timed(argv, ok=(0, 1, 3))  # a failed claim or a host-limited error: figures
         iops, process, wait, limited, polls = 0.0, [], [], [], []
         for dev in devices:
             label = os.path.basename(dev)
@@ -64,7 +51,7 @@ def storqual_fleet(binary, devices, case, runtime, batch, extra=()):
             h = w.get("host_limit") or {}
             limited.append("; ".join(h.get("reasons", [])) if h.get("limited") else "")
         proc_cpus = statistics.median(process) / 100
-        return {"iops": iops, "exit": code,
+        return {"iops": iops,
                 "per_core": iops / proc_cpus if proc_cpus > 0 else 0,
                 "per_core_wait4": iops * runtime / cpu_s if cpu_s > 0 else 0,
                 "process_cpus": proc_cpus, "wait_pct": wait, "host_limited": limited,
@@ -72,7 +59,7 @@ def storqual_fleet(binary, devices, case, runtime, batch, extra=()):
 
 
 def fio_fleet(devices, case, runtime, batch, extra=()):
-    engine, rw, bs, qd = case
+    engine, rw, bs, qd = CASES[case]
     argv = ["fio", f"--ioengine={engine}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
             "--direct=1", "--time_based", f"--runtime={runtime}", "--output-format=json",
             "--randrepeat=0", "--norandommap", "--fixedbufs", "--registerfiles",
@@ -80,37 +67,18 @@ def fio_fleet(devices, case, runtime, batch, extra=()):
     argv += list(extra)
     for i, dev in enumerate(devices):
         argv += [f"--name=d{i}", f"--filename={dev}"]
-    text, _, cpu_s = wait4_run(argv)
+    text, cpu_s = run_timed(argv)
     side = "read" if rw in ("read", "randread") else "write"
     iops = sum(j[side]["iops"] for j in json.loads(text)["jobs"])
     return {"iops": iops, "per_core": iops * runtime / cpu_s if cpu_s > 0 else 0}
 
 
-def tiu_fleet(binary, devices, case, runtime, batch, block):
-    engine, rw, bs, qd = case
-    argv = [binary, f"-d{qd}", f"-s{batch}", f"-c{batch}", "-p0", f"-b{block}", "-R1", "-B1",
-            "-F1", f"-n{len(devices)}", f"-r{runtime + 1}"] + list(devices)
-    text, _, cpu_s = wait4_run(argv)
-
-    def number(t):  # "311.97K", "1.02M", "98765"
-        scale = {"K": 1e3, "M": 1e6, "G": 1e9}.get(t[-1:].upper(), 1)
-        return float(t[:-1] if scale != 1 else t) * scale
-    iops = [number(line.split("IOPS=")[1].split(",")[0]) for line in text.splitlines()
-            if line.startswith("IOPS=")]
-    if not iops:
-        raise RuntimeError(f"t/io_uring printed no IOPS line: {text[-300:]}")
-    counted = iops[1:] if len(iops) > 1 else iops
-    mean = sum(counted) / len(counted)
-    return {"iops": mean, "per_core": mean * (runtime + 1) / cpu_s if cpu_s > 0 else 0}
-
-
-def fleet_case(binary, tiu, devices, name, case, runtime, pairs, batch, block, extra=(),
-               fio_extra=()):
+def fleet_case(binary, tiu, devices, case, runtime, pairs, batch, extra=(), fio_extra=()):
     """One case over `devices`: warm-ups, ABC CBA pairs, medians of the pair ratios."""
     storqual_fleet(binary, devices, case, 1, batch, extra)
     fio_fleet(devices, case, 1, batch, fio_extra)
     if tiu:
-        tiu_fleet(tiu, devices, case, 1, batch, block)
+        tiu_run(tiu, list(devices), case, 1, batch, len(devices))
     tools = ["sq", "fio"] + (["tiu"] if tiu else [])
     order = []
     for i in range(pairs):
@@ -122,11 +90,11 @@ def fleet_case(binary, tiu, devices, name, case, runtime, pairs, batch, block, e
         elif who == "fio":
             runs["fio"].append(fio_fleet(devices, case, runtime, batch, fio_extra))
         else:
-            runs["tiu"].append(tiu_fleet(tiu, devices, case, runtime, batch, block))
+            runs["tiu"].append(tiu_run(tiu, list(devices), case, runtime, batch, len(devices)))
     sq, fi, ti = runs["sq"], runs["fio"], runs["tiu"]
     ratio = lambda a, b, k: statistics.median(x[k] / y[k] for x, y in zip(a, b) if y[k])
     med = lambda rs, k: statistics.median(r[k] for r in rs)
-    row = {"case": name, "devices": len(devices),
+    row = {"case": case, "devices": len(devices),
            "storqual_iops": [r["iops"] for r in sq], "fio_iops": [r["iops"] for r in fi],
            "iops_ratio_fio": ratio(sq, fi, "iops"),
            "storqual_per_core": med(sq, "per_core"),
@@ -141,7 +109,8 @@ def fleet_case(binary, tiu, devices, name, case, runtime, pairs, batch, block, e
                     "iops_ratio_t_io_uring": ratio(sq, ti, "iops"),
                     "t_io_uring_per_core": med(ti, "per_core"),
                     "per_core_ratio_t_io_uring": ratio(sq, ti, "per_core"),
-                    "t_io_uring_args": f"-d{case[3]} -s{batch} -c{batch} -p0 -n{len(devices)}"})
+                    "t_io_uring_args": f"-d{CASES[case][3]} -s{batch} -c{batch} -p0 "
+                                       f"-n{len(devices)}"})
     return row
 
 
