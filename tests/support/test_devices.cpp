@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -239,6 +240,25 @@ ZramDevice::~ZramDevice() {
     if (remove) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+void BusyLoops::start(int n) {
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      volatile unsigned long spin = 0;
+      for (;;) spin = spin + 1;  // CPU-bound until killed
+    }
+    pids_.push_back(pid);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
+void BusyLoops::stop() {
+  for (pid_t pid : pids_) kill(pid, SIGKILL);
+  for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
+  pids_.clear();
 }
 
 void fill_device_random(const std::string& device, std::uint64_t size, std::uint64_t seed) {

@@ -41,6 +41,23 @@ class BackgroundCommand {
   pid_t pid_ = -1;
 };
 
+// CPU-bound child processes (busy loops) competing with a test's workload, killed (SIGKILL) and
+// reaped by their own pids in stop() or the destructor, also when an assertion fails.
+class BusyLoops {
+ public:
+  BusyLoops() = default;
+  ~BusyLoops() { stop(); }
+  BusyLoops(const BusyLoops&) = delete;
+  BusyLoops& operator=(const BusyLoops&) = delete;
+  // Starts `n` loops and lets them be scheduled (200 ms). Throws std::runtime_error when fork
+  // fails.
+  void start(int n);
+  void stop();
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
 bool is_root();
 #define STORQUAL_REQUIRE_ROOT()                                                            \
   do {                                                                                     \

@@ -51,24 +51,10 @@ class BusyHostTest : public ::testing::Test {
  protected:
   void start_competitors() {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < std::max(1L, cpus); ++i) {
-      pid_t pid = fork();
-      ASSERT_GE(pid, 0) << "fork failed";
-      if (pid == 0) {
-        volatile unsigned long spin = 0;
-        for (;;) spin = spin + 1;  // CPU-bound until killed
-      }
-      children_.push_back(pid);
-    }
-    // Let them be scheduled before the workload starts.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    competitors_.start(static_cast<int>(std::max(1L, cpus)));
   }
-  void TearDown() override {
-    for (pid_t pid : children_) kill(pid, SIGKILL);
-    for (pid_t pid : children_) waitpid(pid, nullptr, 0);
-    children_.clear();
-  }
-  std::vector<pid_t> children_;
+  void TearDown() override { competitors_.stop(); }
+  testing::BusyLoops competitors_;
 };
 
 TEST_F(BusyHostTest, CompetingBusyLoopsMarkTheRunBusy) {

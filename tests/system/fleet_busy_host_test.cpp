@@ -7,17 +7,12 @@
 // The devices and the busy loops are the test's own, removed and killed by name and pid also when
 // an assertion fails.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
@@ -31,26 +26,6 @@ using testing::read_file;
 using testing::run_command;
 
 constexpr std::uint64_t kDeviceSize = 64ull << 20;
-
-struct BusyLoops {
-  std::vector<pid_t> pids;
-  void start(int n) {
-    for (int i = 0; i < n; ++i) {
-      pid_t pid = fork();
-      ASSERT_GE(pid, 0) << "fork failed";
-      if (pid == 0) {
-        volatile unsigned long spin = 0;
-        for (;;) spin = spin + 1;  // CPU-bound until killed
-      }
-      pids.push_back(pid);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  ~BusyLoops() {
-    for (pid_t pid : pids) kill(pid, SIGKILL);
-    for (pid_t pid : pids) waitpid(pid, nullptr, 0);
-  }
-};
 
 TEST(FleetOnABusyHost, FourDevicesBesideTwoCpuHogsAreHostLimitedNeitherFailedNorOutliers) {
   STORQUAL_REQUIRE_ROOT();
@@ -85,7 +60,7 @@ TEST(FleetOnABusyHost, FourDevicesBesideTwoCpuHogsAreHostLimitedNeitherFailedNor
 </spec-sheet>
 )";
 
-  BusyLoops hogs;
+  testing::BusyLoops hogs;
   hogs.start(2);
   std::vector<std::string> argv = {STORQUAL_BINARY, "run",          "--parallel",
                                    "--spec",        sheet.string(), "--suite",
