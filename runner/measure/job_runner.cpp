@@ -7,6 +7,7 @@
 // the clock costs per batch, not per I/O.
 #include "runner/measure/job_runner.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -598,6 +599,7 @@ class Job {
     // How long a request may keep coming back with EAGAIN or short before it is an error.
     retry_limit_ns_ = io_timeout_ns_ ? io_timeout_ns_ : kDrainLimitNs;
     rate_ = spec.effective_rate_iops();
+    advise(spec.fadvise_hint);
     next_due_ = plan_.t0;
     rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
     offsets_.emplace(
@@ -835,6 +837,17 @@ class Job {
                     std::to_string(r.offset) + ": " + why);
   }
 
+  // fio's fadvise_hint on this job's descriptor over its region (readahead of buffered I/O); a
+  // target that takes no advice (the null engine, a character device) is left as it is.
+  void advise(FadviseHint hint) const {
+    const int fd = engine_->fd();
+    if (hint == FadviseHint::None || fd < 0) return;
+    int advice = hint == FadviseHint::Random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+    if (hint == FadviseHint::Pattern && rw_random(plan_.mode)) advice = POSIX_FADV_RANDOM;
+    (void)::posix_fadvise(fd, static_cast<off_t>(plan_.region_offset),
+                          static_cast<off_t>(plan_.region_size), advice);
+  }
+
   // Nothing in flight and nothing to submit yet: a rated workload sleeps until its next I/O is due.
   void pace(std::uint64_t& now) {
     if (rate_ > 0 && next_due_ > now && retries_->empty()) {
@@ -856,8 +869,11 @@ class Job {
         issuing_ && rate_ <= 0
             ? std::clamp(plan_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
             : 1;
+    // iodepth_batch_complete_max: take at most that many (fio's one per reap), else all ready.
+    const unsigned batch_max = plan_.spec->iodepth_batch_complete_max;
+    const unsigned reap_max = batch_max ? std::clamp(batch_max, reap_min, depth_) : depth_;
     const int n =
-        engine_->reap(reap_min, depth_, reaped_.data(), std::chrono::nanoseconds(wait_ns));
+        engine_->reap(reap_min, reap_max, reaped_.data(), std::chrono::nanoseconds(wait_ns));
     const std::uint64_t t = now_fn_();
     now = t;  // the next batch is prepared right after this reap
     if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {

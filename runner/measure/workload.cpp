@@ -144,6 +144,13 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.iodepth_batch_complete = parse_uint("iodepth_batch_complete_min", v, 0, kMaxIodepth);
      }},
+    {"iodepth_batch_complete_max",
+     "most completions taken per reap (0: all that are ready; fio's default is one per reap, "
+     "its iodepth_batch_complete_min)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.iodepth_batch_complete_max = parse_uint("iodepth_batch_complete_max", v, 0, kMaxIodepth);
+     }},
     {"spin_wait",
      "io_uring: poll for completions this long before sleeping (auto: 20us while the jobs leave "
      "a CPU free, else 0)",
@@ -192,6 +199,11 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.continue_on_error = parse_bool("continue_on_error", v);
      }},
+    {"fadvise_hint",
+     "posix_fadvise on each job's region when it opens (readahead of buffered I/O): 1 = random "
+     "or sequential as the pattern is, random, sequential, 0 = none",
+     "1", "enum",
+     [](WorkloadSpec& w, std::string_view v) { w.fadvise_hint = parse_fadvise_hint(v); }},
     {"verify",
      "crc32c or xxh3: write blocks with a checksummed header and read them back (corrupted, "
      "misplaced, stale, foreign); 0 = off",
@@ -239,6 +251,29 @@ RwMode parse_rw(std::string_view rw) {
   if (rw == "randrw") return RwMode::RandRW;
   throw UnitError("rw: expected read, write, randread, randwrite, rw or randrw, got '" +
                   std::string(rw) + "'");
+}
+
+FadviseHint parse_fadvise_hint(std::string_view v) {
+  if (v == "0") return FadviseHint::None;
+  if (v == "1") return FadviseHint::Pattern;
+  if (v == "random") return FadviseHint::Random;
+  if (v == "sequential") return FadviseHint::Sequential;
+  throw UnitError("fadvise_hint: expected 0, 1, random or sequential, got '" + std::string(v) +
+                  "'");
+}
+
+std::string_view fadvise_hint_name(FadviseHint h) noexcept {
+  switch (h) {
+    case FadviseHint::None:
+      return "0";
+    case FadviseHint::Random:
+      return "random";
+    case FadviseHint::Sequential:
+      return "sequential";
+    case FadviseHint::Pattern:
+      break;
+  }
+  return "1";
 }
 
 bool rw_reads(RwMode m) noexcept {
@@ -321,6 +356,14 @@ std::string fio_command(const WorkloadSpec& spec) {
   if (batch > 1) cmd += " --iodepth_batch_submit=" + std::to_string(batch);
   if (spec.iodepth_batch_complete > 1)
     cmd += " --iodepth_batch_complete_min=" + std::to_string(spec.iodepth_batch_complete);
+  // Reaping: storqual takes every completion that is ready (0), fio at most
+  // iodepth_batch_complete_min unless told.
+  const unsigned reap_max =
+      spec.iodepth_batch_complete_max ? spec.iodepth_batch_complete_max : p.iodepth;
+  if (reap_max > std::max(1u, spec.iodepth_batch_complete))
+    cmd += " --iodepth_batch_complete_max=" + std::to_string(reap_max);
+  if (spec.fadvise_hint != FadviseHint::Pattern)
+    cmd += " --fadvise_hint=" + std::string(fadvise_hint_name(spec.fadvise_hint));
   if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.

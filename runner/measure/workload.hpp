@@ -17,6 +17,11 @@ namespace storqual::runner {
 
 enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
 
+// fio's fadvise_hint: what each job advises the kernel (posix_fadvise over its region) when it
+// opens the target. It shapes readahead, so it matters to buffered I/O only. Pattern (fio's "1",
+// the default in both tools) advises RANDOM for a random pattern and SEQUENTIAL for the others.
+enum class FadviseHint { None, Pattern, Random, Sequential };
+
 struct WorkloadSpec {
   std::string id;                    // unique within a suite, e.g. "randread-4k-qd32"
   reporting::WorkloadParams params;  // rw, bs, iodepth, numjobs, runtime, ramp, size, offset, ...
@@ -29,6 +34,11 @@ struct WorkloadSpec {
   // Completions to wait for per reap (fio's iodepth_batch_complete_min; at most what is in
   // flight); 0 or 1 = one.
   unsigned iodepth_batch_complete = 0;
+  // Most completions taken per reap (fio's iodepth_batch_complete_max); 0 = all that are ready.
+  // fio's own default is iodepth_batch_complete_min: it takes one completion per system call, so a
+  // fio job file imported (runner/specs/fio_suite.hpp) sets it to run as fio does.
+  unsigned iodepth_batch_complete_max = 0;
+  FadviseHint fadvise_hint = FadviseHint::Pattern;
   // Early stop (runner/measure/early_stop.hpp): "ci:1%@95[,min=3s]" or "" (off); time-based runs
   // only.
   std::string early_stop;
@@ -92,6 +102,9 @@ inline constexpr std::uint64_t kMaxBlockSize = 256ull << 20;
 inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
 
 [[nodiscard]] RwMode parse_rw(std::string_view rw);  // throws UnitError for an unknown mode
+// fio's spellings: 0, 1, random, sequential; throws UnitError for another.
+[[nodiscard]] FadviseHint parse_fadvise_hint(std::string_view v);
+[[nodiscard]] std::string_view fadvise_hint_name(FadviseHint h) noexcept;
 [[nodiscard]] bool rw_reads(RwMode m) noexcept;
 [[nodiscard]] bool rw_writes(RwMode m) noexcept;
 [[nodiscard]] bool rw_random(RwMode m) noexcept;

@@ -45,6 +45,10 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w) {
   add(w.iodepth_batch != d.iodepth_batch, "iodepth_batch_submit", std::to_string(w.iodepth_batch));
   add(w.iodepth_batch_complete != d.iodepth_batch_complete, "iodepth_batch_complete_min",
       std::to_string(w.iodepth_batch_complete));
+  add(w.iodepth_batch_complete_max != d.iodepth_batch_complete_max, "iodepth_batch_complete_max",
+      std::to_string(w.iodepth_batch_complete_max));
+  add(w.fadvise_hint != d.fadvise_hint, "fadvise_hint",
+      std::string(fadvise_hint_name(w.fadvise_hint)));
   add(w.spin_wait_s != d.spin_wait_s, "spin_wait",
       w.spin_wait_s < 0 ? std::string("auto") : format_duration_fio(w.spin_wait_s));
   add(w.early_stop != d.early_stop, "early_stop", w.early_stop);
@@ -147,6 +151,13 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
     out += "iodepth_batch_submit=" + std::to_string(s.iodepth_batch) + "\n";
     if (s.iodepth_batch_complete > 0)
       out += "iodepth_batch_complete_min=" + std::to_string(s.iodepth_batch_complete) + "\n";
+    if (s.fadvise_hint != FadviseHint::Pattern)
+      out += "fadvise_hint=" + std::string(fadvise_hint_name(s.fadvise_hint)) + "\n";
+    // storqual's 0 takes every completion that is ready; fio's default takes
+    // iodepth_batch_complete_min per reap.
+    out += "iodepth_batch_complete_max=" +
+           std::to_string(s.iodepth_batch_complete_max ? s.iodepth_batch_complete_max : p.iodepth) +
+           "\n";
     if (p.ioengine == "io_uring") {
       if (s.fixedbufs) out += "fixedbufs\n";
       if (s.registerfiles) out += "registerfiles\n";

@@ -65,6 +65,8 @@ const FioOptionRule kFioOptions[] = {
     {"rwmixwrite", Take::Map, Kind::Int, "rwmixwrite"},
     {"iodepth_batch_submit", Take::Map, Kind::Int, "iodepth_batch_submit"},
     {"iodepth_batch_complete_min", Take::Map, Kind::Int, "iodepth_batch_complete_min"},
+    {"iodepth_batch_complete_max", Take::Map, Kind::Int, "iodepth_batch_complete_max"},
+    {"fadvise_hint", Take::Map, Kind::None, "fadvise_hint"},
     {"fixedbufs", Take::Map, Kind::Bool, "fixedbufs"},
     {"registerfiles", Take::Map, Kind::Bool, "registerfiles"},
     {"sqthread_poll", Take::Map, Kind::Bool, "sqpoll"},
@@ -264,6 +266,7 @@ struct JobState {
   unsigned kb_base = 1024;
   std::string location;
   bool invalidate_given = false;  // fio's invalidate (only 0 is taken)
+  bool batch_max_given = false;   // fio's iodepth_batch_complete_max
 };
 
 WorkloadSpec fio_defaults() {
@@ -362,6 +365,7 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
 void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ignored) {
   const std::string name = canonical(o.name);
   if (name == "invalidate") j.invalidate_given = true;
+  if (name == "iodepth_batch_complete_max") j.batch_max_given = true;
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
     refuse(o, "storqual has no equivalent of fio's '" + o.name +
@@ -405,6 +409,13 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
     }
   for (const FioOption& o : job.options) apply_option(j, o, ignored);
   auto& p = j.spec.params;
+  // fio reaps at most iodepth_batch_complete_max completions per system call, by default (and at
+  // least) its iodepth_batch_complete_min, where storqual takes all that are ready.
+  // A maximum that covers the whole depth is storqual's 0 (every completion that is ready).
+  const unsigned reap_min = std::max(1u, j.spec.iodepth_batch_complete);
+  unsigned& reap_max = j.spec.iodepth_batch_complete_max;
+  reap_max = j.batch_max_given ? std::max(reap_max, reap_min) : reap_min;
+  if (reap_max >= p.iodepth) reap_max = 0;
   if (!p.direct && !j.invalidate_given)
     ignored.push_back(j.location + ": job '" + j.name +
                       "': buffered (direct=0), and fio's default invalidate=1 drops the target's "

@@ -33,9 +33,10 @@ WorkloadSpec spec(const std::string& target, const std::string& rw, unsigned iod
 
 TEST(FioCommand, SpellsOutWhereFioDefaultsDiffer) {
   const std::string cmd = fio_command(spec("/dev/sdb", "randread", 32));
-  for (const char* part : {"--filename=/dev/sdb", "--ioengine=io_uring", "--direct=1", "--thread",
-                           "--iodepth=32", "--iodepth_batch_submit=32", "--fixedbufs",
-                           "--registerfiles", "--randrepeat=0", "--size=1m"})
+  for (const char* part :
+       {"--filename=/dev/sdb", "--ioengine=io_uring", "--direct=1", "--thread", "--iodepth=32",
+        "--iodepth_batch_submit=32", "--iodepth_batch_complete_max=32", "--fixedbufs",
+        "--registerfiles", "--randrepeat=0", "--size=1m"})
     EXPECT_TRUE(has(cmd, part)) << part << " missing: " << cmd;
   EXPECT_FALSE(has(cmd, "--norandommap")) << cmd;  // fio's map is its default, as storqual's
   EXPECT_FALSE(has(cmd, "--time_based")) << "size based: " << cmd;
@@ -50,6 +51,15 @@ TEST(FioCommand, BatchOptionsAsStorqualUsesThem) {
   const std::string cmd = fio_command(w);
   EXPECT_TRUE(has(cmd, "--iodepth_batch_submit=8")) << cmd;
   EXPECT_TRUE(has(cmd, "--iodepth_batch_complete_min=4")) << cmd;
+  // storqual takes every completion that is ready, fio at most its minimum unless told.
+  EXPECT_TRUE(has(cmd, "--iodepth_batch_complete_max=32")) << cmd;
+  w.iodepth_batch_complete_max = 4;
+  EXPECT_FALSE(has(fio_command(w), "iodepth_batch_complete_max")) << "fio's default is the minimum";
+  w.iodepth_batch_complete_max = 6;
+  EXPECT_TRUE(has(fio_command(w), "--iodepth_batch_complete_max=6"));
+  EXPECT_FALSE(has(cmd, "fadvise_hint")) << "fio's default hint is storqual's";
+  w.fadvise_hint = FadviseHint::None;
+  EXPECT_TRUE(has(fio_command(w), "--fadvise_hint=0"));
 }
 
 TEST(FioCommand, JobsTimeBudgetAndErrors) {

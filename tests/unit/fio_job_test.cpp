@@ -305,6 +305,43 @@ TEST(FioSuite, ExportRefusesWhatFioCannotRun) {
   }
 }
 
+TEST(FioSuite, ReapsAndAdvisesAsFioDoes) {
+  // fio takes iodepth_batch_complete_max completions per reap, by default its minimum (one);
+  // storqual's 0 (all that are ready) stands for a maximum that covers the depth.
+  const FioImport im = import_text(
+      "[global]\nioengine=libaio\niodepth=16\n[a]\nrw=randread\n[b]\nstonewall\nrw=read\n"
+      "iodepth_batch_complete_min=4\n[c]\nstonewall\nrw=write\niodepth_batch_complete_max=16\n"
+      "fadvise_hint=0\n[d]\nstonewall\nrw=randwrite\niodepth_batch_complete_max=8\n"
+      "fadvise_hint=sequential\n[e]\nstonewall\niodepth_batch_complete=6\n"
+      "iodepth_batch_complete_max=2\nfadvise_hint=random\n");
+  ASSERT_EQ(im.suite.workloads.size(), 5u);
+  const auto w = [&](std::size_t i) -> const WorkloadSpec& { return im.suite.workloads[i].spec; };
+  EXPECT_EQ(w(0).iodepth_batch_complete_max, 1u);
+  EXPECT_EQ(w(1).iodepth_batch_complete_max, 4u);
+  EXPECT_EQ(w(2).iodepth_batch_complete_max, 0u);
+  EXPECT_EQ(w(3).iodepth_batch_complete_max, 8u);
+  EXPECT_EQ(w(4).iodepth_batch_complete_max, 6u) << "never below the minimum, as in fio";
+  EXPECT_EQ(w(0).fadvise_hint, FadviseHint::Pattern);
+  EXPECT_EQ(w(2).fadvise_hint, FadviseHint::None);
+  EXPECT_EQ(w(3).fadvise_hint, FadviseHint::Sequential);
+  EXPECT_EQ(w(4).fadvise_hint, FadviseHint::Random);
+  EXPECT_NE(refusal("[a]\nfadvise_hint=willneed\n")
+                .find("dir/t.fio:2: option "
+                      "'fadvise_hint=willneed'"),
+            std::string::npos)
+      << refusal("[a]\nfadvise_hint=willneed\n");
+  // The export makes fio reap as storqual does: every completion ready (its depth) unless set.
+  const Suite s = Suite::parse(
+      R"(<suite name="s"><workload id="q" rw="randread" iodepth="32" fadvise_hint="random"/>
+<workload id="one" rw="read" iodepth="8" iodepth_batch_complete_max="1"/></suite>)",
+      "s.xml");
+  const std::string job = fio_job_text(s, "/dev/zram9");
+  EXPECT_NE(job.find("iodepth=32\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("iodepth_batch_complete_max=32\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("iodepth_batch_complete_max=1\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("fadvise_hint=random\n"), std::string::npos) << job;
+}
+
 TEST(FioSuite, CommandLineAndFileGiveTheSameSuite) {
   const FioImport file = import_text(
       "[global]\nrw=randrw\nrwmixwrite=30\nbs=4k\nsize=1g\n[a]\niodepth=16\n[b]\nstonewall\n"

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a fio job does beyond its offsets and sizes, through the real runner
+// (docs/fio-files.md, "Side by side with fio"): fadvise_hint, which sets the kernel's readahead
+// for buffered reads (seen in the requests a zram device receives), and
+// iodepth_batch_complete_max, the completions taken per reap (seen by an engine wrapped around
+// the null engine).
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "engines/null_engine.hpp"
+#include "runner/measure/job_runner.hpp"
+#include "tests/support/test_devices.hpp"
+
+namespace storqual::runner {
+namespace {
+
+using storqual::testing::ZramDevice;
+
+// Requests completed and sectors moved, reads only (/sys/block/NAME/stat).
+struct ReadStat {
+  std::uint64_t requests = 0;
+  std::uint64_t sectors = 0;
+};
+
+ReadStat read_stat(const std::string& name) {
+  std::ifstream in("/sys/block/" + name + "/stat");
+  ReadStat s;
+  std::uint64_t merges = 0;
+  in >> s.requests >> merges >> s.sectors;
+  return s;
+}
+
+// The device's page cache dropped (BLKFLSBUF on this device only), so that every read misses.
+void drop_cache(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << path;
+  EXPECT_EQ(::ioctl(fd, BLKFLSBUF, 0), 0) << path;
+  ::close(fd);
+}
+
+TEST(FioPatternRun, FadviseHintSetsTheReadaheadOfBufferedReads) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes a zram device";
+  std::unique_ptr<ZramDevice> zram;
+  try {
+    zram = std::make_unique<ZramDevice>(64ull << 20);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no zram device: " << e.what();
+  }
+  // One buffered sequential pass of 4 KiB reads over 16 MiB: with fio's default hint (sequential
+  // for a sequential pattern) the kernel reads ahead in large requests; advised random, it reads
+  // each 4 KiB page alone.
+  const auto kib_per_request = [&](FadviseHint hint) {
+    WorkloadSpec w;
+    w.id = "buffered-read";
+    w.params.rw = "read";
+    w.params.bs = 4096;
+    w.params.iodepth = 1;
+    w.params.ioengine = "psync";
+    w.params.direct = false;
+    w.params.size = 16ull << 20;
+    w.params.target = zram->path();
+    w.fadvise_hint = hint;
+    drop_cache(zram->path());
+    const ReadStat before = read_stat(zram->name());
+    const reporting::WorkloadResult r = run_workload(w, RunOptions{});
+    const ReadStat after = read_stat(zram->name());
+    EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+    EXPECT_TRUE(r.read && r.read->ios == 4096u) << "one pass of 4096 reads";
+    const std::uint64_t requests = std::max<std::uint64_t>(1, after.requests - before.requests);
+    return static_cast<double>(after.sectors - before.sectors) / 2.0 /
+           static_cast<double>(requests);
+  };
+  const double random = kib_per_request(FadviseHint::Random);
+  const double pattern = kib_per_request(FadviseHint::Pattern);
+  EXPECT_LE(random, 4.5) << "advised random: no readahead";
+  EXPECT_GE(pattern, 32.0) << "advised sequential (fio's default for a sequential job): readahead";
+}
+
+// The null engine, remembering the largest `max` it was asked to reap.
+class ReapRecorder final : public engines::Engine {
+ public:
+  ReapRecorder(std::unique_ptr<engines::Engine> inner, unsigned* largest)
+      : inner_(std::move(inner)), largest_(largest) {}
+  std::string_view name() const noexcept override { return inner_->name(); }
+  engines::EngineCaps caps() const noexcept override { return inner_->caps(); }
+  void open(const engines::EngineConfig& c) override { inner_->open(c); }
+  engines::QueueStatus queue(engines::IoRequest& r) noexcept override { return inner_->queue(r); }
+  int commit() noexcept override { return inner_->commit(); }
+  int reap(unsigned min, unsigned max, engines::IoRequest** out,
+           std::chrono::nanoseconds timeout) noexcept override {
+    *largest_ = std::max(*largest_, max);
+    const int n = inner_->reap(min, max, out, timeout);
+    if (n > static_cast<int>(max)) *largest_ = ~0u;  // an engine that overran its max
+    return n;
+  }
+  void close() noexcept override { inner_->close(); }
+  std::uint64_t target_size() const noexcept override { return inner_->target_size(); }
+  std::uint32_t logical_block_size() const noexcept override {
+    return inner_->logical_block_size();
+  }
+  int fd() const noexcept override { return inner_->fd(); }
+
+ private:
+  std::unique_ptr<engines::Engine> inner_;
+  unsigned* largest_;
+};
+
+TEST(FioPatternRun, IodepthBatchCompleteMaxBoundsEachReap) {
+  const auto largest_reap = [](unsigned batch_max) {
+    WorkloadSpec w;
+    w.id = "null-qd16";
+    w.params.rw = "randread";
+    w.params.bs = 4096;
+    w.params.iodepth = 16;
+    w.params.ioengine = "null";
+    w.params.size = 64ull << 20;
+    w.iodepth_batch_complete_max = batch_max;
+    unsigned largest = 0;
+    RunOptions o;
+    o.wrap_engine = [&largest](std::unique_ptr<engines::Engine> inner) {
+      return std::unique_ptr<engines::Engine>(new ReapRecorder(std::move(inner), &largest));
+    };
+    const reporting::WorkloadResult r = run_workload(w, o);
+    EXPECT_TRUE(r.read && r.read->ios == 16384u);
+    return largest;
+  };
+  EXPECT_EQ(largest_reap(0), 16u) << "storqual's default: every completion that is ready";
+  EXPECT_EQ(largest_reap(1), 1u) << "fio's default: one per reap";
+  EXPECT_EQ(largest_reap(4), 4u);
+}
+
+}  // namespace
+}  // namespace storqual::runner
