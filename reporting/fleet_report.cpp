@@ -411,10 +411,14 @@ std::string lot_section(const FleetReport& fleet) {
     o += "<p class=\"muted\">No model has two or more units with the same measured metric: "
          "nothing to compare.</p>";
   } else {
-    std::size_t compared = 0;
-    for (const auto& c : fleet.lot) compared += c.units.size();
+    std::size_t compared = 0, left_out = 0;
+    for (const auto& c : fleet.lot)
+      for (const auto& u : c.units) ++(u.left_out.empty() ? compared : left_out);
     o += "<p>" + count_of(fleet.lot.size(), "metric") + " compared over " +
-         count_of(compared, "unit value") + "; " + count_of(fleet.flagged_count(), "outlier") +
+         count_of(compared, "unit value") +
+         (left_out ? " (" + std::to_string(left_out) + " more left out: the host limited them)"
+                   : std::string()) +
+         "; " + count_of(fleet.flagged_count(), "outlier") +
          (fleet.flagged_count() ? " (below)" : "") +
          ". Every comparison is a <code>lot:</code> row in its device's claims table.</p>";
     // What was shown and not judged: the spread of each such metric.

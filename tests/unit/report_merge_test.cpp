@@ -98,6 +98,9 @@ TEST(LotAcceptance, HostLimitedUnitsAreLeftOutNotFlaggedBusyOnesAreCompared) {
   const std::string html = render_fleet_html(fleet);
   EXPECT_NE(html.find("class=\"lot left-out\""), std::string::npos);
   EXPECT_NE(html.find("left out of the lot check: why"), std::string::npos);
+  EXPECT_NE(
+      html.find("4 metrics compared over 15 unit values (1 more left out: the host limited them)"),
+      std::string::npos);
   const auto json = fleet_to_json(fleet);
   EXPECT_EQ(json["lot"]["groups"][0]["units"][3]["left_out"],
             "host-limited (randread-4k-qd32: job threads waited for a CPU 45% of the time (run "
