@@ -269,6 +269,18 @@ void describe_device(const std::string& target, reporting::DeviceReport& report)
   }
 }
 
+// The run's reports (--json, --junit, --html, else the defaults under --out); its exit code.
+int save_reports(const po::variables_map& vm, QualificationOutcome& out) {
+  out.exit_code = out.result.exit_code;
+  const std::string dir = vm["out"].as<std::string>();
+  auto opt = [&](const char* k) {
+    return vm.count(k) ? std::optional<std::string>(vm[k].as<std::string>()) : std::nullopt;
+  };
+  save_run_reports(reporting::default_reports(dir, opt("json"), opt("junit"), opt("html")), dir,
+                   nullptr, stdout, out);
+  return out.exit_code;
+}
+
 int cmd_powercut_check(const Args& args) {
   po::options_description opts("storqual powercut check");
   opts.add_options()("help,h", "this help")("target", po::value<std::string>()->required(),
@@ -335,14 +347,7 @@ int cmd_powercut_check(const Args& args) {
                               })
                       ? kExitClaimFailed
                       : kExitPass;
-  out.exit_code = run.exit_code;
-  const std::string dir = vm["out"].as<std::string>();
-  auto opt = [&](const char* k) {
-    return vm.count(k) ? std::optional<std::string>(vm[k].as<std::string>()) : std::nullopt;
-  };
-  save_run_reports(reporting::default_reports(dir, opt("json"), opt("junit"), opt("html")), dir,
-                   nullptr, stdout, out);
-  return out.exit_code;
+  return save_reports(vm, out);
 }
 
 int cmd_powercut_summary(const Args& args) {
@@ -392,14 +397,7 @@ int cmd_powercut_summary(const Args& args) {
   std::cout << format_cut_summary(summary);
   run.verdicts = cut_summary_verdicts(summary);
   run.exit_code = exit_code_for(run.verdicts);
-  out.exit_code = run.exit_code;
-  const std::string dir = vm["out"].as<std::string>();
-  auto opt = [&](const char* k) {
-    return vm.count(k) ? std::optional<std::string>(vm[k].as<std::string>()) : std::nullopt;
-  };
-  save_run_reports(reporting::default_reports(dir, opt("json"), opt("junit"), opt("html")), dir,
-                   nullptr, stdout, out);
-  return out.exit_code;
+  return save_reports(vm, out);
 }
 
 int cmd_powercut_listen(const Args& args) {
