@@ -241,6 +241,10 @@ TEST(FleetMerge, TwelveResultsFromFourDevicesOnThreeHosts) {
       if (!has_serial)
         r["device"]["identity"].push_back(
             {{"field", "serial"}, {"value", name + "-" + host}, {"source", "fleet_test copy"}});
+      // The lot check leaves host-limited units out (docs/fleet.md); a machine busy with other
+      // tests can limit these short runs, and this test is about the merge, not the host.
+      for (auto& w : r["workloads"])
+        if (w.contains("host_limit")) w["host_limit"]["limited"] = false;
       if (host == "host-b" && i == 2)
         for (auto& v : r["verdicts"])
           if (v["workload"] == "randread-4k-qd16" && v["metric"] == "iops")
