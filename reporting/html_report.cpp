@@ -887,7 +887,7 @@ void claims_section(std::string& o, const RunResult& run) {
       const std::string kind(to_string(v.kind));
       o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(kind)) + "\"><td>" +
            (claim ? "" : "<span class=\"kind\">" + esc(kind) + ":</span> ") +
-           esc(workload_text(v)) + deviation_mark(run, v) + "</td><td>" + esc(v.metric) +
+           esc(workload_job_text(v)) + deviation_mark(run, v) + "</td><td>" + esc(v.metric) +
            "</td><td class=\"num\">" +
            (v.claimed ? esc(figure_text(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
@@ -910,7 +910,7 @@ void claims_section(std::string& o, const RunResult& run) {
       if (!v.claimed || !v.measured || *v.claimed == 0) continue;
       if (v.kind != VerdictKind::Claim) continue;  // ratios of claims only
       RatioBar b;
-      b.label = workload_text(v) + " " + v.metric;
+      b.label = workload_job_text(v) + " " + v.metric;
       b.ratio = *v.measured / *v.claimed;
       b.css_class = std::string(to_string(v.status));
       char buf[64];

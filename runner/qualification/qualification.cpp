@@ -653,6 +653,7 @@ reporting::WorkloadResult measure_planned(
   r.preconditioning = std::move(preconditioning);
   // The report names the target as the user gave it, not the scratch file's temporary name.
   r.params.target = o.target;
+  for (auto& job : r.jobs) job.params.target = o.target;
   const Method& method = *chosen.suite.workloads[i].method;
   WorkloadSpec as_run = plan[i];
   as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own
