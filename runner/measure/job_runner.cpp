@@ -205,7 +205,7 @@ struct MemberPlan {
   const WorkloadSpec* spec = nullptr;
   RwMode mode = RwMode::Read;
   std::uint64_t region_offset = 0;
-  std::uint64_t region_size = 0;  // decided after the first job opened the target
+  std::uint64_t region_size = 0;   // decided after the first job opened the target
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
   std::size_t first = 0;           // its first job's index among all the workload's jobs
 };
@@ -214,7 +214,7 @@ struct MemberPlan {
 struct SharedPlan {
   const WorkloadSpec* spec = nullptr;  // the workload (a group's own options: runtime, ramp)
   const RunOptions* options = nullptr;
-  std::uint64_t t0 = 0;           // when the run starts (after setup), ns
+  std::uint64_t t0 = 0;  // when the run starts (after setup), ns
   std::uint64_t measure_start = 0;
   // Time-based end, or UINT64_MAX; moved forward by an early stop (workload_monitor.hpp).
   std::atomic<std::uint64_t> end = 0;
@@ -766,7 +766,8 @@ class Job {
       case RwMode::RandWrite:
         return Direction::Write;
       default:
-        return rng_->below(100) < member_.spec->params.rwmixread ? Direction::Read : Direction::Write;
+        return rng_->below(100) < member_.spec->params.rwmixread ? Direction::Read
+                                                                 : Direction::Write;
     }
   }
 
@@ -1361,9 +1362,8 @@ reporting::IoDepthDistribution depths_of(std::span<const JobOutcome> outcomes) {
 
 // A group's member jobs, each its own result over the group's window (WorkloadResult::jobs); the
 // group's own scope is every direction any member has, timed when every member is.
-MergeScope add_member_results(std::span<const MemberPlan> members,
-                              std::span<JobOutcome> outcomes, const SharedPlan& plan,
-                              reporting::WorkloadResult& result) {
+MergeScope add_member_results(std::span<const MemberPlan> members, std::span<JobOutcome> outcomes,
+                              const SharedPlan& plan, reporting::WorkloadResult& result) {
   MergeScope group{false, false, plan.spec->params.runtime_s > 0, plan.spec->keep_lat_histogram};
   for (const MemberPlan& m : members) {
     const auto mine = outcomes.subspan(m.first, m.spec->params.numjobs);
@@ -1396,7 +1396,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   std::vector<MemberPlan> members;
   std::size_t threads = 0;
   for (const WorkloadSpec& m : member_specs.empty() ? std::span<const WorkloadSpec>(&spec, 1)
-                                                   : std::span<const WorkloadSpec>(member_specs)) {
+                                                    : std::span<const WorkloadSpec>(member_specs)) {
     members.push_back({&m, parse_rw(m.params.rw), m.params.offset, 0, nullptr, threads});
     threads += m.params.numjobs;
   }
@@ -1427,9 +1427,8 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   result.early_stop = monitor.early_stop();
   result.disk_stats = plan.disk_stats;
   result.io_depths = depths_of(outcomes);
-  const MergeScope scope = member_specs.empty()
-                               ? scope_of(spec)
-                               : add_member_results(members, outcomes, plan, result);
+  const MergeScope scope =
+      member_specs.empty() ? scope_of(spec) : add_member_results(members, outcomes, plan, result);
   merge_jobs(outcomes, plan, scope, result);
   if (spec.params.ioengine == "io_uring" && !spec.iopoll)
     result.cpu.poll = spec.spin_wait_s < 0   ? "spin_wait auto: polling " + poll_lease.summary()

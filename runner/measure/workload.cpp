@@ -255,7 +255,7 @@ namespace {
 
 // The options that are one for the whole group: its measured window and its checks.
 constexpr std::string_view kGroupOnlyOptions[] = {
-    "runtime", "ramp_time", "early_stop", "verify", "verify_backlog", "verify_backlog_batch",
+    "runtime",  "ramp_time", "early_stop", "verify", "verify_backlog", "verify_backlog_batch",
     "do_verify"};
 
 }  // namespace
@@ -370,7 +370,8 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
   cmd += " --thread";
   if (p.numjobs > 1)
-    cmd += " --numjobs=" + std::to_string(p.numjobs) + (group_reporting ? " --group_reporting" : "");
+    cmd +=
+        " --numjobs=" + std::to_string(p.numjobs) + (group_reporting ? " --group_reporting" : "");
   if (p.rw == "rw" || p.rw == "randrw") cmd += " --rwmixread=" + std::to_string(p.rwmixread);
   // The null engine has no size of its own: storqual gives it 1 TiB from offset, fio needs one.
   if (p.size)

@@ -103,8 +103,8 @@ GroupJob load_job(const XmlFile& file, pugi::xml_node node, const WorkloadSpec& 
   pugi::xml_attribute name = required_attribute(file, node, "name");
   job.name = name.value();
   if (!is_valid_name(job.name))
-    throw file.error_value(name, "job name '" + job.name +
-                                     "' must be non-empty letters, digits, '.', '_' and '-'");
+    throw file.error_value(
+        name, "job name '" + job.name + "' must be non-empty letters, digits, '.', '_' and '-'");
   for (pugi::xml_attribute a : node.attributes()) {
     const std::string_view option = a.name();
     if (group_only_option(option))
@@ -133,11 +133,13 @@ void load_jobs(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
   }
   if (w.spec.jobs.empty()) return;
   if (w.method != plain_method())
-    throw file.error(node, "a group of jobs (<job>) runs once: it cannot run in rounds to steady "
-                           "state (rounds, round_time, steady_metric, dependent preconditioning)");
+    throw file.error(node,
+                     "a group of jobs (<job>) runs once: it cannot run in rounds to steady "
+                     "state (rounds, round_time, steady_metric, dependent preconditioning)");
   if (w.spec.jobs.size() == 1)
-    throw file.error(node.child("job"), "a group needs at least two <job>s (one job's options "
-                                        "belong on the <workload>)");
+    throw file.error(node.child("job"),
+                     "a group needs at least two <job>s (one job's options "
+                     "belong on the <workload>)");
   // Each member checked at its own element: the workload's options with the job's over them.
   const std::vector<WorkloadSpec> members = group_members(w.spec);
   std::size_t i = 0;
@@ -145,8 +147,8 @@ void load_jobs(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
     try {
       validate(members[i]);
     } catch (const UnitError& e) {
-      throw file.error(child, "workload '" + w.spec.id + "', job '" + members[i].id + "': " +
-                                  e.what());
+      throw file.error(child,
+                       "workload '" + w.spec.id + "', job '" + members[i].id + "': " + e.what());
     }
     ++i;
   }
