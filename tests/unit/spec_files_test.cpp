@@ -296,9 +296,10 @@ TEST(GroupClaims, AJobClaimIsCheckedAgainstTheSuitesJobs) {
   // job= with several workloads, and the same claim twice, are refused when the sheet loads.
   auto error = [](const std::string& claims) {
     try {
-      (void)SpecSheet::parse("<spec-sheet name=\"b\" suite=\"g\">\n<match model=\"*\"/>\n<claims>\n" +
-                                 claims + "</claims>\n</spec-sheet>\n",
-                             "b.xml");
+      (void)SpecSheet::parse(
+          "<spec-sheet name=\"b\" suite=\"g\">\n<match model=\"*\"/>\n<claims>\n" + claims +
+              "</claims>\n</spec-sheet>\n",
+          "b.xml");
     } catch (const FileError& e) {
       return std::string(e.what());
     }

@@ -161,7 +161,8 @@ TEST(SuiteGroups, JobsInheritTheWorkloadsOptionsAndSetTheirOwn) {
 
 TEST(SuiteGroups, MistakesAreRefusedWhereTheyAre) {
   auto group = [](const std::string& jobs, const std::string& attrs = "") {
-    return "<suite name=\"s\">\n<workload id=\"m\"" + attrs + ">\n" + jobs + "</workload>\n</suite>";
+    return "<suite name=\"s\">\n<workload id=\"m\"" + attrs + ">\n" + jobs +
+           "</workload>\n</suite>";
   };
   const std::string two = "<job name=\"a\"/>\n<job name=\"b\" rw=\"write\"/>\n";
   EXPECT_EQ(load_error(group("<job name=\"a\"/>\n<job name=\"a\" rw=\"write\"/>\n")),
