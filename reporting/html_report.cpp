@@ -43,7 +43,7 @@ h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom
 h3{font-size:16px;margin:22px 0 6px}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-tr.group-job td{background:#fafbfc}th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code,pre{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .banner{border-radius:6px;padding:14px 18px;color:#fff;margin:8px 0 16px}

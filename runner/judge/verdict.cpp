@@ -329,8 +329,9 @@ std::string tail_shortfall(const Metric& m, const WorkloadResult& r) {
 }
 
 // The results a claim on job `c.job` of its one workload reads: that job's result under the
-// workload's id, with what holds for the whole group (its run conditions, errors, interruption);
-// the group's result with an error when it holds no such job.
+// workload's id, with what holds for the whole group (its run conditions, errors, interruption;
+// its host limit where the job has none of its own); the group's result with an error when it
+// holds no such job.
 std::vector<WorkloadResult> job_results(const std::vector<WorkloadResult>& results,
                                         const Claim& c) {
   const WorkloadResult* group = find_result(results, c.workloads.front());
@@ -349,7 +350,7 @@ std::vector<WorkloadResult> job_results(const std::vector<WorkloadResult>& resul
   r.errors = group->errors;  // every job's, and the group's: a group in error is so for each job
   r.interrupted = r.interrupted || group->interrupted;
   r.skipped = group->skipped;
-  r.host_limit = group->host_limit;
+  if (!r.host_limit) r.host_limit = group->host_limit;  // a run assesses each job's own
   r.host_busy = group->host_busy;
   r.thermal = group->thermal;
   r.throttled = group->throttled;

@@ -630,9 +630,13 @@ reporting::WorkloadResult measure_planned(
         attach_thermal(r, sampler->stop(), total_s);
       }
       // A result without I/O of its own (a self-test) has no host limit to assess.
-      if (r.read || r.write || !r.errors.empty())
-        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
-                                         read_pcie_link(o.sysfs_root, target.resolved.device));
+      if (r.read || r.write || !r.errors.empty()) {
+        const auto link = read_pcie_link(o.sysfs_root, target.resolved.device);
+        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]), link);
+        // A group's jobs each by their own threads' CPU and run-queue wait: a writer that waited
+        // on its device is not excused by a reader that kept a CPU busy (a job claim reads it).
+        for (auto& job : r.jobs) job.host_limit = assess_host_limit(job, 0, link);
+      }
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
       // The reason a workload is in error is said where it happened, not only in the reports.
       std::fputs(reporting::format_workload_errors(plan[i].id, r.errors).c_str(), con);
