@@ -65,6 +65,7 @@ inline const runner::Suite& reference_suite() {
 <workload id="randwrite-4k-qd32" rw="randwrite" bs="4k" iodepth="32"/>
 <workload id="seqread-1m-qd32" rw="read" bs="1m" iodepth="32"/>
 <workload id="randrw70-4k" rw="randrw" rwmixread="70" bs="4k" iodepth="8"/>
+<workload id="mixed"><job name="reader" rw="randread" iodepth="32"/><job name="writer" rw="write"/></workload>
 </suite>)",
       "reference-suite.xml");
   return suite;
