@@ -132,7 +132,7 @@ void load_jobs(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
     w.spec.jobs.push_back(std::move(job));
   }
   if (w.spec.jobs.empty()) return;
-  if (w.method != plain_method())
+  if (w.method->timed())  // rounds to steady state: the <workload> method that is not a plain run
     throw file.error(node,
                      "a group of jobs (<job>) runs once: it cannot run in rounds to steady "
                      "state (rounds, round_time, steady_metric, dependent preconditioning)");
