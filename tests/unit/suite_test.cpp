@@ -152,6 +152,8 @@ TEST(SuiteGroups, JobsInheritTheWorkloadsOptionsAndSetTheirOwn) {
   }
   EXPECT_TRUE(reads(group));
   EXPECT_TRUE(writes(group));
+  EXPECT_EQ(s.workloads[0].method->summary_line(group),
+            "group of 2 jobs, 30s: reader randread 4k QD32 x1; writer write 128k QD2 x2");
   // The fio command: one --name per job, no group_reporting (fio would add them up).
   const std::string cmd = fio_command(group);
   EXPECT_NE(cmd.find("--name=reader "), std::string::npos) << cmd;
