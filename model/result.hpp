@@ -307,6 +307,12 @@ struct WorkloadResult {
   // buckets of its lat histogram, both directions. Not written to JSON (a PTS report keeps the
   // binned form).
   std::vector<LatencyBucket> lat_histogram;
+  // A group workload (several different jobs run together, fio's jobs between two stonewalls;
+  // docs/formats.md, "<job>"): one result per member job, in the suite's order, each with the
+  // job's name as `id`, its own params and its own counts, latency, CPU and I/O depths over the
+  // group's one measured window. This result is then the group's: the jobs' I/Os and bytes added,
+  // their histograms merged. Empty for a workload of one job spec.
+  std::vector<WorkloadResult> jobs;
 };
 
 // One (field, value, source) row, e.g. ("model", "Samsung SSD 870", "udev:ID_MODEL").
@@ -371,6 +377,9 @@ struct ClaimVerdict {
   // The workload's id; several for an aggregate claim, in the claim's order. Reports and the JSON
   // show them joined with a space (workload_text(), reporting/verdict_status.hpp).
   std::vector<std::string> workloads;
+  // The member job of a group workload the claim judges (`<claim job="reader">`); "" for the
+  // workload's (the group's) own figures.
+  std::string job;
   std::string metric;  // iops, read.bw, lat.p99, ...
   VerdictStatus status = VerdictStatus::MeasuredOnly;
   std::optional<double> measured;  // in the metric's base unit: IOPS, bytes/s or ns

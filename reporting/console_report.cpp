@@ -141,7 +141,7 @@ std::string format_verdict_table(const RunResult& run) {
   for (const auto& v : run.verdicts) {
     if (!v.measured || v.figure.empty()) continue;
     const std::string text =
-        "  " + clean(workload_text(v)) + " " + clean(v.metric) + ": " + clean(v.figure);
+        "  " + clean(workload_job_text(v)) + " " + clean(v.metric) + ": " + clean(v.figure);
     if (std::find(defined.begin(), defined.end(), text) == defined.end()) defined.push_back(text);
   }
   if (!defined.empty()) {

@@ -202,10 +202,16 @@ std::string figure_legend(const WorkloadResult& w) {
 
 std::string format_fio_summary(const WorkloadResult& w) {
   std::string out;
+  // A group: each job's block first (as fio prints jobs without group_reporting), then the group's.
+  for (const WorkloadResult& job : w.jobs) out += format_fio_summary(job);
   const auto& p = w.params;
-  append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s, iodepth=%u, ioengine=%s\n", w.id.c_str(),
-         p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
-         p.ioengine.c_str());
+  if (w.jobs.empty())
+    append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s, iodepth=%u, ioengine=%s\n", w.id.c_str(),
+           p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
+           p.ioengine.c_str());
+  else
+    append(out, "%s: (group of %zu jobs, %u threads): err=%2zu: its jobs together\n", w.id.c_str(),
+           w.jobs.size(), p.numjobs, w.errors.size());
   out += figure_legend(w);
   if (w.method) out += w.method->console_block(w);  // a latency search's curve
   if (w.read) direction_block(out, "read", *w.read, w, true);

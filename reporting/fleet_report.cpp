@@ -385,7 +385,7 @@ std::string fleet_table(const FleetReport& fleet, const LotFlags& lot) {
     // the run sections below it.
     for (const auto& v : r.verdicts) {
       if (!is_claim(v) || !v.measured || shown == 4) continue;
-      o += (shown++ ? "<br>" : "") + esc(workload_text(v) + " " + v.metric) + ": " +
+      o += (shown++ ? "<br>" : "") + esc(workload_job_text(v) + " " + v.metric) + ": " +
            esc(format_html_figure(*v.measured, v.unit));
     }
     o += "</td><td>" +
@@ -489,15 +489,15 @@ std::string claim_charts(const FleetReport& fleet, const LotFlags& lot) {
   for (const auto& r : runs)
     for (const auto& v : r.verdicts)
       if (is_claim(v) && v.status != VerdictStatus::MeasuredOnly &&
-          seen.insert({workload_text(v), v.metric}).second)
-        keys.emplace_back(workload_text(v), v.metric);
+          seen.insert({workload_job_text(v), v.metric}).second)
+        keys.emplace_back(workload_job_text(v), v.metric);
   if (keys.empty()) o += "<p class=\"muted\">No unit was judged against a spec sheet.</p>";
   for (const auto& [workload, metric] : keys) {
     std::vector<ValueBar> bars;
     std::string unit;
     for (std::size_t i = 0; i < runs.size(); ++i)
       for (const auto& v : runs[i].verdicts) {
-        if (!is_claim(v) || workload_text(v) != workload || v.metric != metric) continue;
+        if (!is_claim(v) || workload_job_text(v) != workload || v.metric != metric) continue;
         unit = v.unit;
         const double scale = v.unit == "B/s" ? 1e6 : v.unit == "ns" ? 1e3 : 1;
         ValueBar b;

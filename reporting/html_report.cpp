@@ -628,9 +628,38 @@ void method_and_fio_blocks(std::string& o, const RunResult& run, const WorkloadR
 }
 
 // One workload's section: named steps, in the order a reader meets them.
+// A group workload: a row for the group (its jobs together), then a row per job under it.
+void group_jobs_table(std::string& o, const WorkloadResult& w) {
+  if (w.jobs.empty()) return;
+  o += "<table class=\"group\"><thead><tr><th>job</th><th>rw</th><th>bs</th><th>iodepth</th>"
+       "<th>numjobs</th><th>read IOPS</th><th>read BW</th><th>write IOPS</th><th>write BW</th>"
+       "<th>read lat mean</th><th>write lat mean</th></tr></thead><tbody>";
+  auto row = [&](const WorkloadResult& r, const std::string& name, bool job) {
+    const auto& p = r.params;
+    auto cell = [](const std::optional<DirectionResult>& d, auto value) {
+      return "<td>" + (d ? esc(value(*d)) : std::string("&ndash;")) + "</td>";
+    };
+    o += std::string(job ? "<tr class=\"group-job\"><td>&nbsp;&nbsp;" : "<tr><td><strong>") +
+         esc(name) + (job ? "" : "</strong> (the group)") + "</td><td>" +
+         (job ? esc(p.rw) : std::string("&ndash;")) + "</td><td>" +
+         (job ? esc(format_bytes_iec(static_cast<double>(p.bs))) : std::string("&ndash;")) +
+         "</td><td>" + (job ? std::to_string(p.iodepth) : std::string("&ndash;")) + "</td><td>" +
+         std::to_string(p.numjobs) + "</td>";
+    const auto iops = [](const DirectionResult& d) { return html_iops(d.iops); };
+    const auto bw = [](const DirectionResult& d) { return html_rate(d.bw_bytes); };
+    const auto lat = [](const DirectionResult& d) { return html_latency(d.lat.mean_ns); };
+    o += cell(r.read, iops) + cell(r.read, bw) + cell(r.write, iops) + cell(r.write, bw) +
+         cell(r.read, lat) + cell(r.write, lat) + "</tr>";
+  };
+  row(w, w.id, false);
+  for (const WorkloadResult& j : w.jobs) row(j, j.id, true);
+  o += "</tbody></table>";
+}
+
 void workload_section(std::string& o, const RunResult& run, const WorkloadResult& w,
                       std::size_t index, const std::string& anchor_prefix) {
   workload_heading(o, w, index, anchor_prefix);
+  group_jobs_table(o, w);
   const std::vector<std::string> flags = workload_flags(o, w);
   const std::vector<const ClaimVerdict*> claims = claims_on(run, w);
   timeline_charts(o, w, flags, claims);
@@ -887,7 +916,7 @@ void claims_section(std::string& o, const RunResult& run) {
       const std::string kind(to_string(v.kind));
       o += "<tr class=\"claim " + cls + (claim ? "" : " " + esc(kind)) + "\"><td>" +
            (claim ? "" : "<span class=\"kind\">" + esc(kind) + ":</span> ") +
-           esc(workload_text(v)) + deviation_mark(run, v) + "</td><td>" + esc(v.metric) +
+           esc(workload_job_text(v)) + deviation_mark(run, v) + "</td><td>" + esc(v.metric) +
            "</td><td class=\"num\">" +
            (v.claimed ? esc(figure_text(*v.claimed, v.unit)) : "&ndash;") +
            "</td><td class=\"num\">" +
@@ -910,7 +939,7 @@ void claims_section(std::string& o, const RunResult& run) {
       if (!v.claimed || !v.measured || *v.claimed == 0) continue;
       if (v.kind != VerdictKind::Claim) continue;  // ratios of claims only
       RatioBar b;
-      b.label = workload_text(v) + " " + v.metric;
+      b.label = workload_job_text(v) + " " + v.metric;
       b.ratio = *v.measured / *v.claimed;
       b.css_class = std::string(to_string(v.status));
       char buf[64];

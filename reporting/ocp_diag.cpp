@@ -291,8 +291,11 @@ std::vector<const ClaimVerdict*> step_verdicts(const RunResult& run, const std::
 void emit_judgement(Stream& s, const std::string& step_id, std::vector<Measurement> figures,
                     const std::vector<const ClaimVerdict*>& verdicts, bool by_metric,
                     const std::string& t) {
-  for (const auto* v : verdicts)
-    add_verdict_measurement(figures, *v, by_metric ? v->metric : verdict_name(*v));
+  for (const auto* v : verdicts)  // a claim on a group's job is that job's measurement
+    add_verdict_measurement(figures, *v,
+                            !by_metric       ? verdict_name(*v)
+                            : v->job.empty() ? v->metric
+                                             : "job " + v->job + " " + v->metric);
   for (const auto& m : figures) s.step(step_id, "measurement", measurement_json(m), t);
   for (const auto* v : verdicts)
     if (auto d = diagnosis(*v)) s.step(step_id, "diagnosis", std::move(*d), t);

@@ -289,6 +289,8 @@ Json workload_json(const WorkloadResult& w) {
   if (!w.throttled.empty()) put(j, "throttled", w.throttled);
   if (!w.io_depths.submitted.empty()) put(j, "io_depths", w.io_depths);
   put(j, "disk_stats", w.disk_stats);
+  // A group's member jobs, each a workload object of its own (absent for one job spec).
+  if (!w.jobs.empty()) put(j, "jobs", w.jobs);
   method_keys(j, w, ReportSlot::Last);
   return j;
 }
@@ -296,6 +298,7 @@ Json workload_json(const WorkloadResult& w) {
 Json verdict_json(const ClaimVerdict& v) {
   Json j;
   put(j, "workload", workload_text(v));
+  if (!v.job.empty()) put(j, "job", v.job);
   put(j, "metric", v.metric);
   j["status"] = std::string(to_string(v.status));
   put(j, "measured", v.measured);
@@ -341,6 +344,7 @@ WorkloadResult read_workload(const Node& n) {
   if (n.has("throttled")) n.get("throttled", w.throttled);
   n.get("io_depths", w.io_depths);
   n.get("disk_stats", w.disk_stats);
+  n.get("jobs", w.jobs);
   w.method = read_method_report(n, kind, w);
   return w;
 }
@@ -351,6 +355,7 @@ ClaimVerdict read_verdict(const Node& n) {
   std::string workloads;
   n.get({"workload", kRequired}, workloads);
   v.workloads = split_ids(workloads);
+  n.get("job", v.job);
   n.get({"metric", kRequired}, v.metric);
   const Node status = n.at("status");
   const auto parsed = verdict_status_from_string(status.string());

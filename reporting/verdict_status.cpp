@@ -74,6 +74,10 @@ std::string workload_text(const ClaimVerdict& v) {
   return join_text(v.workloads, " ");
 }
 
+std::string workload_job_text(const ClaimVerdict& v) {
+  return workload_text(v) + (v.job.empty() ? "" : " job " + v.job);
+}
+
 std::vector<std::string> split_ids(std::string_view list) {
   std::vector<std::string> out;
   std::size_t i = 0;
@@ -88,8 +92,8 @@ std::vector<std::string> split_ids(std::string_view list) {
 }
 
 std::string verdict_subject(const ClaimVerdict& v) {
-  if (v.kind == VerdictKind::Claim) return workload_text(v);
-  return std::string(to_string(v.kind)) + ": " + workload_text(v);
+  if (v.kind == VerdictKind::Claim) return workload_job_text(v);
+  return std::string(to_string(v.kind)) + ": " + workload_job_text(v);
 }
 
 std::string verdict_name(const ClaimVerdict& v) {

@@ -25,6 +25,8 @@ namespace storqual::reporting {
 
 // A verdict's workload ids as reports and the JSON show them: joined with a space ("a b c").
 [[nodiscard]] std::string workload_text(const ClaimVerdict& v);
+// The same with the group's job a claim judges, as reports name the subject: "mixed job reader".
+[[nodiscard]] std::string workload_job_text(const ClaimVerdict& v);
 // The ids of a space-separated list ("a b c"; runs of white space are one separator).
 [[nodiscard]] std::vector<std::string> split_ids(std::string_view list);
 

@@ -328,6 +328,35 @@ std::string tail_shortfall(const Metric& m, const WorkloadResult& r) {
   return "";
 }
 
+// The results a claim on job `c.job` of its one workload reads: that job's result under the
+// workload's id, with what holds for the whole group (its run conditions, errors, interruption;
+// its host limit where the job has none of its own); the group's result with an error when it
+// holds no such job.
+std::vector<WorkloadResult> job_results(const std::vector<WorkloadResult>& results,
+                                        const Claim& c) {
+  const WorkloadResult* group = find_result(results, c.workloads.front());
+  if (!group) return {};
+  const auto job = std::find_if(group->jobs.begin(), group->jobs.end(),
+                                [&](const WorkloadResult& j) { return j.id == c.job; });
+  if (job == group->jobs.end()) {
+    WorkloadResult none = *group;
+    none.jobs.clear();
+    if (none.errors.empty() && !none.skipped)
+      none.errors.push_back("the result holds no job '" + c.job + "'");
+    return {std::move(none)};
+  }
+  WorkloadResult r = *job;
+  r.id = group->id;
+  r.errors = group->errors;  // every job's, and the group's: a group in error is so for each job
+  r.interrupted = r.interrupted || group->interrupted;
+  r.skipped = group->skipped;
+  if (!r.host_limit) r.host_limit = group->host_limit;  // a run assesses each job's own
+  r.host_busy = group->host_busy;
+  r.thermal = group->thermal;
+  r.throttled = group->throttled;
+  return {std::move(r)};
+}
+
 // What the results of a claim's workloads say about it: the figures, or the first problem (an
 // error outranks a skip), and what qualifies them (steady state, host limits).
 struct ClaimFigures {
@@ -499,11 +528,16 @@ void qualify_by_run_conditions(const Claim& c, const ClaimFigures& f, double mea
 // One claim: skipped when the suite lacks a workload of it, the problem when a result is unusable,
 // else compared with the claim and qualified.
 ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
-                         const std::vector<WorkloadResult>& results, bool interrupted_run,
+                         const std::vector<WorkloadResult>& all_results, bool interrupted_run,
                          const JudgeContext& context) {
   Claim c = as_written;  // a per-TB claim becomes the threshold for this device's capacity
+  // A claim on one job of a group judges that job's result in the group's place.
+  const std::vector<WorkloadResult> job_scope =
+      c.job.empty() ? std::vector<WorkloadResult>{} : job_results(all_results, c);
+  const std::vector<WorkloadResult>& results = c.job.empty() ? all_results : job_scope;
   ClaimVerdict v;
   v.workloads = c.workloads;
+  v.job = c.job;
   v.metric = c.metric.name;
   v.unit = c.metric.unit();
   v.higher_is_better = c.metric.higher_is_better();

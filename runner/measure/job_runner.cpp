@@ -26,6 +26,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -200,14 +201,21 @@ std::string errno_with_name(int e) {
   return std::string(std::strerror(e)) + (name ? " (" + std::string(name) + ")" : "");
 }
 
-// What every job shares: the plan, and the start line.
-struct SharedPlan {
+// What the jobs of one spec share: the workload's, or one member job's of a group workload.
+struct MemberPlan {
   const WorkloadSpec* spec = nullptr;
-  const RunOptions* options = nullptr;
   RwMode mode = RwMode::Read;
   std::uint64_t region_offset = 0;
-  std::uint64_t region_size = 0;  // decided after the first job opened the target
-  std::uint64_t t0 = 0;           // when the run starts (after setup), ns
+  std::uint64_t region_size = 0;   // decided after the first job opened the target
+  VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
+  std::size_t first = 0;           // its first job's index among all the workload's jobs
+};
+
+// What every job of the workload shares (all members of a group): the start line, the end, logs.
+struct SharedPlan {
+  const WorkloadSpec* spec = nullptr;  // the workload (a group's own options: runtime, ramp)
+  const RunOptions* options = nullptr;
+  std::uint64_t t0 = 0;  // when the run starts (after setup), ns
   std::uint64_t measure_start = 0;
   // Time-based end, or UINT64_MAX; moved forward by an early stop (workload_monitor.hpp).
   std::atomic<std::uint64_t> end = 0;
@@ -215,7 +223,6 @@ struct SharedPlan {
   bool abort = false;  // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
-  VerifyLedger* ledger = nullptr;          // verify on: what was written where (null: off)
   engines::PollGate* poll_gate = nullptr;  // the host's poll budget, for automatic spin_wait
   // The whole process's CPU time (every thread: the kernel's io-wq workers, other targets' jobs)
   // from t0 until the last job ended, and that time.
@@ -354,14 +361,15 @@ class ErrorPolicy {
 // histograms, the timeline, the per-I/O log, and the job thread's CPU from the end of the ramp.
 class CompletionAccounting {
  public:
-  CompletionAccounting(JobOutcome& out, SharedPlan& plan, bool is_async, Engine& engine)
+  CompletionAccounting(JobOutcome& out, SharedPlan& plan, const WorkloadSpec& spec, bool is_async,
+                       Engine& engine)
       : out_(out),
         engine_(engine),
         measure_start_(plan.measure_start),
         end_(plan.end),
         is_async_(is_async),
         lat_log_(plan.lat_log, &plan.lat_log_mutex) {
-    out_.timeline.emplace(static_cast<std::uint64_t>(plan.spec->interval_s * 1e9));
+    out_.timeline.emplace(static_cast<std::uint64_t>(spec.interval_s * 1e9));
     start_cpu();
   }
   // The ramp ends with the first completion at or past measure_start: CPU counts from there.
@@ -511,11 +519,12 @@ class VerifyTracker {
 // the parts above own their state.
 class Job {
  public:
-  Job(unsigned index, SharedPlan& plan, JobOutcome& out) : index_(index), plan_(plan), out_(out) {}
+  Job(unsigned index, SharedPlan& plan, const MemberPlan& member, JobOutcome& out)
+      : index_(index), plan_(plan), member_(member), out_(out) {}
 
   // Phase 1: open the engine (in the job's own thread).
   void open() {
-    const auto& spec = *plan_.spec;
+    const auto& spec = *member_.spec;
     const auto& p = spec.params;
     try {
       engine_ = engines::make_engine(p.ioengine);
@@ -524,7 +533,7 @@ class Job {
       allocate_buffers();
       engines::EngineConfig cfg;
       cfg.path = p.target;
-      cfg.write = rw_writes(plan_.mode);
+      cfg.write = rw_writes(member_.mode);
       cfg.direct = p.direct;
       cfg.exclusive = plan_.options->exclusive;
       cfg.iodepth = depth_;
@@ -586,7 +595,7 @@ class Job {
   static constexpr std::uint64_t kDrainLimitNs = 30ull * 1000000000ull;
 
   void prepare_loop() {
-    const auto& spec = *plan_.spec;
+    const auto& spec = *member_.spec;
     const auto& p = spec.params;
     now_fn_ = plan_.options->now;
     live_ = plan_.options->live;
@@ -601,16 +610,18 @@ class Job {
     rate_ = spec.effective_rate_iops();
     advise(spec.fadvise_hint);
     next_due_ = plan_.t0;
-    rng_.emplace(0x5354525155414cull ^ (static_cast<std::uint64_t>(index_) << 32) ^ plan_.t0);
+    // Each job of the workload its own sequence: a group's members are numbered on from the first.
+    const std::uint64_t seq = member_.first + index_;
+    rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
     offsets_.emplace(
         OffsetGenerator::Layout{
-            .mode = plan_.mode,
+            .mode = member_.mode,
             .randommap = p.randommap,  // io_limit may pass over the region more than once
-            .region_offset = plan_.region_offset,
-            .region_blocks = plan_.region_size / p.bs,
+            .region_offset = member_.region_offset,
+            .region_blocks = member_.region_size / p.bs,
             .block_size = p.bs,
-            .jobs = plan_.ledger ? p.numjobs : 1u,
-            .job = plan_.ledger ? index_ : 0u},
+            .jobs = member_.ledger ? p.numjobs : 1u,
+            .job = member_.ledger ? index_ : 0u},
         *rng_);
     total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
     if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
@@ -632,8 +643,8 @@ class Job {
     reaped_.resize(depth_);
     retries_.emplace(depth_);
     errors_.emplace(out_, spec.continue_on_error);
-    accounting_.emplace(out_, plan_, engine_->caps().async, *engine_);
-    if (plan_.ledger) verify_.emplace(*plan_.ledger, spec, index_, depth_, out_);
+    accounting_.emplace(out_, plan_, *member_.spec, engine_->caps().async, *engine_);
+    if (member_.ledger) verify_.emplace(*member_.ledger, spec, index_, depth_, out_);
   }
 
   [[nodiscard]] bool stop_requested() const noexcept {
@@ -749,7 +760,7 @@ class Job {
   }
 
   Direction next_direction() {
-    switch (plan_.mode) {
+    switch (member_.mode) {
       case RwMode::Read:
       case RwMode::RandRead:
         return Direction::Read;
@@ -757,7 +768,8 @@ class Job {
       case RwMode::RandWrite:
         return Direction::Write;
       default:
-        return rng_->below(100) < plan_.spec->params.rwmixread ? Direction::Read : Direction::Write;
+        return rng_->below(100) < member_.spec->params.rwmixread ? Direction::Read
+                                                                 : Direction::Write;
     }
   }
 
@@ -867,7 +879,7 @@ class Job {
     // iodepth_batch_complete_min: wait for a batch (fewer wake-ups), not while a rate paces.
     const unsigned reap_min =
         issuing_ && rate_ <= 0
-            ? std::clamp(plan_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
+            ? std::clamp(member_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
             : 1;
     // iodepth_batch_complete_max: take at most that many (fio's one per reap), else all ready.
     const unsigned batch_max = plan_.spec->iodepth_batch_complete_max;
@@ -912,7 +924,7 @@ class Job {
       const IoRequest& r = slots_.reqs[s];
       const std::string what =
           "I/O at offset " + std::to_string(r.offset) + " did not complete within io_timeout " +
-          format_duration_fio(plan_.spec->io_timeout_s) + " (" + errno_with_name(ETIMEDOUT) + ")";
+          format_duration_fio(member_.spec->io_timeout_s) + " (" + errno_with_name(ETIMEDOUT) + ")";
       on_io_error(r.dir, r.offset, ETIMEDOUT, what);
       errors_->end_job(what, /*keep_first=*/true);
       return true;
@@ -939,7 +951,7 @@ class Job {
   }
 
   void allocate_buffers() {
-    const auto& p = plan_.spec->params;
+    const auto& p = member_.spec->params;
     // Align each buffer to 4 KiB (the largest common logical block), round its stride up too.
     stride_ = (p.bs + 4095) / 4096 * 4096;
     // A pool of 2 MiB or more goes on transparent huge pages where the kernel has them. A
@@ -957,7 +969,7 @@ class Job {
     if (huge) (void)::madvise(buffers_, len, MADV_HUGEPAGE);  // a hint: no THP, 4 KiB pages
     // Incompressible contents: compressing devices (zram, SandForce) report fantasy numbers on
     // zeros.
-    Random fill(0xB0FFE125ull + index_);
+    Random fill(0xB0FFE125ull + member_.first + index_);
     for (std::size_t off = 0; off < stride_ * depth_; off += 8) {
       std::uint64_t v = fill.next();
       std::memcpy(buffers_ + off, &v, 8);
@@ -967,6 +979,7 @@ class Job {
 
   unsigned index_;
   SharedPlan& plan_;
+  const MemberPlan& member_;
   JobOutcome& out_;
   std::unique_ptr<Engine> engine_;
   unsigned depth_ = 1;
@@ -1036,9 +1049,8 @@ std::FILE* open_latency_log(const RunOptions& options) {
 
 // Once every job opened its engine: the first that could not, else the region against the target
 // (offset and size inside it, aligned under O_DIRECT, at least one block); sets plan.region_size.
-SetupProblem check_region(const std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec,
-                          SharedPlan& plan) {
-  const auto& p = spec.params;
+SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan) {
+  const auto& p = plan.spec->params;
   for (const auto& o : outcomes)
     if (!o.opened) return {o.setup_error, false, o.setup_errno};
   const JobOutcome& first = outcomes.front();
@@ -1066,7 +1078,7 @@ SetupProblem check_region(const std::vector<JobOutcome>& outcomes, const Workloa
 }
 
 // With verify: the caller's ledger (checked to cover this region at this bs) or one of our own.
-SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& plan,
+SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options, MemberPlan& plan,
                             std::optional<VerifyLedger>& own_ledger) {
   const auto& p = spec.params;
   try {
@@ -1087,21 +1099,41 @@ SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options,
   return {};
 }
 
-// The start line: every job opens its engine in its own thread, the region is checked, then all
-// go at t0; returns when every job ended. Throws what check_region or prepare_ledger found.
-void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& plan,
+// Once every job opened its engine: each member's region (check_region) and verify ledger; a
+// group's problem names its job.
+SetupProblem check_members(const RunOptions& options, std::span<MemberPlan> members,
+                           std::span<const JobOutcome> outcomes,
+                           std::optional<VerifyLedger>& own_ledger) {
+  for (MemberPlan& m : members) {
+    SetupProblem problem = check_region(outcomes.subspan(m.first, m.spec->params.numjobs), m);
+    if (!problem.any() && m.spec->verify != VerifyAlgorithm::None)
+      problem = prepare_ledger(*m.spec, options, m, own_ledger);
+    if (problem.any()) {
+      if (members.size() > 1 || !m.spec->jobs.empty())
+        problem.what = "job '" + m.spec->id + "': " + problem.what;
+      return problem;
+    }
+  }
+  return {};
+}
+
+// The start line: every job (of every member of a group) opens its engine in its own thread, the
+// regions are checked, then all go at t0; returns when every job ended. Throws what
+// check_members found.
+void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan> members,
               std::vector<JobOutcome>& outcomes, std::optional<VerifyLedger>& own_ledger,
               WorkloadMonitor& monitor) {
-  const auto& p = spec.params;
-  const unsigned numjobs = p.numjobs;
+  const auto& p = plan.spec->params;
   std::vector<std::unique_ptr<Job>> jobs;
-  for (unsigned i = 0; i < numjobs; ++i)
-    jobs.push_back(std::make_unique<Job>(i, plan, outcomes[i]));
-  std::barrier opened(static_cast<std::ptrdiff_t>(numjobs) + 1);
-  std::barrier go(static_cast<std::ptrdiff_t>(numjobs) + 1);
+  for (const MemberPlan& m : members)
+    for (unsigned i = 0; i < m.spec->params.numjobs; ++i)
+      jobs.push_back(std::make_unique<Job>(i, plan, m, outcomes[m.first + i]));
+  const auto count = static_cast<std::ptrdiff_t>(jobs.size());
+  std::barrier opened(count + 1);
+  std::barrier go(count + 1);
   std::vector<std::thread> threads;
-  threads.reserve(numjobs);
-  for (unsigned i = 0; i < numjobs; ++i) {
+  threads.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
     threads.emplace_back([&, i] {
       jobs[i]->open();
       opened.arrive_and_wait();
@@ -1110,9 +1142,7 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
     });
   }
   opened.arrive_and_wait();
-  SetupProblem problem = check_region(outcomes, spec, plan);
-  if (!problem.any() && spec.verify != VerifyAlgorithm::None)
-    problem = prepare_ledger(spec, options, plan, own_ledger);
+  SetupProblem problem = check_members(options, members, outcomes, own_ledger);
   plan.abort = problem.any();
   // Everything slow (the device's counters, a file read) comes before t0: at t0 the time runs, and
   // on a starved host a 0.3 s workload must not spend it here (docs/robustness.md, "A stall").
@@ -1130,7 +1160,7 @@ void run_jobs(const WorkloadSpec& spec, const RunOptions& options, SharedPlan& p
   // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
   if (!plan.abort)
     monitor.start(
-        plan.t0, plan.measure_start, plan.end, plan.region_size,
+        plan.t0, plan.measure_start, plan.end, members.front().region_size,
         [&](std::uint64_t& ios, std::uint64_t& bytes, std::uint64_t& written) {
           for (const auto& o : outcomes) {
             ios += o.progress_ios.load(std::memory_order_relaxed);
@@ -1174,10 +1204,24 @@ reporting::DirectionResult direction_result(const DirectionStats& m, double elap
   return r;
 }
 
+// What some jobs' outcomes add up to (a workload's, a member job's of a group, or a group's):
+// which directions it has, whether its window is the time limit (time based, no io_limit), and
+// whether it keeps its latency histogram.
+struct MergeScope {
+  bool reads = false, writes = false;
+  bool timed = false;
+  bool keep_lat_histogram = false;
+};
+
+MergeScope scope_of(const WorkloadSpec& spec) {
+  const RwMode mode = parse_rw(spec.params.rw);
+  return {rw_reads(mode), rw_writes(mode), spec.params.runtime_s > 0 && spec.io_limit == 0,
+          spec.keep_lat_histogram};
+}
+
 // Every job's counts, histograms, errors and CPU into one result (the timeline apart).
-void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
-                reporting::WorkloadResult& result) {
-  const auto& p = plan.spec->params;
+void merge_jobs(std::span<const JobOutcome> outcomes, const SharedPlan& plan,
+                const MergeScope& scope, reporting::WorkloadResult& result) {
   DirectionStats merged[2];
   std::uint64_t last_completion = plan.measure_start;
   double usr = 0, sys = 0, spin = 0, max_thread = 0, wait = 0;
@@ -1208,10 +1252,9 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
     if (!o.run_error.empty()) result.errors.push_back(o.run_error);
     if (o.interrupted) result.interrupted = true;
   }
-  double elapsed =
-      p.runtime_s > 0 && !result.interrupted && result.errors.empty() && plan.spec->io_limit == 0
-          ? plan.limit_s
-          : static_cast<double>(last_completion - plan.measure_start) / 1e9;
+  double elapsed = scope.timed && !result.interrupted && result.errors.empty()
+                       ? plan.limit_s
+                       : static_cast<double>(last_completion - plan.measure_start) / 1e9;
   if (elapsed <= 0) elapsed = 1e-9;
   result.elapsed_s = elapsed;
   for (const auto& o : outcomes) {
@@ -1230,9 +1273,9 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
       wait_known && !outcomes.empty()
           ? std::min(100.0, wait / (elapsed * static_cast<double>(outcomes.size())) * 100)
           : -1;
-  if (rw_reads(plan.mode)) result.read = direction_result(merged[0], elapsed);
-  if (rw_writes(plan.mode)) result.write = direction_result(merged[1], elapsed);
-  if (plan.spec->keep_lat_histogram) {
+  if (scope.reads) result.read = direction_result(merged[0], elapsed);
+  if (scope.writes) result.write = direction_result(merged[1], elapsed);
+  if (scope.keep_lat_histogram) {
     LatencyHistogram both = merged[0].lat;
     both.merge(merged[1].lat);
     for (unsigned i = 0; i < LatencyHistogram::kBuckets; ++i)
@@ -1242,7 +1285,7 @@ void merge_jobs(const std::vector<JobOutcome>& outcomes, const SharedPlan& plan,
 }
 
 // The jobs' timelines brought to the coarsest interval, added, and turned into rates.
-void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec, double limit_s,
+void merge_timelines(std::span<JobOutcome> outcomes, const WorkloadSpec& spec, double limit_s,
                      reporting::WorkloadResult& result) {
   const auto& p = spec.params;
   std::uint64_t interval_ns = 0;
@@ -1292,7 +1335,7 @@ void merge_timelines(std::vector<JobOutcome>& outcomes, const WorkloadSpec& spec
 
 // With verify: the inline read-backs of every job and, with do_verify, every written block read
 // back now (verify_written_blocks).
-reporting::IntegrityReport integrity_of(const std::vector<JobOutcome>& outcomes,
+reporting::IntegrityReport integrity_of(std::span<const JobOutcome> outcomes,
                                         const WorkloadSpec& spec, const RunOptions& options,
                                         const VerifyLedger& ledger,
                                         reporting::WorkloadResult& result) {
@@ -1324,6 +1367,38 @@ reporting::IntegrityReport integrity_of(const std::vector<JobOutcome>& outcomes,
   return integrity;
 }
 
+// The I/O depths of some jobs, added.
+reporting::IoDepthDistribution depths_of(std::span<const JobOutcome> outcomes) {
+  reporting::IoDepthDistribution d;
+  d.submitted.assign(kIoDepthBuckets, 0);
+  for (const auto& o : outcomes)
+    for (std::size_t b = 0; b < kIoDepthBuckets; ++b) d.submitted[b] += o.depths[b];
+  return d;
+}
+
+// A group's member jobs, each its own result over the group's window (WorkloadResult::jobs); the
+// group's own scope is every direction any member has, timed when every member is.
+MergeScope add_member_results(std::span<const MemberPlan> members, std::span<JobOutcome> outcomes,
+                              const SharedPlan& plan, reporting::WorkloadResult& result) {
+  MergeScope group{false, false, plan.spec->params.runtime_s > 0, plan.spec->keep_lat_histogram};
+  for (const MemberPlan& m : members) {
+    const auto mine = outcomes.subspan(m.first, m.spec->params.numjobs);
+    const MergeScope scope = scope_of(*m.spec);
+    group.reads = group.reads || scope.reads;
+    group.writes = group.writes || scope.writes;
+    group.timed = group.timed && scope.timed;
+    reporting::WorkloadResult job;
+    job.id = m.spec->id;
+    job.params = m.spec->params;
+    job.fio_command = fio_command(*m.spec);
+    job.io_depths = depths_of(mine);
+    merge_jobs(mine, plan, scope, job);
+    merge_timelines(mine, *m.spec, plan.limit_s, job);
+    result.jobs.push_back(std::move(job));
+  }
+  return group;
+}
+
 }  // namespace
 
 reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOptions& options) {
@@ -1331,22 +1406,28 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   SharedPlan plan;
   plan.spec = &spec;
   plan.options = &options;
-  plan.mode = parse_rw(spec.params.rw);
-  plan.region_offset = spec.params.offset;
   plan.lat_log = open_latency_log(options);
-  std::vector<JobOutcome> outcomes(spec.params.numjobs);
+  // A group's members, or the workload itself as its one member.
+  const std::vector<WorkloadSpec> member_specs = group_members(spec);
+  std::vector<MemberPlan> members;
+  std::size_t threads = 0;
+  for (const WorkloadSpec& m : member_specs.empty() ? std::span<const WorkloadSpec>(&spec, 1)
+                                                    : std::span<const WorkloadSpec>(member_specs)) {
+    members.push_back({&m, parse_rw(m.params.rw), m.params.offset, 0, nullptr, threads});
+    threads += m.params.numjobs;
+  }
+  std::vector<JobOutcome> outcomes(threads);
   std::optional<VerifyLedger> own_ledger;
   std::optional<EarlyStopRule> rule =
       spec.params.runtime_s > 0 ? parse_early_stop(spec.early_stop) : std::nullopt;
-  if (rule)
-    rule = resolve_early_stop(*rule, spec.params.runtime_s, spec.interval_s, rw_writes(plan.mode));
+  if (rule) rule = resolve_early_stop(*rule, spec.params.runtime_s, spec.interval_s, writes(spec));
   WorkloadMonitor monitor(options.now, spec.interval_s, std::move(rule), options.proc_root,
                           options.monitor_pacing);
   // Every workload's job threads count against the host's poll budget while they run.
-  PollBudget::Lease poll_lease = PollBudget::host().enter(spec.params.numjobs);
+  PollBudget::Lease poll_lease = PollBudget::host().enter(static_cast<unsigned>(threads));
   plan.poll_gate = poll_lease.gate();
   try {
-    run_jobs(spec, options, plan, outcomes, own_ledger, monitor);
+    run_jobs(options, plan, members, outcomes, own_ledger, monitor);
   } catch (...) {
     if (plan.lat_log) std::fclose(plan.lat_log);
     throw;
@@ -1356,21 +1437,23 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   reporting::WorkloadResult result;
   result.id = spec.id;
   result.params = spec.params;
+  result.params.numjobs = static_cast<unsigned>(threads);  // a group's: every job's threads
   result.fio_command = fio_command(spec);
   result.host_busy = monitor.host_busy();
   result.early_stop = monitor.early_stop();
   result.disk_stats = plan.disk_stats;
-  result.io_depths.submitted.assign(kIoDepthBuckets, 0);
-  for (const auto& o : outcomes)
-    for (std::size_t b = 0; b < kIoDepthBuckets; ++b) result.io_depths.submitted[b] += o.depths[b];
-  merge_jobs(outcomes, plan, result);
+  result.io_depths = depths_of(outcomes);
+  const MergeScope scope =
+      member_specs.empty() ? scope_of(spec) : add_member_results(members, outcomes, plan, result);
+  merge_jobs(outcomes, plan, scope, result);
   if (spec.params.ioengine == "io_uring" && !spec.iopoll)
     result.cpu.poll = spec.spin_wait_s < 0   ? "spin_wait auto: polling " + poll_lease.summary()
                       : spec.spin_wait_s > 0 ? "spin_wait set: polling allowed"
                                              : "spin_wait 0: no polling";
   merge_timelines(outcomes, spec, plan.limit_s, result);
   if (result.interrupted) result.errors.push_back("interrupted");
-  if (plan.ledger) result.integrity = integrity_of(outcomes, spec, options, *plan.ledger, result);
+  const MemberPlan& only = members.front();
+  if (only.ledger) result.integrity = integrity_of(outcomes, spec, options, *only.ledger, result);
   return result;
 }
 

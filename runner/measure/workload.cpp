@@ -286,7 +286,84 @@ bool rw_random(RwMode m) noexcept {
   return m == RwMode::RandRead || m == RwMode::RandWrite || m == RwMode::RandRW;
 }
 
+namespace {
+
+// The options that are one for the whole group: its measured window and its checks.
+constexpr std::string_view kGroupOnlyOptions[] = {
+    "runtime",  "ramp_time", "early_stop", "verify", "verify_backlog", "verify_backlog_batch",
+    "do_verify"};
+
+}  // namespace
+
+bool group_only_option(std::string_view name) noexcept {
+  return std::find(std::begin(kGroupOnlyOptions), std::end(kGroupOnlyOptions), name) !=
+         std::end(kGroupOnlyOptions);
+}
+
+std::vector<WorkloadSpec> group_members(const WorkloadSpec& group) {
+  std::vector<WorkloadSpec> members;
+  for (const GroupJob& job : group.jobs) {
+    WorkloadSpec m = group;
+    m.jobs.clear();
+    m.id = job.name;
+    for (const auto& [name, value] : job.options) {
+      if (group_only_option(name))
+        throw UnitError("job '" + job.name + "': " + name +
+                        " is the group's: its jobs run together over one measured window (set it "
+                        "on the workload)");
+      try {
+        set_workload_option(m, name, value);
+      } catch (const UnitError& e) {
+        throw UnitError("job '" + job.name + "': " + e.what());
+      }
+    }
+    members.push_back(std::move(m));
+  }
+  return members;
+}
+
+bool writes(const WorkloadSpec& w) {
+  if (w.jobs.empty()) return rw_writes(parse_rw(w.params.rw));
+  const auto members = group_members(w);
+  return std::any_of(members.begin(), members.end(),
+                     [](const WorkloadSpec& m) { return rw_writes(parse_rw(m.params.rw)); });
+}
+
+bool reads(const WorkloadSpec& w) {
+  if (w.jobs.empty()) return rw_reads(parse_rw(w.params.rw));
+  const auto members = group_members(w);
+  return std::any_of(members.begin(), members.end(),
+                     [](const WorkloadSpec& m) { return rw_reads(parse_rw(m.params.rw)); });
+}
+
+namespace {
+
+// A group: its jobs' names unique and valid, each member valid, nothing the group must not do.
+void validate_group(const WorkloadSpec& spec) {
+  if (spec.verify != VerifyAlgorithm::None)
+    throw UnitError("verify on a group of jobs: its jobs would write over each other's blocks");
+  if (!spec.early_stop.empty())
+    throw UnitError("early_stop on a group of jobs: it tracks the figure of one job spec");
+  std::vector<std::string_view> names;
+  for (const GroupJob& job : spec.jobs) {
+    if (job.name.empty()) throw UnitError("a job of the group has no name");
+    if (std::find(names.begin(), names.end(), job.name) != names.end())
+      throw UnitError("two jobs named '" + job.name + "' in the group");
+    names.push_back(job.name);
+  }
+  for (const WorkloadSpec& m : group_members(spec)) {
+    try {
+      validate(m);
+    } catch (const UnitError& e) {
+      throw UnitError("job '" + m.id + "': " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 void validate(const WorkloadSpec& spec) {
+  if (!spec.jobs.empty()) validate_group(spec);
   const auto& p = spec.params;
   (void)parse_rw(p.rw);
   if (p.bs == 0) throw UnitError("bs must be greater than 0");
@@ -314,17 +391,22 @@ void validate(const WorkloadSpec& spec) {
                     " is not a multiple of bs under direct=1");
 }
 
-std::string fio_command(const WorkloadSpec& spec) {
+namespace {
+
+// One job's part of a fio command line: "--name=ID --filename=... --rw=...".
+std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   constexpr std::uint64_t kNullTargetSize = std::uint64_t{1} << 40;  // job_runner's check_region
   const auto& p = spec.params;
   std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
-  std::string cmd = "fio --name=" + (spec.id.empty() ? std::string("storqual") : spec.id);
+  std::string cmd = "--name=" + (spec.id.empty() ? std::string("storqual") : spec.id);
   if (!p.target.empty() && engine != "null") cmd += " --filename=" + p.target;
   cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
          " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
   cmd += " --thread";
-  if (p.numjobs > 1) cmd += " --numjobs=" + std::to_string(p.numjobs) + " --group_reporting";
+  if (p.numjobs > 1)
+    cmd +=
+        " --numjobs=" + std::to_string(p.numjobs) + (group_reporting ? " --group_reporting" : "");
   if (p.rw == "rw" || p.rw == "randrw") cmd += " --rwmixread=" + std::to_string(p.rwmixread);
   // The null engine has no size of its own: storqual gives it 1 TiB from offset, fio needs one.
   if (p.size)
@@ -378,6 +460,17 @@ std::string fio_command(const WorkloadSpec& spec) {
   // one). fio's random map is its default: only its absence is spelled out.
   cmd += " --randrepeat=0";
   if (rw_random(parse_rw(p.rw)) && !p.randommap) cmd += " --norandommap";
+  return cmd;
+}
+
+}  // namespace
+
+// A group is one fio job per member on one command line: fio starts them together (no stonewall
+// between them) and reports each job apart (no group_reporting, which would add them up).
+std::string fio_command(const WorkloadSpec& spec) {
+  if (spec.jobs.empty()) return "fio " + fio_job_options(spec, true);
+  std::string cmd = "fio";
+  for (const WorkloadSpec& m : group_members(spec)) cmd += " " + fio_job_options(m, false);
   return cmd;
 }
 

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/result.hpp"
 #include "runner/measure/verify.hpp"
@@ -21,6 +23,14 @@ enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
 // opens the target. It shapes readahead, so it matters to buffered I/O only. Pattern (fio's "1",
 // the default in both tools) advises RANDOM for a random pattern and SEQUENTIAL for the others.
 enum class FadviseHint { None, Pattern, Random, Sequential };
+
+// One member job of a group workload (docs/formats.md, "<job>"): its name and the workload options
+// it sets over the workload's own, which are its defaults (as fio's [global] for the jobs after
+// it), by the option table's names with their values as written.
+struct GroupJob {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> options;
+};
 
 struct WorkloadSpec {
   std::string id;                    // unique within a suite, e.g. "randread-4k-qd32"
@@ -68,6 +78,10 @@ struct WorkloadSpec {
   std::uint64_t io_limit = 0;
   // Fill WorkloadResult::lat_histogram (runner/methods/pts_tests.hpp's response-time histograms).
   bool keep_lat_histogram = false;
+  // Several different jobs that run together over one measured window (fio's jobs between two
+  // stonewalls): empty for a workload of one job spec. Each member is this spec with its own
+  // options applied (group_members); runtime and ramp_time are the group's alone.
+  std::vector<GroupJob> jobs;
   [[nodiscard]] double effective_rate_iops() const {
     if (rate_iops > 0) return rate_iops;
     return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;
@@ -108,13 +122,22 @@ inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
 [[nodiscard]] bool rw_reads(RwMode m) noexcept;
 [[nodiscard]] bool rw_writes(RwMode m) noexcept;
 [[nodiscard]] bool rw_random(RwMode m) noexcept;
-[[nodiscard]] inline bool writes(const WorkloadSpec& w) {
-  return rw_writes(parse_rw(w.params.rw));
-}
+// Whether the workload writes (reads): for a group, whether any of its members does.
+[[nodiscard]] bool writes(const WorkloadSpec& w);
+[[nodiscard]] bool reads(const WorkloadSpec& w);
 
 // Checks the combination (rw known, bs > 0, limits, rwmixread <= 100, psync iodepth...); throws
 // UnitError with what was expected. Alignment against the device is checked when it is opened.
 void validate(const WorkloadSpec& spec);
+
+// A group workload's member jobs as the specs they run: `group` with each job's options applied,
+// the job's name as id, no jobs of their own; throws UnitError naming the job for a bad option or
+// one a member may not set (runtime, ramp_time, early_stop, verify: the group's window and checks
+// are one). Empty for a workload of one job spec.
+[[nodiscard]] std::vector<WorkloadSpec> group_members(const WorkloadSpec& group);
+// Whether only a group, not its member jobs, may set the option: runtime, ramp_time, early_stop,
+// verify and its options.
+[[nodiscard]] bool group_only_option(std::string_view name) noexcept;
 
 // The equivalent fio command line for an auditor, e.g.
 // "fio --name=randread-4k-qd32 --filename=/dev/sdb --rw=randread --bs=4k --iodepth=32 ...".

@@ -72,6 +72,8 @@ std::optional<PcieLink> read_pcie_link(const std::string& sysfs_root, const std:
 }
 
 double EngineCeiling::iops(const WorkloadSpec& workload) {
+  // A group's jobs differ in depth and engine: no one null-engine probe stands for them.
+  if (!workload.jobs.empty()) return 0;
   const auto& p = workload.params;
   auto key = std::make_pair(p.iodepth, p.numjobs);
   if (auto it = known_.find(key); it != known_.end()) return it->second;

@@ -60,7 +60,7 @@ class EngineCeiling {
  public:
   explicit EngineCeiling(RunWorkload measure, double probe_seconds = 0.2)
       : measure_(std::move(measure)), probe_seconds_(probe_seconds) {}
-  // 0 when the probe failed.
+  // 0 when the probe failed, and for a group of jobs (not measured).
   [[nodiscard]] double iops(const WorkloadSpec& workload);
 
  private:

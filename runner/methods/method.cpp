@@ -35,7 +35,20 @@ std::string plain_summary_line(const WorkloadSpec& spec, const std::string& dept
 }
 
 std::string Method::summary_line(const WorkloadSpec& spec) const {
-  return plain_summary_line(spec, "QD" + std::to_string(spec.params.iodepth));
+  if (spec.jobs.empty())
+    return plain_summary_line(spec, "QD" + std::to_string(spec.params.iodepth));
+  // A group: "group of 2 jobs, 30s: reader randread 4k QD32 x1; writer write 128k QD4 x2".
+  const auto& p = spec.params;
+  std::string line = "group of " + std::to_string(spec.jobs.size()) + " jobs, " +
+                     (p.runtime_s > 0 ? format_duration_fio(p.runtime_s) : "size once") + ":";
+  const char* sep = " ";
+  for (const WorkloadSpec& m : group_members(spec)) {
+    const auto& q = m.params;
+    line += sep + m.id + " " + q.rw + " " + format_size_fio(q.bs) + " QD" +
+            std::to_string(q.iodepth) + " x" + std::to_string(q.numjobs);
+    sep = "; ";
+  }
+  return line;
 }
 
 namespace {

@@ -241,7 +241,8 @@ QualificationOutcome judge_fio_json(const FioJudgeOptions& o) {
   reporting::JudgeHeader header{*run.measured_by, device.summary,           l.sheet.name,
                                 l.suite.name,     l.suite.workloads.size(), fio.notes};
   std::fputs(reporting::format_judge_header(header).c_str(), o.console);
-  const std::vector<FioJsonJob> jobs = jobs_of_host(fio, o);
+  // A group workload's jobs, which fio ran together, as the one result of their fio group.
+  const std::vector<FioJsonJob> jobs = fold_fio_groups(l.suite, jobs_of_host(fio, o), fio.groups);
   const std::vector<FioJobMatch> matches = match_fio_jobs(l.suite, jobs);
   std::vector<reporting::JobMatchLine> lines;
   for (const auto& m : matches) lines.push_back({m.job, m.workload, m.how, m.differences});

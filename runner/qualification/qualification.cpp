@@ -540,6 +540,20 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   return plan;
 }
 
+// A group's jobs without a size, in a group without one: the whole target from each job's own
+// offset (up to the cap), written as the job's size before the group gets its own.
+void size_jobs_to(std::uint64_t capacity, WorkloadSpec& group) {
+  if (group.jobs.empty() || group.params.size != 0) return;
+  const std::vector<WorkloadSpec> members = group_members(group);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const auto& p = members[i].params;
+    if (p.size != 0 || p.offset >= capacity) continue;  // an offset past the end: the run says so
+    std::uint64_t size = capacity - p.offset;
+    if (members[i].max_size && size > members[i].max_size) size = members[i].max_size;
+    group.jobs[i].options.emplace_back("size", std::to_string(size));
+  }
+}
+
 // The admitted target holds the guard (and a scratch file) for as long as the run needs it: the
 // caller keeps it.
 [[nodiscard]] devices::AdmittedTarget admit_plan(std::vector<WorkloadSpec>& plan,
@@ -549,8 +563,11 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   std::uint64_t reach = 0;
   for (const auto& w : plan) {
     any_write = any_write || writes(w);
-    if (w.params.size == 0) whole = true;
-    reach = std::max(reach, w.params.offset + w.params.size);
+    // A group's jobs each have their region (their own offset and size, or the group's).
+    for (const WorkloadSpec& m : w.jobs.empty() ? std::vector<WorkloadSpec>{w} : group_members(w)) {
+      if (m.params.size == 0) whole = true;
+      reach = std::max(reach, m.params.offset + m.params.size);
+    }
   }
   WorkloadSpec region;
   region.params.rw = any_write ? "randwrite" : "randread";
@@ -561,6 +578,7 @@ std::vector<WorkloadSpec> plan_workloads(const Suite& suite, const Qualification
   for (const auto& n : admitted.notes) notes.push_back(n);
   for (auto& w : plan) {
     w.params.target = admitted.path;
+    size_jobs_to(admitted.capacity, w);
     if (w.params.size == 0) {
       // The whole device from offset, as the method says, up to the suite's documented cap.
       w.params.size = admitted.capacity - w.params.offset;
@@ -630,9 +648,13 @@ reporting::WorkloadResult measure_planned(
         attach_thermal(r, sampler->stop(), total_s);
       }
       // A result without I/O of its own (a self-test) has no host limit to assess.
-      if (r.read || r.write || !r.errors.empty())
-        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]),
-                                         read_pcie_link(o.sysfs_root, target.resolved.device));
+      if (r.read || r.write || !r.errors.empty()) {
+        const auto link = read_pcie_link(o.sysfs_root, target.resolved.device);
+        r.host_limit = assess_host_limit(r, engine_ceiling_iops(plan[i]), link);
+        // A group's jobs each by their own threads' CPU and run-queue wait: a writer that waited
+        // on its device is not excused by a reader that kept a CPU busy (a job claim reads it).
+        for (auto& job : r.jobs) job.host_limit = assess_host_limit(job, 0, link);
+      }
       if (auto stalled = stall_error(r)) r.errors.push_back(*stalled);
       // The reason a workload is in error is said where it happened, not only in the reports.
       std::fputs(reporting::format_workload_errors(plan[i].id, r.errors).c_str(), con);
@@ -653,6 +675,7 @@ reporting::WorkloadResult measure_planned(
   r.preconditioning = std::move(preconditioning);
   // The report names the target as the user gave it, not the scratch file's temporary name.
   r.params.target = o.target;
+  for (auto& job : r.jobs) job.params.target = o.target;
   const Method& method = *chosen.suite.workloads[i].method;
   WorkloadSpec as_run = plan[i];
   as_run.params.iodepth = r.params.iodepth;  // a latency search chose its own

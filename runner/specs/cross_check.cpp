@@ -40,6 +40,21 @@ std::string nearest_id(const Suite& suite, const std::string& id) {
   return " (its workloads: " + ids + ")";
 }
 
+// The member job `name` of a group workload into `job`; else why not ("which has no job of that
+// name (its jobs: a, b)").
+std::string find_job(const WorkloadSpec& workload, const std::string& name, WorkloadSpec& job) {
+  if (workload.jobs.empty()) return "which is not a group of jobs (it has no <job>)";
+  std::string names;
+  for (WorkloadSpec& m : group_members(workload)) {
+    if (m.id == name) {
+      job = std::move(m);
+      return "";
+    }
+    names += (names.empty() ? "" : ", ") + m.id;
+  }
+  return "which has no job of that name (its jobs: " + names + ")";
+}
+
 }  // namespace
 
 std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite) {
@@ -58,16 +73,28 @@ std::vector<std::string> cross_check(const SpecSheet& sheet, const Suite& suite)
                            "> whose result is a testcase of its own, with no figure to claim");
         continue;
       }
+      // The claim's subject: the workload (a group: its jobs together), or one job of a group.
+      WorkloadSpec subject = w->spec;
+      std::string label = "workload '" + id + "'";
+      if (!c.job.empty()) {
+        const std::string found = find_job(w->spec, c.job, subject);
+        if (!found.empty()) {
+          warnings.push_back(c.location + ": claim on job '" + c.job + "' of workload '" + id +
+                             "', " + found);
+          continue;
+        }
+        label = "job '" + c.job + "' of workload '" + id + "'";
+      }
       // A named figure is its method's (the surface scan's scan.read_bw reads although its
       // workload's rw is write); the direction is checked for a workload's own counts.
       if (c.metric.figure) continue;
-      RwMode mode = parse_rw(w->spec.params.rw);
-      if (c.metric.direction == MetricDirection::Read && !rw_reads(mode))
-        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not read (rw=" + w->spec.params.rw + ")");
-      if (c.metric.direction == MetricDirection::Write && !rw_writes(mode))
-        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on workload '" + id +
-                           "', which does not write (rw=" + w->spec.params.rw + ")");
+      const std::string rw = subject.jobs.empty() ? "rw=" + subject.params.rw : "none of its jobs";
+      if (c.metric.direction == MetricDirection::Read && !reads(subject))
+        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on " + label +
+                           ", which does not read (" + rw + ")");
+      if (c.metric.direction == MetricDirection::Write && !writes(subject))
+        warnings.push_back(c.location + ": metric '" + c.metric.name + "' on " + label +
+                           ", which does not write (" + rw + ")");
     }
   }
   return warnings;

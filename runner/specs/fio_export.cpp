@@ -17,17 +17,18 @@ const char* bit(bool b) {
 
 }  // namespace
 
-WorkloadAttributes workload_attributes(const WorkloadSpec& w) {
-  const WorkloadSpec d;
+WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec* base) {
+  const WorkloadSpec d = base ? *base : WorkloadSpec{};
+  const bool always = !base;  // rw, bs, iodepth, ioengine, direct: stated in every workload
   const auto& p = w.params;
   const auto& dp = d.params;
   WorkloadAttributes a;
   auto add = [&](bool differs, const char* name, std::string value) {
     if (differs) a.emplace_back(name, std::move(value));
   };
-  add(true, "rw", p.rw);
-  add(true, "bs", format_size_fio(p.bs));
-  add(true, "iodepth", std::to_string(p.iodepth));
+  add(always || p.rw != dp.rw, "rw", p.rw);
+  add(always || p.bs != dp.bs, "bs", format_size_fio(p.bs));
+  add(always || p.iodepth != dp.iodepth, "iodepth", std::to_string(p.iodepth));
   add(p.numjobs != dp.numjobs, "numjobs", std::to_string(p.numjobs));
   add(p.runtime_s != dp.runtime_s, "runtime", format_duration_fio(p.runtime_s));
   add(p.ramp_time_s != dp.ramp_time_s, "ramp_time", format_duration_fio(p.ramp_time_s));
@@ -35,8 +36,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w) {
   add(w.max_size != d.max_size, "max_size", format_size_fio(w.max_size));
   add(p.offset != dp.offset, "offset", format_size_fio(p.offset));
   add(p.rwmixread != dp.rwmixread, "rwmixread", std::to_string(p.rwmixread));
-  add(true, "ioengine", p.ioengine);
-  add(true, "direct", bit(p.direct));
+  add(always || p.ioengine != dp.ioengine, "ioengine", p.ioengine);
+  add(always || p.direct != dp.direct, "direct", bit(p.direct));
   add(p.randommap != dp.randommap, "norandommap", bit(!p.randommap));
   add(w.fixedbufs != d.fixedbufs, "fixedbufs", bit(w.fixedbufs));
   add(w.registerfiles != d.registerfiles, "registerfiles", bit(w.registerfiles));
@@ -84,6 +85,70 @@ void expect_plain(const SuiteWorkload& w, const char* for_what) {
                      " takes plain workloads only");
 }
 
+// One fio job section of workload `workload`: the workload itself (s.id == workload) or one of
+// its group's jobs; `stonewall` makes fio wait for the jobs before it.
+std::string job_section(const std::string& workload, const WorkloadSpec& s, bool stonewall) {
+  const auto& p = s.params;
+  auto refuse = [&](const std::string& what) {
+    throw UsageError("workload '" + workload + "'" +
+                     (s.id == workload ? "" : ", job '" + s.id + "'") + ": " + what +
+                     " has no fio equivalent");
+  };
+  if (!s.early_stop.empty()) refuse("early_stop");
+  if (s.max_size) refuse("max_size");
+  if (s.io_timeout_s > 0) refuse("io_timeout");
+  if (s.verify == VerifyAlgorithm::Xxh3) refuse("verify=xxh3");
+  if (s.spin_wait_s >= 0) refuse("spin_wait");
+  std::string out = "\n[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
+                    "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
+                    "\niodepth=" + std::to_string(p.iodepth) +
+                    "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
+  if (p.rwmixread != 50) out += "rwmixread=" + std::to_string(p.rwmixread) + "\n";
+  if (p.size) out += "size=" + format_size_fio(p.size) + "\n";
+  if (p.offset) out += "offset=" + format_size_fio(p.offset) + "\n";
+  // storqual's runtime is time based; with io_limit, whichever comes first: fio's runtime and
+  // io_size without time_based.
+  if (p.runtime_s > 0)
+    out += std::string(s.io_limit ? "" : "time_based\n") +
+           "runtime=" + format_duration_fio(p.runtime_s) + "\n";
+  if (p.ramp_time_s > 0) out += "ramp_time=" + format_duration_fio(p.ramp_time_s) + "\n";
+  if (s.io_limit) {
+    if (s.io_limit % p.numjobs) refuse("io_limit not divisible by numjobs");
+    out += "io_size=" + format_size_fio(s.io_limit / p.numjobs) + "\n";
+  }
+  if (!p.randommap) out += "norandommap\n";
+  // storqual's 0 (everything ready) is fio's 0 (iodepth at once); fio's default is 1.
+  out += "iodepth_batch_submit=" + std::to_string(s.iodepth_batch) + "\n";
+  if (s.iodepth_batch_complete > 0)
+    out += "iodepth_batch_complete_min=" + std::to_string(s.iodepth_batch_complete) + "\n";
+  // storqual's 0 takes every completion that is ready; fio's default takes
+  // iodepth_batch_complete_min per reap.
+  out += "iodepth_batch_complete_max=" +
+         std::to_string(s.iodepth_batch_complete_max ? s.iodepth_batch_complete_max : p.iodepth) +
+         "\n";
+  if (s.fadvise_hint != FadviseHint::Pattern)
+    out += "fadvise_hint=" + std::string(fadvise_hint_name(s.fadvise_hint)) + "\n";
+  if (p.ioengine == "io_uring") {
+    if (s.fixedbufs) out += "fixedbufs\n";
+    if (s.registerfiles) out += "registerfiles\n";
+    if (s.sqpoll) out += "sqthread_poll\n";
+    if (s.iopoll) out += "hipri\n";
+  }
+  if (s.interval_s != 1.0)
+    out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
+  if (s.rate_iops > 0) out += "rate_iops=" + std::to_string(std::llround(s.rate_iops)) + "\n";
+  if (s.rate_bytes) out += "rate=" + std::to_string(s.rate_bytes) + "\n";
+  if (s.continue_on_error) out += "continue_on_error=io\n";
+  if (s.verify == VerifyAlgorithm::Crc32c) {
+    out += "verify=crc32c\n";
+    if (s.verify_backlog) out += "verify_backlog=" + std::to_string(s.verify_backlog) + "\n";
+    if (s.verify_backlog_batch)
+      out += "verify_backlog_batch=" + std::to_string(s.verify_backlog_batch) + "\n";
+    if (!s.do_verify) out += "do_verify=0\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string suite_xml_text(const Suite& suite) {
@@ -98,6 +163,12 @@ std::string suite_xml_text(const Suite& suite) {
     n.append_attribute("id") = w.id().c_str();
     for (const auto& [name, value] : workload_attributes(w.spec))
       n.append_attribute(name.c_str()) = value.c_str();
+    for (const GroupJob& job : w.spec.jobs) {
+      pugi::xml_node j = n.append_child("job");
+      j.append_attribute("name") = job.name.c_str();
+      for (const auto& [name, value] : job.options)
+        j.append_attribute(name.c_str()) = value.c_str();
+    }
   }
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
@@ -105,14 +176,16 @@ std::string suite_xml_text(const Suite& suite) {
 }
 
 std::string fio_job_text(const Suite& suite, const std::string& target) {
-  std::string out = "; fio job file of the storqual suite '" + suite.name +
-                    "' (storqual suites export " + suite.name +
-                    " --fio): one job per workload, one after another, as storqual runs them.\n"
-                    "[global]\n"
-                    "; storqual's jobs are threads of one process and draw a new random "
-                    "sequence each run\nthread\nrandrepeat=0\n"
-                    "; storqual never drops the target's page cache (fio's default invalidate=1 "
-                    "drops it at every open and every loop over the region)\ninvalidate=0\n";
+  std::string out =
+      "; fio job file of the storqual suite '" + suite.name + "' (storqual suites export " +
+      suite.name +
+      " --fio): one job per workload (a group: one per job, started together), one after "
+      "another, as storqual runs them.\n"
+      "[global]\n"
+      "; storqual's jobs are threads of one process and draw a new random "
+      "sequence each run\nthread\nrandrepeat=0\n"
+      "; storqual never drops the target's page cache (fio's default invalidate=1 "
+      "drops it at every open and every loop over the region)\ninvalidate=0\n";
   if (target.empty())
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else
@@ -120,61 +193,16 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
   if (suite.precondition) throw UsageError("the suite's <precondition> has no fio equivalent");
   for (const SuiteWorkload& w : suite.workloads) {
     expect_plain(w, "--fio");
-    const WorkloadSpec& s = w.spec;
-    const auto& p = s.params;
-    auto refuse = [&](const std::string& what) {
-      throw UsageError("workload '" + w.id() + "': " + what + " has no fio equivalent");
-    };
-    if (!s.early_stop.empty()) refuse("early_stop");
-    if (s.max_size) refuse("max_size");
-    if (s.io_timeout_s > 0) refuse("io_timeout");
-    if (s.verify == VerifyAlgorithm::Xxh3) refuse("verify=xxh3");
-    if (s.spin_wait_s >= 0) refuse("spin_wait");
-    out += "\n[" + w.id() + "]\nstonewall\nioengine=" + p.ioengine + "\nrw=" + p.rw +
-           "\nbs=" + format_size_fio(p.bs) + "\niodepth=" + std::to_string(p.iodepth) +
-           "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
-    if (p.rwmixread != 50) out += "rwmixread=" + std::to_string(p.rwmixread) + "\n";
-    if (p.size) out += "size=" + format_size_fio(p.size) + "\n";
-    if (p.offset) out += "offset=" + format_size_fio(p.offset) + "\n";
-    // storqual's runtime is time based; with io_limit, whichever comes first: fio's runtime and
-    // io_size without time_based.
-    if (p.runtime_s > 0)
-      out += std::string(s.io_limit ? "" : "time_based\n") +
-             "runtime=" + format_duration_fio(p.runtime_s) + "\n";
-    if (p.ramp_time_s > 0) out += "ramp_time=" + format_duration_fio(p.ramp_time_s) + "\n";
-    if (s.io_limit) {
-      if (s.io_limit % p.numjobs) refuse("io_limit not divisible by numjobs");
-      out += "io_size=" + format_size_fio(s.io_limit / p.numjobs) + "\n";
+    if (w.spec.jobs.empty()) {
+      out += job_section(w.id(), w.spec, true);
+      continue;
     }
-    if (!p.randommap) out += "norandommap\n";
-    // storqual's 0 (everything ready) is fio's 0 (iodepth at once); fio's default is 1.
-    out += "iodepth_batch_submit=" + std::to_string(s.iodepth_batch) + "\n";
-    if (s.iodepth_batch_complete > 0)
-      out += "iodepth_batch_complete_min=" + std::to_string(s.iodepth_batch_complete) + "\n";
-    if (s.fadvise_hint != FadviseHint::Pattern)
-      out += "fadvise_hint=" + std::string(fadvise_hint_name(s.fadvise_hint)) + "\n";
-    // storqual's 0 takes every completion that is ready; fio's default takes
-    // iodepth_batch_complete_min per reap.
-    out += "iodepth_batch_complete_max=" +
-           std::to_string(s.iodepth_batch_complete_max ? s.iodepth_batch_complete_max : p.iodepth) +
-           "\n";
-    if (p.ioengine == "io_uring") {
-      if (s.fixedbufs) out += "fixedbufs\n";
-      if (s.registerfiles) out += "registerfiles\n";
-      if (s.sqpoll) out += "sqthread_poll\n";
-      if (s.iopoll) out += "hipri\n";
-    }
-    if (s.interval_s != 1.0)
-      out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
-    if (s.rate_iops > 0) out += "rate_iops=" + std::to_string(std::llround(s.rate_iops)) + "\n";
-    if (s.rate_bytes) out += "rate=" + std::to_string(s.rate_bytes) + "\n";
-    if (s.continue_on_error) out += "continue_on_error=io\n";
-    if (s.verify == VerifyAlgorithm::Crc32c) {
-      out += "verify=crc32c\n";
-      if (s.verify_backlog) out += "verify_backlog=" + std::to_string(s.verify_backlog) + "\n";
-      if (s.verify_backlog_batch)
-        out += "verify_backlog_batch=" + std::to_string(s.verify_backlog_batch) + "\n";
-      if (!s.do_verify) out += "do_verify=0\n";
+    // A group: its jobs' sections, a stonewall before the first only, so that fio starts them
+    // together; fio's JSON then has one entry per job (no group_reporting).
+    bool first = true;
+    for (const WorkloadSpec& m : group_members(w.spec)) {
+      out += job_section(w.id(), m, first);
+      first = false;
     }
   }
   return out;

@@ -349,13 +349,42 @@ void add_copy(Entry& into, const Entry& more) {
   merge_side(into.read, more.read);
   merge_side(into.write, more.write);
   reporting::WorkloadResult& r = into.job.result;
-  if (r.read) r.read = into.read.d;
-  if (r.write) r.write = into.write.d;
+  if (r.read || more.job.result.read) r.read = into.read.d;  // a group's jobs: either direction
+  if (r.write || more.job.result.write) r.write = into.write.d;
   r.cpu.usr_pct += more.job.result.cpu.usr_pct;
   r.cpu.sys_pct += more.job.result.cpu.sys_pct;
   r.elapsed_s = std::max(r.elapsed_s, more.job.result.elapsed_s);
   for (const auto& e : more.job.result.errors) r.errors.push_back(e);
   ++into.job.entries;
+}
+
+// fio's groups of different jobs (the entries of one host with one groupid and several jobnames):
+// each one result of them all, as a storqual group's (add_copy: counts and rates added, latency
+// pooled, percentiles from the summed bins), with the jobs' own results in `result.jobs`.
+std::vector<FioJsonJob> groups_of(const std::vector<Entry>& entries) {
+  std::vector<FioJsonJob> groups;
+  std::vector<bool> done(entries.size(), false);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (done[i] || entries[i].job.all_clients) continue;
+    Entry sum = entries[i];
+    std::vector<reporting::WorkloadResult> jobs = {entries[i].job.result};
+    for (std::size_t k = i + 1; k < entries.size(); ++k) {
+      const FioJsonJob& other = entries[k].job;
+      if (done[k] || other.all_clients || other.groupid != sum.job.groupid ||
+          other.hostname != sum.job.hostname)
+        continue;
+      done[k] = true;
+      add_copy(sum, entries[k]);
+      sum.job.result.params.numjobs += other.result.params.numjobs;
+      jobs.push_back(other.result);
+    }
+    if (jobs.size() < 2) continue;
+    sum.job.name = "group " + std::to_string(sum.job.groupid);
+    sum.job.result.id = sum.job.name;
+    sum.job.result.jobs = std::move(jobs);
+    groups.push_back(std::move(sum.job));
+  }
+  return groups;
 }
 
 }  // namespace
@@ -435,12 +464,12 @@ FioJsonOutput parse_fio_json(std::string_view text, const std::string& file) {
     else
       entries.push_back(std::move(e));
   }
-  for (auto& e : entries) {
+  for (auto& e : entries)
     if (e.job.entries > 1)
       out.notes.push_back("job '" + e.job.name + "': " + std::to_string(e.job.entries) +
                           " entries (numjobs without group_reporting) summed into one result");
-    out.jobs.push_back(std::move(e.job));
-  }
+  out.groups = groups_of(entries);
+  for (auto& e : entries) out.jobs.push_back(std::move(e.job));
   return out;
 }
 

@@ -41,6 +41,10 @@ struct FioJsonOutput {
   std::string version;             // "fio-3.33"
   std::vector<std::string> notes;  // text before the JSON that was skipped, percentiles, ...
   std::vector<FioJsonJob> jobs;    // in fio's order; numjobs copies already summed
+  // fio's groups of different jobs (one host's entries with one groupid and several jobnames, no
+  // group_reporting): each the sum of its jobs, named "group N", its jobs' results in
+  // result.jobs; a group workload of the suite takes one (fold_fio_groups).
+  std::vector<FioJsonJob> groups;
   [[nodiscard]] std::vector<std::string> hosts() const;  // client/server: the hostnames, in order
 };
 
@@ -68,5 +72,13 @@ struct FioJobMatch {
 };
 [[nodiscard]] std::vector<FioJobMatch> match_fio_jobs(const Suite& suite,
                                                       const std::vector<FioJsonJob>& jobs);
+
+// fio's groups for the suite's group workloads: a group workload whose job names are the jobnames
+// of one of `groups` (the same names, any order) takes that group, which replaces its jobs in
+// `jobs`, named after the workload (so that it is matched by name); its jobs' results are renamed
+// and ordered as the workload's jobs. Jobs of no group workload stay as they are.
+[[nodiscard]] std::vector<FioJsonJob> fold_fio_groups(const Suite& suite,
+                                                      std::vector<FioJsonJob> jobs,
+                                                      const std::vector<FioJsonJob>& groups);
 
 }  // namespace storqual::runner

@@ -47,8 +47,26 @@ std::vector<std::string> differences(const reporting::WorkloadParams& job,
   return out;
 }
 
+// A group's: each of its jobs against the workload's job of that name ("job writer: bs 64k (suite:
+// 128k)"); the jobs' results are in the workload's order (fold_fio_groups).
+std::vector<std::string> group_differences(const reporting::WorkloadResult& job,
+                                           const WorkloadSpec& w) {
+  std::vector<std::string> out;
+  const std::vector<WorkloadSpec> members = group_members(w);
+  for (std::size_t k = 0; k < members.size() && k < job.jobs.size(); ++k)
+    for (const std::string& d : differences(job.jobs[k].params, members[k].params))
+      out.push_back("job " + members[k].id + ": " + d);
+  return out;
+}
+
 std::string label(const FioJsonJob& j) {
-  return j.hostname.empty() ? j.name : j.name + " (" + j.hostname + ")";
+  std::string name = j.name;
+  if (!j.result.jobs.empty()) {  // a group's (fold_fio_groups): its jobs, fio's group
+    name.clear();
+    for (const auto& r : j.result.jobs) name += (name.empty() ? "" : ", ") + r.id;
+    name += " (fio group " + std::to_string(j.groupid) + ")";
+  }
+  return j.hostname.empty() ? name : name + " (" + j.hostname + ")";
 }
 
 }  // namespace
@@ -59,7 +77,9 @@ std::vector<FioJobMatch> match_fio_jobs(const Suite& suite, const std::vector<Fi
   auto take = [&](std::size_t i, const SuiteWorkload& w, const char* how) {
     out[i].workload = w.id();
     out[i].how = how;
-    out[i].differences = differences(jobs[i].result.params, w.spec.params);
+    out[i].differences = w.spec.jobs.empty() || jobs[i].result.jobs.empty()
+                             ? differences(jobs[i].result.params, w.spec.params)
+                             : group_differences(jobs[i].result, w.spec);
     taken.push_back(w.id());
   };
   auto is_taken = [&](const std::string& id) {
@@ -72,13 +92,15 @@ std::vector<FioJobMatch> match_fio_jobs(const Suite& suite, const std::vector<Fi
       continue;
     }
     const SuiteWorkload* w = suite.find(jobs[i].name);
-    if (w && !is_taken(w->id())) take(i, *w, "by name");
+    if (w && !is_taken(w->id()))
+      take(i, *w, jobs[i].result.jobs.empty() ? "by name" : "by its jobs' names");
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!out[i].workload.empty() || jobs[i].all_clients) continue;
     std::vector<const SuiteWorkload*> fits;
-    for (const auto& w : suite.workloads)
-      if (!is_taken(w.id()) && same_pattern(jobs[i].result.params, w.spec.params))
+    for (const auto& w : suite.workloads)  // a group is matched by its jobs' names only
+      if (!is_taken(w.id()) && w.spec.jobs.empty() &&
+          same_pattern(jobs[i].result.params, w.spec.params))
         fits.push_back(&w);
     if (fits.size() == 1) {
       take(i, *fits.front(), "by rw, bs, iodepth, numjobs");
@@ -95,6 +117,39 @@ std::vector<FioJobMatch> match_fio_jobs(const Suite& suite, const std::vector<Fi
     }
   }
   return out;
+}
+
+std::vector<FioJsonJob> fold_fio_groups(const Suite& suite, std::vector<FioJsonJob> jobs,
+                                        const std::vector<FioJsonJob>& groups) {
+  for (const SuiteWorkload& w : suite.workloads) {
+    if (w.spec.jobs.empty()) continue;
+    std::vector<std::string> names;
+    for (const GroupJob& j : w.spec.jobs) names.push_back(j.name);
+    std::sort(names.begin(), names.end());
+    for (const FioJsonJob& g : groups) {
+      std::vector<std::string> got;
+      for (const auto& r : g.result.jobs) got.push_back(r.id);
+      std::sort(got.begin(), got.end());
+      auto in_group = [&](const FioJsonJob& j) {
+        return !j.all_clients && j.groupid == g.groupid && j.hostname == g.hostname;
+      };
+      const auto first = std::find_if(jobs.begin(), jobs.end(), in_group);
+      if (got != names || first == jobs.end()) continue;  // another host's, or taken
+      FioJsonJob folded = g;
+      folded.name = w.id();
+      folded.result.id = w.id();
+      folded.result.jobs.clear();
+      for (const GroupJob& j : w.spec.jobs)
+        folded.result.jobs.push_back(
+            *std::find_if(g.result.jobs.begin(), g.result.jobs.end(),
+                          [&](const reporting::WorkloadResult& r) { return r.id == j.name; }));
+      const auto at = first - jobs.begin();
+      jobs.erase(std::remove_if(jobs.begin(), jobs.end(), in_group), jobs.end());
+      jobs.insert(jobs.begin() + std::min<std::ptrdiff_t>(at, std::ssize(jobs)), std::move(folded));
+      break;
+    }
+  }
+  return jobs;
 }
 
 }  // namespace storqual::runner

@@ -501,6 +501,60 @@ std::vector<std::vector<JobState>> concurrent_sets(std::vector<JobState> jobs) {
   return sets;
 }
 
+// `name`, or NAME-2, NAME-3 ... when it is taken (fio allows one name for several jobs).
+std::string unique_id(const std::string& name, std::set<std::string>& used) {
+  const std::string base = valid_id(name);
+  std::string id = base;
+  for (int n = 2; used.count(id); ++n) id = base + "-" + std::to_string(n);
+  used.insert(id);
+  return id;
+}
+
+// Jobs that fio runs together: each one identical to an earlier one but for its name is numjobs
+// copies of it (its numjobs and io_limit added); the others are jobs of their own.
+std::vector<JobState> fold_copies(std::vector<JobState>& set) {
+  std::vector<JobState> distinct;
+  for (JobState& j : set) {
+    auto same = std::find_if(distinct.begin(), distinct.end(),
+                             [&](const JobState& d) { return same_pattern(d.spec, j.spec); });
+    if (same == distinct.end()) {
+      distinct.push_back(std::move(j));
+      continue;
+    }
+    auto& p = same->spec.params;
+    if (p.numjobs + j.spec.params.numjobs > kMaxNumjobs)
+      throw FileError(same->location + ": more than " + std::to_string(kMaxNumjobs) + " jobs");
+    p.numjobs += j.spec.params.numjobs;
+    if (__builtin_add_overflow(same->spec.io_limit, j.spec.io_limit, &same->spec.io_limit))
+      throw FileError(same->location + ": the jobs' bytes overflow");
+  }
+  return distinct;
+}
+
+// Different jobs that fio runs together: one group workload, the first job's options its own and
+// each job's differences from them its member options (docs/fio-files.md, "fio's groups").
+WorkloadSpec group_of(std::vector<JobState>& distinct) {
+  const JobState& first = distinct.front();
+  WorkloadSpec group = first.spec;
+  std::set<std::string> names;
+  for (const JobState& j : distinct) {
+    const auto& p = j.spec.params;
+    if (p.runtime_s != first.spec.params.runtime_s ||
+        p.ramp_time_s != first.spec.params.ramp_time_s)
+      throw FileError(j.location + ": job '" + j.name + "' runs at the same time as '" +
+                      first.name + "' (" + first.location +
+                      ") in fio with another runtime or ramp_time; the jobs of a storqual group "
+                      "share one measured window");
+    if (j.spec.verify != VerifyAlgorithm::None)
+      throw FileError(j.location + ": job '" + j.name +
+                      "' verifies and runs at the same time as '" + first.name + "' (" +
+                      first.location +
+                      ") in fio; storqual verifies a workload of one job spec only");
+    group.jobs.push_back({unique_id(j.name, names), workload_attributes(j.spec, &group)});
+  }
+  return group;
+}
+
 }  // namespace
 
 std::uint64_t fio_size(const std::string& name, const std::string& value, unsigned kb_base,
@@ -516,29 +570,17 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored));
   std::set<std::string> used;
   for (std::vector<JobState>& set : concurrent_sets(std::move(jobs))) {
-    JobState& first = set.front();
-    for (std::size_t i = 1; i < set.size(); ++i)
-      if (!same_pattern(set[i].spec, first.spec))
-        throw FileError(set[i].location + ": job '" + set[i].name + "' runs at the same time as '" +
-                        first.name + "' (" + first.location +
-                        ") in fio (no stonewall or wait_for between them) with other options; "
-                        "storqual runs one workload at a time and refuses to serialize them");
-    // Identical jobs run together are numjobs copies of one.
-    const unsigned copies = static_cast<unsigned>(set.size());
-    if (first.spec.params.numjobs * copies > kMaxNumjobs)
-      throw FileError(first.location + ": more than " + std::to_string(kMaxNumjobs) + " jobs");
-    first.spec.params.numjobs *= copies;
-    if (__builtin_mul_overflow(first.spec.io_limit, std::uint64_t{copies}, &first.spec.io_limit))
-      throw FileError(first.location + ": the jobs' bytes overflow");
-    // fio allows one name for several jobs; a suite's ids are unique: NAME, NAME-2, NAME-3 ...
-    const std::string base = valid_id(first.name);
-    std::string id = base;
-    for (int n = 2; used.count(id); ++n) id = base + "-" + std::to_string(n);
-    used.insert(id);
-    first.spec.id = id;
+    std::vector<JobState> distinct = fold_copies(set);
+    JobState& first = distinct.front();
     SuiteWorkload w;  // a plain workload: no method
-    w.spec = std::move(first.spec);
+    w.spec = distinct.size() == 1 ? std::move(first.spec) : group_of(distinct);
+    w.spec.id = unique_id(first.name, used);
     w.location = first.location;
+    try {
+      validate(w.spec);
+    } catch (const UnitError& e) {
+      throw FileError(first.location + ": job '" + first.name + "': " + e.what());
+    }
     out.suite.workloads.push_back(std::move(w));
   }
   return out;

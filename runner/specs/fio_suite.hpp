@@ -5,8 +5,9 @@
 // names what a storqual run is given otherwise, such as the target), or refused with the reason.
 // fio's defaults where they differ from storqual's (ioengine=psync, direct=0, rw=read, one I/O per
 // submit, no registered buffers) are written into each workload, so that it runs as fio would.
-// Jobs that fio runs at the same time (no stonewall or wait_for between them) become one workload
-// when they are identical but for their names (numjobs copies); different ones are refused.
+// Jobs that fio runs at the same time (no stonewall or wait_for between them) become one workload:
+// identical ones but for their names are numjobs copies of one job, different ones the member jobs
+// of a group (WorkloadSpec::jobs), which must share their runtime and ramp_time.
 #pragma once
 
 #include <filesystem>
@@ -21,7 +22,7 @@
 namespace storqual::runner {
 
 struct FioImport {
-  Suite suite;  // plain workloads only: SuiteWorkload{spec, location}
+  Suite suite;  // plain workloads only (some of them groups): SuiteWorkload{spec, location}
   // "file:line: option 'group_reporting' ignored: it shapes fio's output only", one per option.
   std::vector<std::string> ignored;
 };
@@ -44,9 +45,11 @@ struct FioImport {
 
 // Every workload option whose value differs from a default WorkloadSpec (rw, bs, iodepth,
 // ioengine and direct always), by its option name (runner/measure/workload.hpp) with its value as
-// the suite loader reads it back; the id is not among them.
+// the suite loader reads it back; the id and a group's jobs are not among them. With `base`: every
+// option whose value differs from base's (a group's job over its workload: GroupJob::options).
 using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
-[[nodiscard]] WorkloadAttributes workload_attributes(const WorkloadSpec& spec);
+[[nodiscard]] WorkloadAttributes workload_attributes(const WorkloadSpec& spec,
+                                                     const WorkloadSpec* base = nullptr);
 
 // The suite XML (docs/formats.md, "Suite") of a suite of plain workloads, which Suite::parse reads
 // back to the same workloads. Throws UsageError for a workload with a method.

@@ -196,8 +196,8 @@ void check_id(const XmlFile& file, pugi::xml_attribute a, std::string_view id) {
 }
 
 Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_tolerance) {
-  expect_only(file, node, "workload workloads aggregate metric value value_per_tb tolerance steady",
-              "");
+  expect_only(file, node,
+              "workload workloads job aggregate metric value value_per_tb tolerance steady", "");
   Claim c;
   c.location = file.where(node);
   c.tolerance_pct = sheet_tolerance;
@@ -212,7 +212,15 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
     check_id(file, one, one.value());
     c.workloads.emplace_back(one.value());
     if (agg) throw file.error(agg, "aggregate needs workloads=\"ID ID...\" (several workloads)");
+    // One member job of a group workload (docs/formats.md, "<job>"); the suite says whether it
+    // has one (cross_check).
+    if (pugi::xml_attribute job = node.attribute("job")) {
+      check_id(file, job, job.value());
+      c.job = job.value();
+    }
   } else {
+    if (pugi::xml_attribute job = node.attribute("job"))
+      throw file.error(job, "job=\"NAME\" names a job of one workload (workload=\"ID\")");
     c.workloads = reporting::split_ids(many.value());
     if (c.workloads.empty()) throw file.error_value(many, "empty workloads list");
     for (std::size_t i = 0; i < c.workloads.size(); ++i) {
@@ -402,7 +410,8 @@ SpecSheet load_sheet(const XmlFile& file) {
     for (pugi::xml_node node : claims_node.children("claim")) {
       Claim c = load_claim(file, node, tolerance);
       for (const Claim& earlier : sheet.claims)
-        if (earlier.workloads == c.workloads && earlier.metric.name == c.metric.name)
+        if (earlier.workloads == c.workloads && earlier.job == c.job &&
+            earlier.metric.name == c.metric.name)
           throw file.error(node, "duplicate claim on " + c.workload_label() + " " + c.metric.name +
                                      " (first at " +
                                      earlier.location.substr(file.display_name().size() + 1) + ")");
@@ -504,7 +513,7 @@ double claim_threshold(const Claim& claim, double capacity_bytes) {
 }
 
 std::string Claim::workload_label() const {
-  return reporting::join_text(workloads, " ");
+  return reporting::join_text(workloads, " ") + (job.empty() ? "" : " job " + job);
 }
 
 std::vector<std::filesystem::path> spec_sheet_files(const std::filesystem::path& dir) {

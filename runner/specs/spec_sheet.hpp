@@ -74,6 +74,9 @@ enum class Aggregate { None, Mean, Min, Max };
 
 struct Claim {
   std::vector<std::string> workloads;  // one id, or several for an aggregate claim
+  // job="reader": the claim is on that member job of a group workload (its own figures); "": on
+  // the workload (a group's: its jobs together).
+  std::string job;
   Aggregate aggregate = Aggregate::None;
   Metric metric;
   double value = 0;        // base unit of the metric (per decimal TB when per_tb)
@@ -86,7 +89,8 @@ struct Claim {
   // steady="required": without steady state the verdict is an error "inconclusive: ..."
   bool steady_required = false;
   std::string location;  // "file:line:column" of the <claim>, for warnings
-  // "randread-4k-qd32" or "randrw70-4k randrw70-8k randrw70-16k" (as in ClaimVerdict::workload)
+  // "randread-4k-qd32" or "randrw70-4k randrw70-8k randrw70-16k" (as in ClaimVerdict::workload),
+  // "mixed job reader" for a claim on a job
   [[nodiscard]] std::string workload_label() const;
 };
 

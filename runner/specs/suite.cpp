@@ -79,16 +79,78 @@ Precondition load_precondition(const XmlFile& file, pugi::xml_node node) {
 }
 
 void load_children(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
+  const bool group = std::string_view(node.name()) == "workload";  // it may hold <job>s
   for (pugi::xml_node child : node.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata)
       throw file.error(child, "unexpected text in <" + std::string(node.name()) + ">");
     if (child.type() != pugi::node_element) continue;
+    if (group && std::string_view(child.name()) == "job") continue;  // load_jobs
     if (std::string_view(child.name()) != "precondition")
       throw file.error(child, "unknown element <" + std::string(child.name()) + "> in <" +
-                                  node.name() + "> (expected <precondition>)");
+                                  node.name() + "> (expected <precondition>" +
+                                  (group ? " or <job>)" : ")"));
     if (w.precondition)
       throw file.error(child, "a second <precondition> in <" + std::string(node.name()) + ">");
     w.precondition = load_precondition(file, child);
+  }
+}
+
+// One <job> of a group workload: its name and its options over the workload's, each checked at
+// its attribute through the option table.
+GroupJob load_job(const XmlFile& file, pugi::xml_node node, const WorkloadSpec& group) {
+  expect_no_children(file, node);
+  GroupJob job;
+  pugi::xml_attribute name = required_attribute(file, node, "name");
+  job.name = name.value();
+  if (!is_valid_name(job.name))
+    throw file.error_value(
+        name, "job name '" + job.name + "' must be non-empty letters, digits, '.', '_' and '-'");
+  for (pugi::xml_attribute a : node.attributes()) {
+    const std::string_view option = a.name();
+    if (group_only_option(option))
+      throw file.error(a, std::string(option) +
+                              " is the group's: its jobs run together over one measured window "
+                              "(set it on the <workload>)");
+  }
+  WorkloadSpec scratch = group;  // each value checked where it is written
+  apply_workload_attributes(file, node, scratch, {"name"}, true);
+  for (pugi::xml_attribute a : node.attributes())
+    if (std::string_view(a.name()) != "name") job.options.emplace_back(a.name(), a.value());
+  return job;
+}
+
+// The <job>s of a <workload>: a group of different jobs that run together (docs/formats.md). A
+// group is a plain run: not in rounds.
+void load_jobs(const XmlFile& file, pugi::xml_node node, SuiteWorkload& w) {
+  std::map<std::string, std::string> seen;  // name -> line:column
+  for (pugi::xml_node child : node.children("job")) {
+    GroupJob job = load_job(file, child, w.spec);
+    if (auto it = seen.find(job.name); it != seen.end())
+      throw file.error(child.attribute("name"),
+                       "duplicate job name '" + job.name + "' (first at " + it->second + ")");
+    seen.emplace(job.name, file.position(child));
+    w.spec.jobs.push_back(std::move(job));
+  }
+  if (w.spec.jobs.empty()) return;
+  if (w.method->timed())  // rounds to steady state: the <workload> method that is not a plain run
+    throw file.error(node,
+                     "a group of jobs (<job>) runs once: it cannot run in rounds to steady "
+                     "state (rounds, round_time, steady_metric, dependent preconditioning)");
+  if (w.spec.jobs.size() == 1)
+    throw file.error(node.child("job"),
+                     "a group needs at least two <job>s (one job's options "
+                     "belong on the <workload>)");
+  // Each member checked at its own element: the workload's options with the job's over them.
+  const std::vector<WorkloadSpec> members = group_members(w.spec);
+  std::size_t i = 0;
+  for (pugi::xml_node child : node.children("job")) {
+    try {
+      validate(members[i]);
+    } catch (const UnitError& e) {
+      throw file.error(child,
+                       "workload '" + w.spec.id + "', job '" + members[i].id + "': " + e.what());
+    }
+    ++i;
   }
 }
 
@@ -151,13 +213,19 @@ Suite load_suite(const XmlFile& file) {
                          "needs a <workload>");
       w.method = entry->in_rounds(w.method);
     }
+    if (kind == "workload") load_jobs(file, node, w);
     validate_at(file, node, w.spec);
     suite.workloads.push_back(std::move(w));
   }
   if (suite.precondition && suite.precondition->dependent)
     for (auto& w : suite.workloads)
-      if (const MethodEntry* entry = find_method_entry(w.method->element()); entry->in_rounds)
+      if (const MethodEntry* entry = find_method_entry(w.method->element()); entry->in_rounds) {
+        if (!w.spec.jobs.empty())
+          throw FileError(w.location + ": workload '" + w.spec.id +
+                          "' is a group of jobs, which runs once: the suite's dependent "
+                          "preconditioning (the workload itself in rounds) cannot apply to it");
         w.method = entry->in_rounds(w.method);
+      }
   if (suite.workloads.empty()) {
     std::string methods;
     for (const MethodEntry& e : method_entries())

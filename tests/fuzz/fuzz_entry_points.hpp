@@ -65,6 +65,7 @@ inline const runner::Suite& reference_suite() {
 <workload id="randwrite-4k-qd32" rw="randwrite" bs="4k" iodepth="32"/>
 <workload id="seqread-1m-qd32" rw="read" bs="1m" iodepth="32"/>
 <workload id="randrw70-4k" rw="randrw" rwmixread="70" bs="4k" iodepth="8"/>
+<workload id="mixed"><job name="reader" rw="randread" iodepth="32"/><job name="writer" rw="write"/></workload>
 </suite>)",
       "reference-suite.xml");
   return suite;
@@ -154,6 +155,13 @@ inline Outcome feed_fio_json(std::string_view bytes) {
   if (out.jobs.empty()) broken("accepted fio JSON without jobs");
   reporting::RunResult run;
   for (const auto& j : out.jobs) run.workloads.push_back(j.result);
+  // fio's groups (several jobs of one groupid): each with its jobs, through the JSON as a group.
+  for (const auto& g : out.groups) {
+    if (g.result.jobs.size() < 2) broken("a fio group of fewer than two jobs", g.name);
+    run.workloads.push_back(g.result);
+  }
+  (void)runner::match_fio_jobs(reference_suite(),
+                               runner::fold_fio_groups(reference_suite(), out.jobs, out.groups));
   const std::string json = reporting::to_json_text(run);
   try {
     const reporting::RunResult back = reporting::run_result_from_json(json);
@@ -161,6 +169,7 @@ inline Outcome feed_fio_json(std::string_view bytes) {
       broken("fio's jobs read back to another number of workloads", json);
     for (std::size_t i = 0; i < back.workloads.size(); ++i)
       if (back.workloads[i].read.has_value() != run.workloads[i].read.has_value() ||
+          back.workloads[i].jobs.size() != run.workloads[i].jobs.size() ||
           (run.workloads[i].read && back.workloads[i].read->clat.percentiles.size() !=
                                         run.workloads[i].read->clat.percentiles.size()))
         broken("a fio job's result does not read back the same", json);

@@ -65,10 +65,17 @@ TEST_F(FioCli, CheckAndRefusals) {
   auto ok = run_command({STORQUAL_BINARY, "check", (dir_ / "jobs.fio").string()});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("(fio job file, suite 'jobs', 2 workloads)"), std::string::npos) << ok.out;
-  std::ofstream(dir_ / "bad.fio") << "[global]\nsize=1m\n[a]\nrw=randread\n[b]\nrw=write\n";
+  // Different jobs fio runs together: one group workload; with another runtime each: refused.
+  std::ofstream(dir_ / "group.fio") << "[global]\nsize=1m\n[a]\nrw=randread\n[b]\nrw=write\n";
+  auto group = run_command({STORQUAL_BINARY, "check", (dir_ / "group.fio").string()});
+  EXPECT_EQ(group.exit_code, 0) << group.err;
+  EXPECT_NE(group.out.find("(fio job file, suite 'group', 1 workload)"), std::string::npos)
+      << group.out;
+  std::ofstream(dir_ / "bad.fio")
+      << "[global]\nsize=1m\ntime_based\n[a]\nruntime=1\nrw=randread\n[b]\nruntime=2\nrw=write\n";
   auto bad = run_command({STORQUAL_BINARY, "check", (dir_ / "bad.fio").string()});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("bad.fio:5: job 'b' runs at the same time as 'a'"), std::string::npos)
+  EXPECT_NE(bad.err.find("bad.fio:7: job 'b' runs at the same time as 'a'"), std::string::npos)
       << bad.err;
   std::ofstream(dir_ / "pin.fio") << "[a]\nsize=1m\ncpus_allowed=0-3\n";
   auto pin = run_command({STORQUAL_BINARY, "suites", "import", (dir_ / "pin.fio").string()});

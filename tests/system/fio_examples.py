@@ -34,10 +34,19 @@ def run(cmd, cwd=None):
 
 
 def workloads(xml_text):
-    """The workloads of a suite XML, each as (id, {option: value}), in file order."""
+    """The workloads of a suite XML, each as (id, {option: value}), in file order; a group's
+    <job>s add "job N NAME" and "job N NAME.OPTION" entries (N: its place in the group)."""
     root = ET.fromstring(xml_text)
-    return [(w.get("id"), {k: v for k, v in w.attrib.items() if k != "id"})
-            for w in root.findall("workload")]
+    out = []
+    for w in root.findall("workload"):
+        options = {k: v for k, v in w.attrib.items() if k != "id"}
+        for n, j in enumerate(w.findall("job")):
+            options["job %d" % n] = j.get("name")
+            for k, v in j.attrib.items():
+                if k != "name":
+                    options["job %d %s.%s" % (n, j.get("name"), k)] = v
+        out.append((w.get("id"), options))
+    return out
 
 
 def global_names(path):

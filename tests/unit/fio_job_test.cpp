@@ -225,8 +225,12 @@ TEST(FioSuite, JobsThatFioRunsTogether) {
   EXPECT_EQ(im.suite.workloads[0].spec.params.numjobs, 4u);
   EXPECT_EQ(im.suite.workloads[1].id(), "w");
   EXPECT_EQ(im.suite.workloads[2].id(), "r3");
-  const std::string e = refusal("[global]\nsize=1m\n[reader]\nrw=randread\n[writer]\nrw=write\n");
-  EXPECT_NE(e.find("dir/t.fio:5: job 'writer' runs at the same time as 'reader' (dir/t.fio:3)"),
+  // Different jobs fio runs together share one measured window: another runtime is refused.
+  const std::string e = refusal(
+      "[global]\nsize=1m\ntime_based\n[reader]\nruntime=1\nrw=randread\n[writer]\nruntime=2\n"
+      "rw=write\n");
+  EXPECT_NE(e.find("dir/t.fio:7: job 'writer' runs at the same time as 'reader' (dir/t.fio:4) in "
+                   "fio with another runtime or ramp_time"),
             std::string::npos)
       << e;
   EXPECT_NE(refusal("[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n").find("wait_for=a"),
@@ -237,9 +241,45 @@ TEST(FioSuite, JobsThatFioRunsTogether) {
             std::string::npos);
 }
 
+TEST(FioSuite, DifferentJobsThatFioRunsTogetherAreOneGroup) {
+  // A reader and a writer at different depths, and a copy of the reader: one group workload of
+  // two jobs, the copy folded into the reader's numjobs.
+  const FioImport im = import_text(
+      "[global]\nsize=1m\ndirect=1\n[reader]\nrw=randread\niodepth=8\n[writer]\nrw=write\n"
+      "bs=128k\n[reader2]\nrw=randread\niodepth=8\n[after]\nstonewall\nrw=read\n");
+  ASSERT_EQ(im.suite.workloads.size(), 2u);
+  const WorkloadSpec& group = im.suite.workloads[0].spec;
+  EXPECT_EQ(group.id, "reader");
+  const std::vector<WorkloadSpec> jobs = group_members(group);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, "reader");
+  EXPECT_EQ(jobs[0].params.rw, "randread");
+  EXPECT_EQ(jobs[0].params.iodepth, 8u);
+  EXPECT_EQ(jobs[0].params.numjobs, 2u);
+  EXPECT_EQ(jobs[1].id, "writer");
+  EXPECT_EQ(jobs[1].params.rw, "write");
+  EXPECT_EQ(jobs[1].params.bs, 128u << 10);
+  EXPECT_EQ(jobs[1].params.iodepth, 1u);
+  EXPECT_EQ(jobs[1].params.size, 1u << 20);  // from [global], through the group
+  EXPECT_TRUE(im.suite.workloads[1].spec.jobs.empty());
+  EXPECT_EQ(im.suite.workloads[1].id(), "after");
+}
+
 // Every field the import sets, compared one by one.
 void expect_same(const WorkloadSpec& a, const WorkloadSpec& b) {
   EXPECT_EQ(a.id, b.id);
+  const auto ma = group_members(a), mb = group_members(b);
+  ASSERT_EQ(ma.size(), mb.size()) << a.id;
+  for (std::size_t i = 0; i < ma.size(); ++i) {
+    EXPECT_EQ(ma[i].id, mb[i].id);
+    EXPECT_EQ(workload_attributes(ma[i]), workload_attributes(mb[i])) << a.id << " " << ma[i].id;
+    EXPECT_EQ(ma[i].io_limit, mb[i].io_limit);
+  }
+  if (!ma.empty()) {  // a group's own options are what its jobs inherit: the jobs say it all
+    EXPECT_EQ(a.params.runtime_s, b.params.runtime_s);
+    EXPECT_EQ(a.params.ramp_time_s, b.params.ramp_time_s);
+    return;
+  }
   EXPECT_EQ(workload_attributes(a), workload_attributes(b)) << a.id;
   EXPECT_EQ(a.params.runtime_s, b.params.runtime_s);
   EXPECT_EQ(a.params.ramp_time_s, b.params.ramp_time_s);
@@ -284,6 +324,31 @@ TEST(FioSuite, ExportedJobFileImportsToTheSameSuite) {
   const FioImport back = import_fio_jobs(parse_fio_job_text(job, "s.fio", test_env()), "s");
   ASSERT_EQ(back.suite.workloads.size(), original.workloads.size()) << job;
   for (std::size_t i = 0; i < original.workloads.size(); ++i)
+    expect_same(back.suite.workloads[i].spec, original.workloads[i].spec);
+}
+
+TEST(FioSuite, GroupRoundTripsThroughSuiteXmlAndExport) {
+  const Suite original = Suite::parse(
+      R"(<suite name="s"><defaults runtime="10s" size="64m" ioengine="libaio"/>
+<workload id="reader" direct="1">
+  <job name="reader" rw="randread" bs="4k" iodepth="32"/>
+  <job name="writer" rw="write" bs="128k" iodepth="4" numjobs="2" offset="64m"/>
+</workload>
+<workload id="after" rw="read" bs="1m"/>
+</suite>)",
+      "s.xml");
+  const Suite xml_back = Suite::parse(suite_xml_text(original), "back.xml");
+  ASSERT_EQ(xml_back.workloads.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    expect_same(xml_back.workloads[i].spec, original.workloads[i].spec);
+  // The export: a section per job, a stonewall before the first only.
+  const std::string job = fio_job_text(original, "/dev/zram9");
+  EXPECT_NE(job.find("[reader]\nstonewall\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("[writer]\nioengine=libaio\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("[after]\nstonewall\n"), std::string::npos) << job;
+  const FioImport back = import_fio_jobs(parse_fio_job_text(job, "s.fio", test_env()), "s");
+  ASSERT_EQ(back.suite.workloads.size(), 2u) << job;
+  for (std::size_t i = 0; i < 2; ++i)
     expect_same(back.suite.workloads[i].spec, original.workloads[i].spec);
 }
 

@@ -226,6 +226,59 @@ runner::FioJsonJob job(const std::string& name, const std::string& rw, std::uint
   return j;
 }
 
+// Three different jobs fio ran together (one groupid): each its own entry, and one group of them,
+// summed as numjobs copies are, with the readers' bins merged; a group workload whose jobs are
+// those names takes the group by name, its jobs in the suite's order, differences per job.
+TEST(FioJson, AGroupOfDifferentJobsIsAGroupWorkloadsResult) {
+  const FioJsonOutput out = runner::load_fio_json(kData / "group-three-jobs.json");
+  const auto top = raw("group-three-jobs.json");
+  ASSERT_EQ(out.jobs.size(), 3u);
+  ASSERT_EQ(out.groups.size(), 1u);
+  const runner::FioJsonJob& g = out.groups[0];
+  ASSERT_EQ(g.result.jobs.size(), 3u);
+  EXPECT_EQ(g.result.jobs[0].id, "reader1");
+  EXPECT_EQ(g.result.jobs[2].id, "writer");
+  EXPECT_FALSE(g.result.jobs[0].write.has_value() && g.result.jobs[0].write->ios > 0);
+  const std::uint64_t r1 = top["jobs"][0]["read"]["total_ios"].get<std::uint64_t>();
+  const std::uint64_t r2 = top["jobs"][1]["read"]["total_ios"].get<std::uint64_t>();
+  ASSERT_TRUE(g.result.read && g.result.write);
+  EXPECT_EQ(g.result.read->ios, r1 + r2);
+  EXPECT_EQ(g.result.read->clat.samples, r1 + r2);
+  EXPECT_DOUBLE_EQ(g.result.read->iops, top["jobs"][0]["read"]["iops"].get<double>() +
+                                            top["jobs"][1]["read"]["iops"].get<double>());
+  EXPECT_EQ(g.result.write->ios, top["jobs"][2]["write"]["total_ios"].get<std::uint64_t>());
+  EXPECT_EQ(g.result.read->clat.percentiles.size(), runner::kClaimablePercentiles.size());
+  EXPECT_EQ(g.result.params.numjobs, 3u);
+
+  const runner::Suite suite = runner::Suite::parse(R"(<suite name="s">
+  <defaults direct="1" runtime="1s" size="16m" bs="4k"/>
+  <workload id="mixed">
+    <job name="writer" rw="randwrite" ioengine="libaio" iodepth="2"/>
+    <job name="reader1" rw="randread" ioengine="psync"/>
+    <job name="reader2" rw="randread" ioengine="libaio" iodepth="16"/>
+  </workload>
+</suite>)",
+                                                   "s.xml");
+  const auto jobs = runner::fold_fio_groups(suite, out.jobs, out.groups);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].name, "mixed");
+  ASSERT_EQ(jobs[0].result.jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].result.jobs[0].id, "writer");  // the suite's order
+  EXPECT_EQ(jobs[0].result.jobs[1].id, "reader1");
+  const auto m = runner::match_fio_jobs(suite, jobs);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].workload, "mixed");
+  EXPECT_EQ(m[0].how, "by its jobs' names");
+  EXPECT_EQ(m[0].job, "writer, reader1, reader2 (fio group 0)");
+  EXPECT_EQ(m[0].differences, std::vector<std::string>{"job reader2: iodepth 8 (suite: 16)"});
+  // Other names: no group workload takes fio's group, its jobs stay as they are.
+  const runner::Suite other = runner::Suite::parse(R"(<suite name="o">
+  <workload id="m"><job name="a" rw="randread"/><job name="b" rw="write"/></workload>
+</suite>)",
+                                                   "o.xml");
+  EXPECT_EQ(runner::fold_fio_groups(other, out.jobs, out.groups).size(), 3u);
+}
+
 TEST(FioJson, MatchingRule) {
   const runner::Suite suite = runner::Suite::parse(R"(<suite name="s" description="matching">
   <defaults direct="1" runtime="1s" size="16m"/>

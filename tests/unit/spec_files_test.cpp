@@ -257,6 +257,61 @@ TEST(ShippedFiles, AClaimOnTheBurnInSelfTestIsRefusedByTheCrossCheck) {
             "testcase of its own, with no figure to claim");
 }
 
+// A claim's job= names a job of a group workload; one the suite lacks, on a workload that is no
+// group, or on a direction the job lacks is refused before any run, naming the sheet's line.
+TEST(GroupClaims, AJobClaimIsCheckedAgainstTheSuitesJobs) {
+  const Suite suite = Suite::parse(R"(<suite name="g">
+  <workload id="mixed" runtime="10s">
+    <job name="reader" rw="randread" iodepth="32"/>
+    <job name="writer" rw="write" bs="128k" iodepth="4"/>
+  </workload>
+  <workload id="plain" rw="randread"/>
+</suite>)",
+                                   "g.xml");
+  const SpecSheet sheet = SpecSheet::parse(
+      "<spec-sheet name=\"b\" suite=\"g\">\n  <match model=\"*\"/>\n  <claims>\n"
+      "    <claim workload=\"mixed\" metric=\"iops\" value=\"1\"/>\n"
+      "    <claim workload=\"mixed\" job=\"reader\" metric=\"read.iops\" value=\"1\"/>\n"
+      "    <claim workload=\"mixed\" job=\"writer\" metric=\"write.bw\" value=\"1MB/s\"/>\n"
+      "    <claim workload=\"mixed\" metric=\"write.iops\" value=\"1\"/>\n"
+      "    <claim workload=\"mixed\" job=\"reeder\" metric=\"iops\" value=\"1\"/>\n"
+      "    <claim workload=\"mixed\" job=\"reader\" metric=\"write.iops\" value=\"1\"/>\n"
+      "    <claim workload=\"plain\" job=\"reader\" metric=\"iops\" value=\"1\"/>\n"
+      "  </claims>\n</spec-sheet>\n",
+      "b.xml");
+  ASSERT_EQ(sheet.claims.size(), 7u);
+  EXPECT_EQ(sheet.claims[1].job, "reader");
+  EXPECT_EQ(sheet.claims[1].workload_label(), "mixed job reader");
+  const auto warnings = cross_check(sheet, suite);
+  ASSERT_EQ(warnings.size(), 3u) << ::testing::PrintToString(warnings);
+  EXPECT_EQ(warnings[0],
+            "b.xml:8:5: claim on job 'reeder' of workload 'mixed', which has no job of that name "
+            "(its jobs: reader, writer)");
+  EXPECT_EQ(warnings[1],
+            "b.xml:9:5: metric 'write.iops' on job 'reader' of workload 'mixed', which does not "
+            "write (rw=randread)");
+  EXPECT_EQ(warnings[2],
+            "b.xml:10:5: claim on job 'reader' of workload 'plain', which is not a group of jobs "
+            "(it has no <job>)");
+  // job= with several workloads, and the same claim twice, are refused when the sheet loads.
+  auto error = [](const std::string& claims) {
+    try {
+      (void)SpecSheet::parse(
+          "<spec-sheet name=\"b\" suite=\"g\">\n<match model=\"*\"/>\n<claims>\n" + claims +
+              "</claims>\n</spec-sheet>\n",
+          "b.xml");
+    } catch (const FileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("<claim workloads=\"a b\" job=\"r\" metric=\"iops\" value=\"1\"/>\n"),
+            "b.xml:4:24: job=\"NAME\" names a job of one workload (workload=\"ID\")");
+  EXPECT_EQ(error("<claim workload=\"m\" job=\"r\" metric=\"iops\" value=\"1\"/>\n"
+                  "<claim workload=\"m\" job=\"r\" metric=\"iops\" value=\"2\"/>\n"),
+            "b.xml:5:1: duplicate claim on m job r iops (first at 4:1)");
+}
+
 TEST(ShippedFiles, TheSataSheetCarriesSeed000sClaims) {
   SpecSheet s = SpecSheet::load(kSource / "specs" / "example-sata-ssd.xml");
   std::map<std::string, double> claimed;

@@ -119,6 +119,87 @@ TEST(Suite, OptionErrorsComeFromTheOptionTableAtTheValue) {
             "suite.xml:1:42: direct: expected 0 or 1, got 'yes please'");
 }
 
+constexpr const char* kGroup = R"(<suite name="g">
+  <defaults runtime="30s" size="1g" ioengine="libaio"/>
+  <workload id="mixed" direct="1" iodepth="2">
+    <job name="reader" rw="randread" bs="4k" iodepth="32"/>
+    <job name="writer" rw="write" bs="128k" numjobs="2" ioengine="psync"/>
+  </workload>
+</suite>
+)";
+
+TEST(SuiteGroups, JobsInheritTheWorkloadsOptionsAndSetTheirOwn) {
+  const Suite s = Suite::parse(kGroup, "g.xml");
+  ASSERT_EQ(s.workloads.size(), 1u);
+  const WorkloadSpec& group = s.workloads[0].spec;
+  ASSERT_EQ(group.jobs.size(), 2u);
+  EXPECT_EQ(group.params.runtime_s, 30);
+  const std::vector<WorkloadSpec> jobs = group_members(group);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, "reader");
+  EXPECT_EQ(jobs[0].params.rw, "randread");
+  EXPECT_EQ(jobs[0].params.iodepth, 32u);
+  EXPECT_EQ(jobs[0].params.ioengine, "libaio");  // <defaults>, through the workload
+  EXPECT_EQ(jobs[1].id, "writer");
+  EXPECT_EQ(jobs[1].params.bs, 128u << 10);
+  EXPECT_EQ(jobs[1].params.iodepth, 2u);  // the workload's
+  EXPECT_EQ(jobs[1].params.numjobs, 2u);
+  EXPECT_EQ(jobs[1].params.ioengine, "psync");
+  for (const WorkloadSpec& j : jobs) {
+    EXPECT_EQ(j.params.runtime_s, 30);  // the group's one window
+    EXPECT_EQ(j.params.size, 1ull << 30);
+    EXPECT_TRUE(j.params.direct);
+  }
+  EXPECT_TRUE(reads(group));
+  EXPECT_TRUE(writes(group));
+  EXPECT_EQ(s.workloads[0].method->summary_line(group),
+            "group of 2 jobs, 30s: reader randread 4k QD32 x1; writer write 128k QD2 x2");
+  // The fio command: one --name per job, no group_reporting (fio would add them up).
+  const std::string cmd = fio_command(group);
+  EXPECT_NE(cmd.find("--name=reader "), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--name=writer "), std::string::npos) << cmd;
+  EXPECT_EQ(cmd.find("group_reporting"), std::string::npos) << cmd;
+}
+
+TEST(SuiteGroups, MistakesAreRefusedWhereTheyAre) {
+  auto group = [](const std::string& jobs, const std::string& attrs = "") {
+    return "<suite name=\"s\">\n<workload id=\"m\"" + attrs + ">\n" + jobs +
+           "</workload>\n</suite>";
+  };
+  const std::string two = "<job name=\"a\"/>\n<job name=\"b\" rw=\"write\"/>\n";
+  EXPECT_EQ(load_error(group("<job name=\"a\"/>\n<job name=\"a\" rw=\"write\"/>\n")),
+            "suite.xml:4:6: duplicate job name 'a' (first at 3:1)");
+  EXPECT_EQ(load_error(group("<job name=\"a\" depth=\"4\"/>\n<job name=\"b\"/>\n"))
+                .rfind("suite.xml:3:15: unknown attribute 'depth' on <job> (expected name, or a "
+                       "workload option: ",
+                       0),
+            0u);
+  EXPECT_EQ(load_error(group("<job name=\"a\" iodepth=\"0\"/>\n<job name=\"b\"/>\n")),
+            "suite.xml:3:24: iodepth 0 is out of range (1..65536)");
+  EXPECT_EQ(load_error(group("<job name=\"a\" runtime=\"5s\"/>\n<job name=\"b\"/>\n")),
+            "suite.xml:3:15: runtime is the group's: its jobs run together over one measured "
+            "window (set it on the <workload>)");
+  EXPECT_EQ(load_error(group("<job rw=\"read\"/>\n<job name=\"b\"/>\n")),
+            "suite.xml:3:1: <job> needs attribute 'name'");
+  EXPECT_EQ(load_error(group("<job name=\"only\"/>\n")),
+            "suite.xml:3:1: a group needs at least two <job>s (one job's options belong on the "
+            "<workload>)");
+  EXPECT_EQ(load_error(group(two, " rounds=\"5\"")),
+            "suite.xml:2:1: a group of jobs (<job>) runs once: it cannot run in rounds to steady "
+            "state (rounds, round_time, steady_metric, dependent preconditioning)");
+  EXPECT_EQ(load_error(group(two, " verify=\"crc32c\" rw=\"write\"")),
+            "suite.xml:2:1: workload 'm': verify on a group of jobs: its jobs would write over "
+            "each other's blocks");
+  // A job's combination is checked at the job.
+  EXPECT_EQ(load_error(group("<job name=\"a\" size=\"1k\" bs=\"4k\"/>\n<job name=\"b\"/>\n")),
+            "suite.xml:3:1: workload 'm', job 'a': size 1k is smaller than bs 4k");
+  // Only a <workload> holds jobs.
+  EXPECT_NE(load_error("<suite name=\"s\"><latency-search id=\"l\" limit=\"1ms\"><job name=\"a\"/>"
+                       "</latency-search></suite>")
+                .find("unknown element <job> in <latency-search> (expected <precondition>)"),
+            std::string::npos);
+}
+
 class SuiteLookup : public ::testing::Test {
  protected:
   void write(const std::filesystem::path& p, const std::string& name) {

@@ -432,5 +432,45 @@ TEST(FormatMetricValue, ThreeSignificantDigitsInTheFittingUnit) {
   EXPECT_EQ(format_metric_value(MetricKind::Latency, 850), "850 ns");
 }
 
+// A claim on the group judges the group's figures; job= the job's own, with the group's run
+// conditions (its errors) but the job's own host limit; a job the result lacks is an error.
+TEST(Verdict, AClaimOnAGroupsJobReadsThatJobsFigures) {
+  const Suite suite = Suite::parse(R"(<suite name="g"><defaults runtime="60s"/>
+    <workload id="mixed"><job name="reader" rw="randread"/><job name="writer" rw="randwrite"/>
+    </workload></suite>)",
+                                   "g.xml");
+  WorkloadResult group = reads("mixed", 90000, 4e8);
+  group.write = direction(30000, 1.2e8, 1e5, 200000);
+  group.jobs = {reads("reader", 90000, 4e8), writes("writer", 30000, 1.2e8)};
+  group.host_limit = reporting::HostLimitReport{};
+  group.host_limit->limited = true;
+  group.host_limit->reasons = {"job thread CPU 99%"};
+  group.jobs[1].host_limit = reporting::HostLimitReport{};  // the writer's own: not limited
+  const SpecSheet s = SpecSheet::parse(
+      "<spec-sheet name=\"x\" suite=\"g\"><match model=\"*\"/><claims tolerance=\"10%\">"
+      "<claim workload=\"mixed\" metric=\"iops\" value=\"120k\"/>"
+      "<claim workload=\"mixed\" job=\"reader\" metric=\"read.iops\" value=\"85k\"/>"
+      "<claim workload=\"mixed\" job=\"writer\" metric=\"write.iops\" value=\"60k\"/>"
+      "<claim workload=\"mixed\" job=\"ghost\" metric=\"iops\" value=\"1\"/>"
+      "</claims></spec-sheet>",
+      "g-sheet.xml");
+  const auto vs = judge(s, suite, {group});
+  ASSERT_GE(vs.size(), 4u);
+  EXPECT_EQ(vs[0].job, "");
+  EXPECT_DOUBLE_EQ(*vs[0].measured, 120000);  // the group's read + write
+  EXPECT_EQ(vs[0].status, VerdictStatus::Pass);
+  EXPECT_EQ(vs[1].job, "reader");
+  EXPECT_DOUBLE_EQ(*vs[1].measured, 90000);
+  EXPECT_EQ(vs[1].status, VerdictStatus::Pass);
+  EXPECT_EQ(vs[1].workloads, std::vector<std::string>{"mixed"});
+  EXPECT_EQ(reporting::verdict_name(vs[1]), "mixed job reader read.iops");
+  // 30k against 60k: a failure the writer's own threads do not excuse (the reader's CPU would).
+  EXPECT_DOUBLE_EQ(*vs[2].measured, 30000);
+  EXPECT_EQ(vs[2].status, VerdictStatus::Fail) << vs[2].message;
+  EXPECT_EQ(vs[3].status, VerdictStatus::Error);
+  EXPECT_NE(vs[3].message.find("the result holds no job 'ghost'"), std::string::npos)
+      << vs[3].message;
+}
+
 }  // namespace
 }  // namespace storqual::runner

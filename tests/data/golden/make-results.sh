@@ -35,3 +35,4 @@ run pts-dirth --suite snia-dirth --runtime-scale 0.0005
 run pts-xsr --suite snia-xsr --runtime-scale 0.0001
 run pts-hir --suite snia-hir --runtime-scale 0.0002
 run surface-scan --suite burn-in
+run group-claims --spec "$here/inputs/group.xml" --runtime-scale 0.5
