@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Imported fio job files run by storqual and by fio on the same zram device (docs/fio-files.md).
+"""Imported fio job files run by storqual and by fio on the same zram (or loop) device (docs/fio-files.md).
 
 Each job file (default: four of Debian's fio-examples) is imported (`storqual suites import`),
 given a short runtime and a size that fits the device (the only changes, made in the suite XML),
@@ -15,8 +15,9 @@ from wait4; storqual from its result's cpu.process_pct, the process while the jo
 the device saw per I/O (/sys/block/DEV/stat: requests per tool I/O, KiB per request), which tell a
 tool that issues another I/O pattern from one that spends another CPU time per I/O. Needs root (a zram device made here and removed by its own name).
 
-  bench/fio-jobs-vs-fio.sh [--pairs 3] [--runtime 5] [--device-size 2g] [--size 1g]
-                           [--jobs FILE.fio,...] [--json OUT]
+  bench/fio-jobs-vs-fio.sh [--pairs 3] [--runtime 5] [--device zram|loop] [--device-size 2g]
+                           [--size 1g]
+                           [--jobs FILE.fio,...] [--fio-options OPT=V,...] [--json OUT]
 """
 import argparse
 import json
@@ -46,7 +47,7 @@ def check(argv, **kw):
     return p.stdout
 
 
-def prepare(storqual, job, tmp, device, runtime, size):
+def prepare(storqual, job, tmp, device, runtime, size, fio_options=""):
     """The suite XML storqual runs and the job file fio runs, from one imported job file."""
     stem = os.path.splitext(os.path.basename(job))[0]
     xml = check([storqual, "suites", "import", job], cwd=os.path.dirname(job) or ".")
@@ -63,6 +64,10 @@ def prepare(storqual, job, tmp, device, runtime, size):
     # with iomem=shmhuge over a hugetlb pool (bench/vs-fio.sh does the same).
     pool = max(int(w.get("iodepth", "1")) * size_bytes(w.get("bs", "4k")) *
                int(w.get("numjobs", "1")) for w in root.findall("workload"))
+    if fio_options:  # --fio-options: more [global] options for fio's side only
+        text = open(fio_job).read().replace(
+            "[global]\n", "[global]\n" + "\n".join(fio_options.split(",")) + "\n", 1)
+        open(fio_job, "w").write(text)
     if pool >= HUGE_PAGE:
         text = open(fio_job).read().replace("[global]\n", "[global]\niomem=shmhuge\n", 1)
         open(fio_job, "w").write(text)
@@ -121,10 +126,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--device", choices=("zram", "loop"), default="zram",
+                    help="zram (memory: CPU-bound) or a loop device with direct I/O over a file "
+                         "in /var/tmp (bound by the disk under it)")
     ap.add_argument("--device-size", default="2g")
     ap.add_argument("--size", default="1g")
     ap.add_argument("--jobs", default=",".join(DEFAULT_JOBS))
     ap.add_argument("--tolerance", type=float, default=5.0)
+    ap.add_argument("--fio-options", default="",
+                    help="OPT=V,... added to the [global] of fio's job file only, e.g. "
+                         "scramble_buffers=0 (fio's default stamps one time into every "
+                         "512-byte sector of a write, which a compressing device works on)")
     ap.add_argument("--json")
     a = ap.parse_args()
     if skip := zram_bench_skip():
@@ -134,7 +146,7 @@ def main():
     report, failed = [], False
     tmp = tempfile.mkdtemp(prefix="storqual-fio-jobs.")
     try:
-        with Device("zram", size_bytes(a.device_size)) as dev:
+        with Device(a.device, size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per run, %d ABBA pairs" % (dev.path, a.device_size,
                                                                    a.runtime, a.pairs))
             print("%-22s %12s %12s %8s  %s" % ("job file", "storqual", "fio", "diff",
@@ -142,7 +154,8 @@ def main():
                                                 "I/O and KiB per request storqual / fio"))
             for name in a.jobs.split(","):
                 job = name if os.path.sep in name else os.path.join(EXAMPLES, name)
-                suite, fio_job, pool = prepare(storqual, job, tmp, dev.path, a.runtime, a.size)
+                suite, fio_job, pool = prepare(storqual, job, tmp, dev.path, a.runtime, a.size,
+                                               a.fio_options)
                 sq, fi = [], []
                 huge = HugePages(pool)
                 huge.__enter__()

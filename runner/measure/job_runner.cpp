@@ -855,9 +855,9 @@ class Job {
     const int fd = engine_->fd();
     if (hint == FadviseHint::None || fd < 0) return;
     int advice = hint == FadviseHint::Random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
-    if (hint == FadviseHint::Pattern && rw_random(plan_.mode)) advice = POSIX_FADV_RANDOM;
-    (void)::posix_fadvise(fd, static_cast<off_t>(plan_.region_offset),
-                          static_cast<off_t>(plan_.region_size), advice);
+    if (hint == FadviseHint::Pattern && rw_random(member_.mode)) advice = POSIX_FADV_RANDOM;
+    (void)::posix_fadvise(fd, static_cast<off_t>(member_.region_offset),
+                          static_cast<off_t>(member_.region_size), advice);
   }
 
   // Nothing in flight and nothing to submit yet: a rated workload sleeps until its next I/O is due.
@@ -882,7 +882,7 @@ class Job {
             ? std::clamp(member_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
             : 1;
     // iodepth_batch_complete_max: take at most that many (fio's one per reap), else all ready.
-    const unsigned batch_max = plan_.spec->iodepth_batch_complete_max;
+    const unsigned batch_max = member_.spec->iodepth_batch_complete_max;
     const unsigned reap_max = batch_max ? std::clamp(batch_max, reap_min, depth_) : depth_;
     const int n =
         engine_->reap(reap_min, reap_max, reaped_.data(), std::chrono::nanoseconds(wait_ns));

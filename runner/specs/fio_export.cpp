@@ -185,7 +185,9 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
       "; storqual's jobs are threads of one process and draw a new random "
       "sequence each run\nthread\nrandrepeat=0\n"
       "; storqual never drops the target's page cache (fio's default invalidate=1 "
-      "drops it at every open and every loop over the region)\ninvalidate=0\n";
+      "drops it at every open and every loop over the region)\ninvalidate=0\n"
+      "; storqual's I/O buffers start on a 4 KiB boundary (fio's buffered jobs take malloc's, "
+      "which makes each page-cache copy slower)\niomem_align=4096\n";
   if (target.empty())
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else

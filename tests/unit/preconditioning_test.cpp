@@ -245,8 +245,8 @@ TEST(PreconditionElement, SuiteAndWorkloadLevel) {
   };
   EXPECT_EQ(error_of(R"(<suite name="t"><precondition purge="erase"/><workload id="a"/></suite>)"),
             "b.xml:1:38: purge: expected none, discard, format or sanitize, got 'erase'");
-  EXPECT_EQ(error_of(R"(<suite name="t"><workload id="a"><job/></workload></suite>)"),
-            "b.xml:1:34: unknown element <job> in <workload> (expected <precondition>)");
+  EXPECT_EQ(error_of(R"(<suite name="t"><workload id="a"><pre/></workload></suite>)"),
+            "b.xml:1:34: unknown element <pre> in <workload> (expected <precondition> or <job>)");
 }
 
 }  // namespace
