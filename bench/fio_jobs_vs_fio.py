@@ -8,16 +8,17 @@ and exported again (`storqual suites export --fio --target DEV`; with `iomem=shm
 pool where storqual's buffers are on huge pages, as bench/vs-fio.sh does): storqual runs the suite XML
 (`storqual run --suite`), fio runs the export, which is the same I/O pattern (tests/system/
 fio_examples.py checks import(export) == suite). Before each run the device's page cache is
-flushed (blockdev --flushbufs), as buffered jobs read through it. The two alternate in ABBA order, PAIRS pairs per
-job file; the median IOPS of each side are compared. Exits 1 when a job file's IOPS differ by
+flushed (blockdev --flushbufs), as buffered jobs read through it. The two alternate in ABBA order,
+WARMUP pairs not counted then PAIRS pairs per job file; the median IOPS of each side are compared. Exits 1 when a job file's IOPS differ by
 more than --tolerance (5%). Beside them: I/Os per CPU-second of each tool's whole process (fio
 from wait4; storqual from its result's cpu.process_pct, the process while the jobs ran) and what
 the device saw per I/O (/sys/block/DEV/stat: requests per tool I/O, KiB per request), which tell a
-tool that issues another I/O pattern from one that spends another CPU time per I/O. Needs root (a zram device made here and removed by its own name).
+tool that issues another I/O pattern from one that spends another CPU time per I/O. Needs root
+(a zram or loop device made here and removed by its own name).
 
-  bench/fio-jobs-vs-fio.sh [--pairs 3] [--runtime 5] [--device zram|loop] [--device-size 2g]
-                           [--size 1g]
-                           [--jobs FILE.fio,...] [--fio-options OPT=V,...] [--json OUT]
+  bench/fio-jobs-vs-fio.sh [--pairs 3] [--warmup 1] [--runtime 5] [--device zram|loop]
+                           [--device-size 2g] [--size 1g] [--jobs FILE.fio,...]
+                           [--fio-options OPT=V,...] [--json OUT]
 """
 import argparse
 import json
@@ -126,6 +127,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="ABBA pairs run first and not counted, per job file")
     ap.add_argument("--device", choices=("zram", "loop"), default="zram",
                     help="zram (memory: CPU-bound) or a loop device with direct I/O over a file "
                          "in /var/tmp (bound by the disk under it)")
@@ -159,16 +162,22 @@ def main():
                 sq, fi = [], []
                 huge = HugePages(pool)
                 huge.__enter__()
-                for pair in range(a.pairs):
+                # --warmup pairs first, not counted: the first runs on a device were the slowest
+                # of each job file (a fresh device's first pass), and pair 0 starts with storqual.
+                for pair in range(-a.warmup, a.pairs):
                     order = ("storqual", "fio") if pair % 2 == 0 else ("fio", "storqual")
                     for side in order:
                         # Buffered jobs (direct=0) read through the page cache: each run starts
                         # with this device's cache empty (BLKFLSBUF, this device only).
                         check(["blockdev", "--flushbufs", dev.path])
                         if side == "storqual":
-                            sq.append(storqual_iops(storqual, suite, dev.path, tmp))
+                            r = storqual_iops(storqual, suite, dev.path, tmp)
+                            if pair >= 0:
+                                sq.append(r)
                         else:
-                            fi.append(fio_iops(fio_job, a.runtime))
+                            r = fio_iops(fio_job, a.runtime)
+                            if pair >= 0:
+                                fi.append(r)
                 huge.__exit__(None, None, None)
                 if pool and not huge.ok:
                     print("  (no hugetlb pool: fio ran on 4 KiB pages, storqual on huge pages)")
