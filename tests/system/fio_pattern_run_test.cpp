@@ -17,8 +17,8 @@
 #include <memory>
 #include <string>
 
-#include "engines/null_engine.hpp"
 #include "runner/measure/job_runner.hpp"
+#include "tests/support/forwarding_engine.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {
@@ -87,31 +87,19 @@ TEST(FioPatternRun, FadviseHintSetsTheReadaheadOfBufferedReads) {
 }
 
 // The null engine, remembering the largest `max` it was asked to reap.
-class ReapRecorder final : public engines::Engine {
+class ReapRecorder final : public storqual::testing::ForwardingEngine {
  public:
   ReapRecorder(std::unique_ptr<engines::Engine> inner, unsigned* largest)
-      : inner_(std::move(inner)), largest_(largest) {}
-  std::string_view name() const noexcept override { return inner_->name(); }
-  engines::EngineCaps caps() const noexcept override { return inner_->caps(); }
-  void open(const engines::EngineConfig& c) override { inner_->open(c); }
-  engines::QueueStatus queue(engines::IoRequest& r) noexcept override { return inner_->queue(r); }
-  int commit() noexcept override { return inner_->commit(); }
+      : ForwardingEngine(std::move(inner)), largest_(largest) {}
   int reap(unsigned min, unsigned max, engines::IoRequest** out,
            std::chrono::nanoseconds timeout) noexcept override {
     *largest_ = std::max(*largest_, max);
-    const int n = inner_->reap(min, max, out, timeout);
+    const int n = inner().reap(min, max, out, timeout);
     if (n > static_cast<int>(max)) *largest_ = ~0u;  // an engine that overran its max
     return n;
   }
-  void close() noexcept override { inner_->close(); }
-  std::uint64_t target_size() const noexcept override { return inner_->target_size(); }
-  std::uint32_t logical_block_size() const noexcept override {
-    return inner_->logical_block_size();
-  }
-  int fd() const noexcept override { return inner_->fd(); }
 
  private:
-  std::unique_ptr<engines::Engine> inner_;
   unsigned* largest_;
 };
 

@@ -21,6 +21,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/judge/figure_verdicts.hpp"
 #include "runner/methods/scan_checkpoint.hpp"
+#include "tests/support/forwarding_engine.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {
@@ -205,31 +206,16 @@ TEST(ScanCheckpointFile, RefusesAnotherDeviceSuiteOrLayout) {
 
 // An engine that forwards to the real one and raises `stop` after `after` queued I/Os: a SIGINT
 // arriving mid-pass, at a point the test chooses.
-class StopAfter final : public engines::Engine {
+class StopAfter final : public storqual::testing::ForwardingEngine {
  public:
   StopAfter(std::unique_ptr<engines::Engine> inner, std::atomic<bool>& stop, std::uint64_t after)
-      : inner_(std::move(inner)), stop_(stop), left_(after) {}
-  std::string_view name() const noexcept override { return inner_->name(); }
-  engines::EngineCaps caps() const noexcept override { return inner_->caps(); }
-  void open(const engines::EngineConfig& c) override { inner_->open(c); }
+      : ForwardingEngine(std::move(inner)), stop_(stop), left_(after) {}
   engines::QueueStatus queue(engines::IoRequest& r) noexcept override {
     if (left_ && --left_ == 0) stop_ = true;
-    return inner_->queue(r);
+    return inner().queue(r);
   }
-  int commit() noexcept override { return inner_->commit(); }
-  int reap(unsigned min, unsigned max, engines::IoRequest** out,
-           std::chrono::nanoseconds timeout) noexcept override {
-    return inner_->reap(min, max, out, timeout);
-  }
-  void close() noexcept override { inner_->close(); }
-  std::uint64_t target_size() const noexcept override { return inner_->target_size(); }
-  std::uint32_t logical_block_size() const noexcept override {
-    return inner_->logical_block_size();
-  }
-  int fd() const noexcept override { return inner_->fd(); }
 
  private:
-  std::unique_ptr<engines::Engine> inner_;
   std::atomic<bool>& stop_;
   std::uint64_t left_;
 };
