@@ -322,18 +322,25 @@ std::vector<WorkloadSpec> group_members(const WorkloadSpec& group) {
   return members;
 }
 
-bool writes(const WorkloadSpec& w) {
-  if (w.jobs.empty()) return rw_writes(parse_rw(w.params.rw));
+namespace {
+
+// Whether the workload's pattern, or any member's of a group, has `direction`.
+bool any_pattern(const WorkloadSpec& w, bool (*direction)(RwMode) noexcept) {
+  if (w.jobs.empty()) return direction(parse_rw(w.params.rw));
   const auto members = group_members(w);
-  return std::any_of(members.begin(), members.end(),
-                     [](const WorkloadSpec& m) { return rw_writes(parse_rw(m.params.rw)); });
+  return std::any_of(members.begin(), members.end(), [direction](const WorkloadSpec& m) {
+    return direction(parse_rw(m.params.rw));
+  });
+}
+
+}  // namespace
+
+bool writes(const WorkloadSpec& w) {
+  return any_pattern(w, rw_writes);
 }
 
 bool reads(const WorkloadSpec& w) {
-  if (w.jobs.empty()) return rw_reads(parse_rw(w.params.rw));
-  const auto members = group_members(w);
-  return std::any_of(members.begin(), members.end(),
-                     [](const WorkloadSpec& m) { return rw_reads(parse_rw(m.params.rw)); });
+  return any_pattern(w, rw_reads);
 }
 
 namespace {
