@@ -429,14 +429,29 @@ void workload_heading(std::string& o, const WorkloadResult& w, std::size_t index
   o += "<h3>" + esc(w.id) + "</h3>";
   if (did_no_io(w)) return;
   const auto& p = w.params;
-  o += "<p class=\"small muted\">rw=" + esc(p.rw) + ", bs=" + std::to_string(p.bs) +
-       " B, iodepth=" + std::to_string(p.iodepth) + ", numjobs=" + std::to_string(p.numjobs) +
-       ", ioengine=" + esc(p.ioengine) + ", direct=" + (p.direct ? "1" : "0");
+  const auto pattern_of = [](const WorkloadParams& q) {
+    return "rw=" + esc(q.rw) + ", bs=" + std::to_string(q.bs) +
+           " B, iodepth=" + std::to_string(q.iodepth) + ", numjobs=" + std::to_string(q.numjobs) +
+           ", ioengine=" + esc(q.ioengine) + ", direct=" + (q.direct ? "1" : "0");
+  };
+  o += "<p class=\"small muted\">";
+  if (w.jobs.empty()) {
+    o += pattern_of(p);
+  } else {  // a group: the workload's own parameters are only its jobs' defaults
+    o += std::to_string(w.jobs.size()) + " jobs run together: ";
+    for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+      const WorkloadParams& q = w.jobs[i].params;
+      o += (i ? "; " : "") + esc(w.jobs[i].id) + " (" + pattern_of(q);
+      if (const std::string pattern = offset_pattern(q); !pattern.empty())
+        o += ", offsets: " + esc(pattern);
+      o += ")";
+    }
+  }
   char buf[128];
   std::snprintf(buf, sizeof buf, ", runtime %.1f s (ramp %.1f s), measured %.1f s", p.runtime_s,
                 p.ramp_time_s, w.elapsed_s);
   o += buf;
-  if (const std::string pattern = offset_pattern(p); !pattern.empty())
+  if (const std::string pattern = offset_pattern(p); w.jobs.empty() && !pattern.empty())
     o += ", offsets: " + esc(pattern);
   o += "</p>";
   o += "<p class=\"small muted definition\">IOPS and bandwidth below: per direction (and "
