@@ -87,7 +87,7 @@ def device_requests(device):
 def storqual_iops(storqual, suite, device, tmp):
     """IOPS, I/Os per CPU-second of the whole process while the jobs ran (cpu.process_pct:
     `run` also identifies the device and probes the null engine's ceiling) and the device's
-    requests and sectors per I/O."""
+    requests and sectors per I/O; `workloads`: each workload's IOPS, in the suite's order."""
     out = tempfile.mkdtemp(dir=tmp)
     before = device_requests(device)
     check([storqual, "run", "--target", device, "--suite", suite, "--measure-only",
@@ -95,22 +95,31 @@ def storqual_iops(storqual, suite, device, tmp):
     after = device_requests(device)
     result = json.load(open(os.path.join(out, "storqual-result.json")))
     shutil.rmtree(out)
-    iops = sum(w[d]["iops"] for w in result["workloads"] for d in ("read", "write") if w.get(d))
+    per = [sum(w[d]["iops"] for d in ("read", "write") if w.get(d)) for w in result["workloads"]]
     ios = sum(w[d]["ios"] for w in result["workloads"] for d in ("read", "write") if w.get(d))
     cpus = sum(w["cpu"].get("process_pct", 0) for w in result["workloads"]) / 100
-    return {"iops": iops, "per_core": iops / cpus if cpus > 0 else 0,
+    iops = sum(per)
+    return {"iops": iops, "workloads": per, "per_core": iops / cpus if cpus > 0 else 0,
             "requests_per_io": (after[0] - before[0]) / ios if ios else 0,
             "kib_per_request": (after[1] - before[1]) / 2 / max(1, after[0] - before[0])}
 
 
 def fio_iops(fio_job, runtime):
+    """As storqual_iops, from fio's JSON: the export starts each workload with stonewall, so a
+    workload is one of fio's groups (groupid, in order)."""
     before = device_requests_of_job(fio_job)
     text, cpu_s = run_timed(["fio", "--output-format=json", fio_job])
     after = device_requests_of_job(fio_job)
     j = json.loads(text)
-    iops = sum(job[d]["iops"] for job in j["jobs"] for d in ("read", "write"))
+    groups = {}
+    for job in j["jobs"]:
+        groups[job["groupid"]] = groups.get(job["groupid"], 0) + sum(
+            job[d]["iops"] for d in ("read", "write"))
+    per = [groups[g] for g in sorted(groups)]
+    iops = sum(per)
     ios = sum(job[d]["total_ios"] for job in j["jobs"] for d in ("read", "write"))
-    return {"iops": iops, "per_core": iops * runtime / cpu_s if cpu_s > 0 else 0,
+    return {"iops": iops, "workloads": per,
+            "per_core": iops * runtime / cpu_s if cpu_s > 0 else 0,
             "requests_per_io": (after[0] - before[0]) / ios if ios else 0,
             "kib_per_request": (after[1] - before[1]) / 2 / max(1, after[0] - before[0])}
 
@@ -152,7 +161,7 @@ def main():
         with Device(a.device, size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per run, %d ABBA pairs" % (dev.path, a.device_size,
                                                                    a.runtime, a.pairs))
-            print("%-22s %12s %12s %8s  %s" % ("job file", "storqual", "fio", "diff",
+            print("%-34s %12s %12s %8s  %s" % ("job file[:workload]", "storqual", "fio", "diff",
                                                 "per core storqual / fio; device requests per "
                                                 "I/O and KiB per request storqual / fio"))
             for name in a.jobs.split(","):
@@ -182,18 +191,32 @@ def main():
                 if pool and not huge.ok:
                     print("  (no hugetlb pool: fio ran on 4 KiB pages, storqual on huge pages)")
                 med = lambda runs, k: statistics.median(r[k] for r in runs)
-                s, f = med(sq, "iops"), med(fi, "iops")
-                diff = 100.0 * (s - f) / f if f else float("inf")
-                ok = abs(diff) <= a.tolerance
-                failed |= not ok
-                print("%-22s %12.0f %12.0f %+7.1f%% %s %s / %s; %.3f / %.3f; %.1f / %.1f"
-                      % (os.path.basename(job), s, f, diff, "  " if ok else "OVER",
-                         "%.0fk" % (med(sq, "per_core") / 1e3), "%.0fk" % (med(fi, "per_core") / 1e3),
-                         med(sq, "requests_per_io"), med(fi, "requests_per_io"),
-                         med(sq, "kib_per_request"), med(fi, "kib_per_request")), flush=True)
-                report.append({"job": os.path.basename(job), "storqual": sq, "fio": fi,
-                               "storqual_iops": [r["iops"] for r in sq],
-                               "fio_iops": [r["iops"] for r in fi], "median_diff_pct": diff})
+                ids = [w.get("id") for w in ET.parse(suite).getroot().findall("workload")]
+                stem = os.path.basename(job)
+                for i, wid in enumerate(ids):
+                    if any(len(r["workloads"]) != len(ids) for r in sq + fi):
+                        print("%s: storqual or fio reported another number of workloads than "
+                              "the suite's %d" % (stem, len(ids)))
+                        failed = True
+                        break
+                    s_runs = [r["workloads"][i] for r in sq]
+                    f_runs = [r["workloads"][i] for r in fi]
+                    s, f = statistics.median(s_runs), statistics.median(f_runs)
+                    diff = 100.0 * (s - f) / f if f else float("inf")
+                    ok = abs(diff) <= a.tolerance
+                    failed |= not ok
+                    label = stem if len(ids) == 1 else "%s:%s" % (stem, wid)
+                    extra = ""
+                    if i == 0:  # the whole file's process and device figures, once
+                        extra = "%s / %s; %.3f / %.3f; %.1f / %.1f" % (
+                            "%.0fk" % (med(sq, "per_core") / 1e3),
+                            "%.0fk" % (med(fi, "per_core") / 1e3),
+                            med(sq, "requests_per_io"), med(fi, "requests_per_io"),
+                            med(sq, "kib_per_request"), med(fi, "kib_per_request"))
+                    print("%-34s %12.0f %12.0f %+7.1f%% %s %s" % (
+                        label, s, f, diff, "  " if ok else "OVER", extra), flush=True)
+                    report.append({"job": stem, "workload": wid, "storqual_iops": s_runs,
+                                   "fio_iops": f_runs, "median_diff_pct": diff})
     finally:
         shutil.rmtree(tmp)
     if a.json:

@@ -609,6 +609,7 @@ class Job {
     retry_limit_ns_ = io_timeout_ns_ ? io_timeout_ns_ : kDrainLimitNs;
     rate_ = spec.effective_rate_iops();
     advise(spec.fadvise_hint);
+    contents_ = spec.write_contents;
     next_due_ = plan_.t0;
     // Each job of the workload its own sequence: a group's members are numbered on from the first.
     const std::uint64_t seq = member_.first + index_;
@@ -681,7 +682,7 @@ class Job {
           break;
         }
       } else {
-        is_check = prepare_request(slot);
+        is_check = prepare_request(slot, now);
         slots_.start_ns[slot] = rate_ > 0 ? next_due_ : now;
       }
       const QueueStatus st = engine_->queue(r);
@@ -733,9 +734,9 @@ class Job {
     return Step::Wait;
   }
 
-  // The next I/O of the workload into `slot` (offset, direction, contents); with verify, a
-  // read-back that is due instead. Returns true for a read-back.
-  bool prepare_request(unsigned slot) {
+  // The next I/O of the workload into `slot` (offset, direction, contents; `now` is its start);
+  // with verify, a read-back that is due instead. Returns true for a read-back.
+  bool prepare_request(unsigned slot, std::uint64_t now) {
     IoRequest& r = slots_.reqs[slot];
     if (verify_) [[unlikely]]
       return prepare_verified(slot);
@@ -743,7 +744,7 @@ class Job {
     r.offset = offsets_->next();
     r.length = bs_;
     r.res = 0;
-    if (r.dir == Direction::Write) stamp_write(r);
+    if (r.dir == Direction::Write) fill_write(r, now);
     return false;
   }
 
@@ -773,6 +774,24 @@ class Job {
     }
   }
 
+  // What a write carries over the job's random buffer (workload option write_contents,
+  // runner/measure/workload.hpp).
+  void fill_write(IoRequest& r, std::uint64_t now) {
+    switch (contents_) {
+      case WriteContents::Stamp:
+        stamp_write(r);
+        return;
+      case WriteContents::Scramble:
+        scramble_write(r, now);
+        return;
+      case WriteContents::Refill:
+        refill_write(r);
+        return;
+      case WriteContents::Fixed:
+        return;
+    }
+  }
+
   // Defeat deduplicating devices: every 512 bytes of a write buffer start with a fresh stamp, as
   // fio's scramble_buffers does (arrays that deduplicate do it down to 512-byte sectors; a stamp
   // per 4 KiB left 7 of 8 sectors as the buffer's previous write had them).
@@ -781,6 +800,31 @@ class Job {
     const std::uint64_t base = (++write_stamp_ << 20) ^ rng_->next();
     for (std::uint32_t off = 0; off + 8 <= r.length; off += 512) {
       const std::uint64_t v = base ^ (r.offset + off);
+      std::memcpy(bytes + off, &v, 8);
+    }
+  }
+
+  // fio's scramble_buffers (io_u.c, small_content_scramble): in every 512-byte sector the
+  // sector's byte offset at the start of one of its eight 64-byte lines (the same line in every
+  // sector of the write, picked by the start time and offset) and the start time, seconds and
+  // nanoseconds, in bytes 48-63. Those 16 bytes repeat in every sector of a write.
+  void scramble_write(IoRequest& r, std::uint64_t now) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    const std::uint64_t sec = now / 1000000000u, nsec = now % 1000000000u;
+    const std::uint64_t line = ((nsec ^ r.offset) & 7) * 64;
+    for (std::uint32_t off = 0; off + 512 <= r.length; off += 512) {
+      const std::uint64_t at = r.offset + off;
+      std::memcpy(bytes + off + line, &at, 8);
+      std::memcpy(bytes + off + 48, &sec, 8);
+      std::memcpy(bytes + off + 56, &nsec, 8);
+    }
+  }
+
+  // fio's refill_buffers: new random bytes over the whole write.
+  void refill_write(IoRequest& r) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    for (std::uint32_t off = 0; off + 8 <= r.length; off += 8) {
+      const std::uint64_t v = rng_->next();
       std::memcpy(bytes + off, &v, 8);
     }
   }
@@ -1001,6 +1045,7 @@ class Job {
   double rate_ = 0;
   std::uint64_t next_due_ = 0, rated_ = 0;  // open loop: when the next I/O is due, how many were
   std::uint64_t issued_ = 0, total_ios_ = 0, write_stamp_ = 0;
+  WriteContents contents_ = WriteContents::Stamp;
   IoSlots slots_;
   std::vector<unsigned> staged_;
   std::vector<IoRequest*> reaped_;

@@ -204,6 +204,12 @@ const WorkloadOption kOptions[] = {
      "or sequential as the pattern is, random, sequential, 0 = none",
      "1", "enum",
      [](WorkloadSpec& w, std::string_view v) { w.fadvise_hint = parse_fadvise_hint(v); }},
+    {"write_contents",
+     "what each write carries over the job's random buffer: stamp = fresh random bytes in every "
+     "512-byte sector, scramble = fio's default (offset and start time in every sector), fixed = "
+     "the same buffer every time, refill = new random bytes every time",
+     "stamp", "enum",
+     [](WorkloadSpec& w, std::string_view v) { w.write_contents = parse_write_contents(v); }},
     {"verify",
      "crc32c or xxh3: write blocks with a checksummed header and read them back (corrupted, "
      "misplaced, stale, foreign); 0 = off",
@@ -274,6 +280,42 @@ std::string_view fadvise_hint_name(FadviseHint h) noexcept {
       break;
   }
   return "1";
+}
+
+std::string_view fio_write_contents(WriteContents c) noexcept {
+  switch (c) {
+    case WriteContents::Fixed:
+      return "scramble_buffers=0";
+    case WriteContents::Refill:
+      return "refill_buffers=1";
+    case WriteContents::Stamp:
+    case WriteContents::Scramble:
+      break;
+  }
+  return "";
+}
+
+WriteContents parse_write_contents(std::string_view v) {
+  if (v == "stamp") return WriteContents::Stamp;
+  if (v == "scramble") return WriteContents::Scramble;
+  if (v == "fixed") return WriteContents::Fixed;
+  if (v == "refill") return WriteContents::Refill;
+  throw UnitError("write_contents: expected stamp, scramble, fixed or refill, got '" +
+                  std::string(v) + "'");
+}
+
+std::string_view write_contents_name(WriteContents c) noexcept {
+  switch (c) {
+    case WriteContents::Scramble:
+      return "scramble";
+    case WriteContents::Fixed:
+      return "fixed";
+    case WriteContents::Refill:
+      return "refill";
+    case WriteContents::Stamp:
+      break;
+  }
+  return "stamp";
 }
 
 bool rw_reads(RwMode m) noexcept {
@@ -453,6 +495,8 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     cmd += " --iodepth_batch_complete_max=" + std::to_string(reap_max);
   if (spec.fadvise_hint != FadviseHint::Pattern)
     cmd += " --fadvise_hint=" + std::string(fadvise_hint_name(spec.fadvise_hint));
+  if (rw_writes(parse_rw(p.rw)) && !fio_write_contents(spec.write_contents).empty())
+    cmd += " --" + std::string(fio_write_contents(spec.write_contents));
   if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.

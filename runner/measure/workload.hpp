@@ -24,6 +24,18 @@ enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
 // the default in both tools) advises RANDOM for a random pattern and SEQUENTIAL for the others.
 enum class FadviseHint { None, Pattern, Random, Sequential };
 
+// What a write carries (docs/formats.md, `write_contents`). Every job's buffers start with random
+// bytes; then each write gets:
+// - Stamp (storqual's default): 8 fresh random bytes at the start of every 512-byte sector, so no
+//   sector repeats one written before (a deduplicating array cannot fold it) and a compressor
+//   finds nothing to work on;
+// - Scramble: fio's default (scramble_buffers=1): the sector's byte offset in one 64-byte line of
+//   every sector and the I/O's start time in bytes 48-63 of each, the same 16 bytes in all the
+//   sectors of one write (a compressor finds them: zram's takes longer over them);
+// - Fixed: nothing; the buffer's first contents every time (fio's scramble_buffers=0);
+// - Refill: new random bytes over the whole buffer (fio's refill_buffers).
+enum class WriteContents { Stamp, Scramble, Fixed, Refill };
+
 // One member job of a group workload (docs/formats.md, "<job>"): its name and the workload options
 // it sets over the workload's own, which are its defaults (as fio's [global] for the jobs after
 // it), by the option table's names with their values as written.
@@ -49,6 +61,7 @@ struct WorkloadSpec {
   // fio job file imported (runner/specs/fio_suite.hpp) sets it to run as fio does.
   unsigned iodepth_batch_complete_max = 0;
   FadviseHint fadvise_hint = FadviseHint::Pattern;
+  WriteContents write_contents = WriteContents::Stamp;
   // Early stop (runner/measure/early_stop.hpp): "ci:1%@95[,min=3s]" or "" (off); time-based runs
   // only.
   std::string early_stop;
@@ -119,6 +132,11 @@ inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
 // fio's spellings: 0, 1, random, sequential; throws UnitError for another.
 [[nodiscard]] FadviseHint parse_fadvise_hint(std::string_view v);
 [[nodiscard]] std::string_view fadvise_hint_name(FadviseHint h) noexcept;
+[[nodiscard]] WriteContents parse_write_contents(std::string_view v);
+[[nodiscard]] std::string_view write_contents_name(WriteContents c) noexcept;
+// fio's option for what a write carries ("refill_buffers=1"), "" where fio's default
+// (scramble_buffers=1) is it (Scramble) or the nearest (Stamp: fio has nothing like it).
+[[nodiscard]] std::string_view fio_write_contents(WriteContents c) noexcept;
 [[nodiscard]] bool rw_reads(RwMode m) noexcept;
 [[nodiscard]] bool rw_writes(RwMode m) noexcept;
 [[nodiscard]] bool rw_random(RwMode m) noexcept;

@@ -50,6 +50,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
       std::to_string(w.iodepth_batch_complete_max));
   add(w.fadvise_hint != d.fadvise_hint, "fadvise_hint",
       std::string(fadvise_hint_name(w.fadvise_hint)));
+  add(w.write_contents != d.write_contents, "write_contents",
+      std::string(write_contents_name(w.write_contents)));
   add(w.spin_wait_s != d.spin_wait_s, "spin_wait",
       w.spin_wait_s < 0 ? std::string("auto") : format_duration_fio(w.spin_wait_s));
   add(w.early_stop != d.early_stop, "early_stop", w.early_stop);
@@ -128,6 +130,9 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
          "\n";
   if (s.fadvise_hint != FadviseHint::Pattern)
     out += "fadvise_hint=" + std::string(fadvise_hint_name(s.fadvise_hint)) + "\n";
+  if (rw_writes(parse_rw(p.rw)) && s.verify == VerifyAlgorithm::None)
+    if (const auto opt = fio_write_contents(s.write_contents); !opt.empty())
+      out += std::string(opt) + "\n";
   if (p.ioengine == "io_uring") {
     if (s.fixedbufs) out += "fixedbufs\n";
     if (s.registerfiles) out += "registerfiles\n";
@@ -187,7 +192,10 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
       "; storqual never drops the target's page cache (fio's default invalidate=1 "
       "drops it at every open and every loop over the region)\ninvalidate=0\n"
       "; storqual's I/O buffers start on a 4 KiB boundary (fio's buffered jobs take malloc's, "
-      "which makes each page-cache copy slower)\niomem_align=4096\n";
+      "which makes each page-cache copy slower)\niomem_align=4096\n"
+      "; what writes carry: a job without scramble_buffers or refill_buffers scrambles (fio's "
+      "default, storqual's write_contents=scramble); storqual's own default, fresh random bytes "
+      "in every sector (write_contents=stamp), has no fio option\n";
   if (target.empty())
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else

@@ -56,6 +56,8 @@ const FioOptionRule kFioOptions[] = {
     {"kb_base", Take::Special},
     {"continue_on_error", Take::Special},
     {"verify", Take::Special},
+    {"scramble_buffers", Take::Special},
+    {"refill_buffers", Take::Special},
     {"stonewall", Take::Special},
     {"wait_for", Take::Special},
     {"name", Take::Special},
@@ -270,6 +272,8 @@ struct JobState {
   std::string location;
   bool invalidate_given = false;  // fio's invalidate (only 0 is taken)
   bool batch_max_given = false;   // fio's iodepth_batch_complete_max
+  bool scramble = true;           // fio's scramble_buffers (its default: on)
+  bool refill = false;            // fio's refill_buffers (over scramble_buffers)
 };
 
 WorkloadSpec fio_defaults() {
@@ -356,6 +360,9 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
       set(j, o, "verify", "crc32c");
     else
       refuse(o, "storqual verifies with crc32c (or its own xxh3): fio's '" + v + "' is neither");
+  } else if (name == "scramble_buffers" || name == "refill_buffers") {
+    if (v != "0" && v != "1") refuse(o, "expected 0 or 1");
+    (name == "refill_buffers" ? j.refill : j.scramble) = v == "1";
   } else if (name == "stonewall") {
     j.stonewall = v != "0";
   } else if (name == "wait_for") {
@@ -451,6 +458,11 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
     if (__builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
       throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
   }
+  // What fio's writes carry (fio's verify writes its own blocks, as storqual's does).
+  if (rw_writes(mode) && j.spec.verify == VerifyAlgorithm::None)
+    j.spec.write_contents = j.refill     ? WriteContents::Refill
+                            : j.scramble ? WriteContents::Scramble
+                                         : WriteContents::Fixed;
   if (p.ioengine != "io_uring") {  // io_uring's options mean nothing to the others: storqual's
     j.spec.fixedbufs = WorkloadSpec{}.fixedbufs;  // defaults, as a suite without them has
     j.spec.registerfiles = WorkloadSpec{}.registerfiles;

@@ -105,7 +105,8 @@ TEST_F(FioCli, ExportIsAJobFileFioAccepts) {
   const std::string job = (dir_ / "quick.fio").string();
   std::ofstream(dir_ / "plain.xml") << R"(<suite name="plain"><defaults runtime="2s" size="64m"/>
 <workload id="randread-4k-qd32" rw="randread" bs="4k" iodepth="32"/>
-<workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="8" numjobs="4"/></suite>)";
+<workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="8" numjobs="4"
+  write_contents="scramble"/></suite>)";  // storqual's own stamp has no fio option
   auto r = run_command({STORQUAL_BINARY, "suites", "export", (dir_ / "plain.xml").string(), "--fio",
                         "--target", "/dev/null", "--out", job});
   ASSERT_EQ(r.exit_code, 0) << r.err;

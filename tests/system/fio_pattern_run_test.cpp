@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a fio job does beyond its offsets and sizes, through the real runner
 // (docs/fio-files.md, "Side by side with fio"): fadvise_hint, which sets the kernel's readahead
-// for buffered reads (seen in the requests a zram device receives), and
+// for buffered reads (seen in the requests a zram device receives),
 // iodepth_batch_complete_max, the completions taken per reap (seen by an engine wrapped around
-// the null engine).
+// the null engine), and write_contents, what the writes carry (read back from a real file).
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -13,9 +13,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "runner/measure/job_runner.hpp"
 #include "tests/support/forwarding_engine.hpp"
@@ -125,6 +129,84 @@ TEST(FioPatternRun, IodepthBatchCompleteMaxBoundsEachReap) {
   EXPECT_EQ(largest_reap(0), 16u) << "storqual's default: every completion that is ready";
   EXPECT_EQ(largest_reap(1), 1u) << "fio's default: one per reap";
   EXPECT_EQ(largest_reap(4), 4u);
+}
+
+// One sequential pass of 4 KiB writes at QD1 over a 1 MiB file (one buffer, written 256 times),
+// with `contents`; the file read back.
+std::string written(WriteContents contents) {
+  storqual::testing::ScratchDir dir("storqual-contents");
+  const auto file = dir / "target";
+  std::ofstream(file).close();
+  std::filesystem::resize_file(file, 1u << 20);
+  WorkloadSpec w;
+  w.id = "contents";
+  w.params.rw = "write";
+  w.params.bs = 4096;
+  w.params.iodepth = 1;
+  w.params.ioengine = "psync";
+  w.params.direct = false;
+  w.params.size = 1u << 20;
+  w.params.target = file.string();
+  w.write_contents = contents;
+  const reporting::WorkloadResult r = run_workload(w, RunOptions{});
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_TRUE(r.write && r.write->ios == 256u) << "one pass of 256 writes";
+  return storqual::testing::read_file(file);
+}
+
+std::uint64_t u64_at(const std::string& data, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, data.data() + at, 8);
+  return v;
+}
+
+TEST(FioPatternRun, WriteContentsAsFioWritesThem) {
+  constexpr std::size_t kBlock = 4096, kSector = 512, kBlocks = 256;
+  // fio's scramble: in every sector its byte offset at the start of one 64-byte line (the same
+  // line in all of a write's sectors) and the write's start time in bytes 48-63, the same 16
+  // bytes in the write's eight sectors.
+  const std::string scramble = written(WriteContents::Scramble);
+  ASSERT_EQ(scramble.size(), kBlock * kBlocks);
+  std::set<std::string> times;
+  for (std::size_t b = 0; b < kBlocks; ++b) {
+    const std::size_t block = b * kBlock;
+    int line = -1;
+    for (int l = 0; l < 8 && line < 0; ++l)
+      if (u64_at(scramble, block + static_cast<std::size_t>(l) * 64) == block) line = l;
+    ASSERT_GE(line, 0) << "block " << b << ": no line holds its offset";
+    const std::string time = scramble.substr(block + 48, 16);
+    times.insert(time);
+    for (std::size_t s = 1; s < kBlock / kSector; ++s) {
+      const std::size_t sector = block + s * kSector;
+      EXPECT_EQ(u64_at(scramble, sector + static_cast<std::size_t>(line) * 64), sector)
+          << "block " << b << " sector " << s;
+      EXPECT_EQ(scramble.substr(sector + 48, 16), time) << "block " << b << " sector " << s;
+    }
+  }
+  EXPECT_EQ(times.size(), kBlocks) << "each write its own start time";
+
+  // storqual's stamp: 8 fresh bytes at the start of every sector, the buffer's own bytes after.
+  const std::string stamp = written(WriteContents::Stamp);
+  std::set<std::uint64_t> stamps;
+  for (std::size_t s = 0; s < stamp.size() / kSector; ++s) {
+    stamps.insert(u64_at(stamp, s * kSector));
+    if (s % 8 == 0 && s > 0) {
+      EXPECT_EQ(stamp.compare(s * kSector + 8, kSector - 8, stamp, 8, kSector - 8), 0)
+          << "the rest of the buffer is kept";
+    }
+  }
+  EXPECT_EQ(stamps.size(), stamp.size() / kSector) << "no sector's stamp repeats";
+
+  // fixed: the same buffer every time; refill: no sector repeats anywhere.
+  const std::string fixed = written(WriteContents::Fixed);
+  for (std::size_t b = 1; b < kBlocks; ++b)
+    ASSERT_EQ(fixed.compare(b * kBlock, kBlock, fixed, 0, kBlock), 0) << "block " << b;
+  const std::string refill = written(WriteContents::Refill);
+  std::set<std::string> sectors;
+  for (std::size_t s = 0; s < refill.size() / kSector; ++s)
+    sectors.insert(refill.substr(s * kSector, kSector));
+  EXPECT_EQ(sectors.size(), refill.size() / kSector);
+  EXPECT_NE(refill.substr(0, kBlock), fixed.substr(0, kBlock));
 }
 
 }  // namespace

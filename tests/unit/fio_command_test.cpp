@@ -62,6 +62,17 @@ TEST(FioCommand, BatchOptionsAsStorqualUsesThem) {
   EXPECT_TRUE(has(fio_command(w), "--fadvise_hint=0"));
 }
 
+TEST(FioCommand, WriteContents) {
+  WorkloadSpec w = spec("/dev/sdb", "randwrite", 4);
+  EXPECT_FALSE(has(fio_command(w), "buffers")) << "fio scrambles by default; stamp has no option";
+  w.write_contents = WriteContents::Fixed;
+  EXPECT_TRUE(has(fio_command(w), "--scramble_buffers=0"));
+  w.write_contents = WriteContents::Refill;
+  EXPECT_TRUE(has(fio_command(w), "--refill_buffers=1"));
+  w.params.rw = "randread";
+  EXPECT_FALSE(has(fio_command(w), "buffers")) << "a reader writes nothing";
+}
+
 TEST(FioCommand, JobsTimeBudgetAndErrors) {
   WorkloadSpec w = spec("/dev/sdb", "randwrite", 4);
   w.params.numjobs = 4;

@@ -310,13 +310,16 @@ TEST(FioSuite, SuiteXmlReadsBackToTheSameWorkloads) {
   EXPECT_EQ(im.suite.workloads[3].spec.io_limit, 128ull << 20);
 }
 
+// storqual's own write contents (write_contents=stamp) have no fio option: the writers of the
+// round trips below state fio's, which a fio job carries.
 TEST(FioSuite, ExportedJobFileImportsToTheSameSuite) {
   const Suite original = Suite::parse(
       R"(<suite name="s"><defaults runtime="10s" ramp_time="1s"/>
 <workload id="randread-4k-qd32" rw="randread" bs="4k" iodepth="32"/>
-<workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="4" numjobs="4" ioengine="libaio"/>
+<workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="4" numjobs="4" ioengine="libaio"
+  write_contents="scramble"/>
 <workload id="seq" rw="write" bs="1m" iodepth="8" direct="0" size="1g" offset="1m" norandommap="1"
-  iodepth_batch_submit="4" rate="1048576"/>
+  iodepth_batch_submit="4" rate="1048576" write_contents="fixed"/>
 <workload id="bytes" rw="read" bs="128k" numjobs="2" io_limit="256m" ioengine="psync"/>
 </suite>)",
       "s.xml");
@@ -332,7 +335,8 @@ TEST(FioSuite, GroupRoundTripsThroughSuiteXmlAndExport) {
       R"(<suite name="s"><defaults runtime="10s" size="64m" ioengine="libaio"/>
 <workload id="reader" direct="1">
   <job name="reader" rw="randread" bs="4k" iodepth="32"/>
-  <job name="writer" rw="write" bs="128k" iodepth="4" numjobs="2" offset="64m"/>
+  <job name="writer" rw="write" bs="128k" iodepth="4" numjobs="2" offset="64m"
+    write_contents="refill"/>
 </workload>
 <workload id="after" rw="read" bs="1m"/>
 </suite>)",
@@ -405,6 +409,40 @@ TEST(FioSuite, ReapsAndAdvisesAsFioDoes) {
   EXPECT_NE(job.find("iodepth_batch_complete_max=32\n"), std::string::npos) << job;
   EXPECT_NE(job.find("iodepth_batch_complete_max=1\n"), std::string::npos) << job;
   EXPECT_NE(job.find("fadvise_hint=random\n"), std::string::npos) << job;
+}
+
+TEST(FioSuite, WritesCarryWhatFiosWritesCarry) {
+  // fio scrambles by default; scramble_buffers=0 writes the buffer as it is, refill_buffers a new
+  // random one (over scramble). A reader and a verifying writer keep storqual's own.
+  const FioImport im = import_text(
+      "[global]\nrw=randwrite\n[a]\n[b]\nstonewall\nscramble_buffers=0\n[c]\nstonewall\n"
+      "refill_buffers\nscramble_buffers=1\n[d]\nstonewall\nrw=randread\n[e]\nstonewall\n"
+      "verify=crc32c\n[f]\nstonewall\nrw=randrw\nscramble_buffers=1\n");
+  ASSERT_EQ(im.suite.workloads.size(), 6u);
+  const auto c = [&](std::size_t i) { return im.suite.workloads[i].spec.write_contents; };
+  EXPECT_EQ(c(0), WriteContents::Scramble);
+  EXPECT_EQ(c(1), WriteContents::Fixed);
+  EXPECT_EQ(c(2), WriteContents::Refill);
+  EXPECT_EQ(c(3), WriteContents::Stamp) << "a reader writes nothing";
+  EXPECT_EQ(c(4), WriteContents::Stamp) << "verify writes its own blocks";
+  EXPECT_EQ(c(5), WriteContents::Scramble);
+  const std::string xml = suite_xml_text(im.suite);
+  EXPECT_NE(xml.find(R"(write_contents="fixed")"), std::string::npos) << xml;
+  EXPECT_NE(refusal("[a]\nscramble_buffers=2\n").find("dir/t.fio:2: option 'scramble_buffers=2'"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nzero_buffers\n").find("no equivalent of fio's 'zero_buffers'"),
+            std::string::npos);
+  // The export asks fio for the same contents, and imported back each is the same.
+  const std::string job = fio_job_text(im.suite, "/dev/zram9");
+  EXPECT_NE(job.find("[b]\nstonewall\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("scramble_buffers=0\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("refill_buffers=1\n"), std::string::npos) << job;
+  const FioImport back = import_text(job);
+  ASSERT_EQ(back.suite.workloads.size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i)
+    EXPECT_EQ(back.suite.workloads[i].spec.write_contents, c(i)) << i;
+  // storqual's own contents have no fio option: the export says so.
+  EXPECT_NE(job.find("write_contents=stamp), has no fio option"), std::string::npos) << job;
 }
 
 TEST(FioSuite, CommandLineAndFileGiveTheSameSuite) {
