@@ -62,20 +62,31 @@ def prepare(storqual, job, tmp, device, runtime, size, fio_options=""):
     fio_job = os.path.join(tmp, stem + ".fio")
     check([storqual, "suites", "export", suite, "--fio", "--target", device, "--out", fio_job])
     # storqual's I/O buffers of 2 MiB or more (iodepth x bs per job) are on huge pages; fio's are
-    # with iomem=shmhuge over a hugetlb pool (bench/vs-fio.sh does the same).
-    pool = max(int(w.get("iodepth", "1")) * size_bytes(w.get("bs", "4k")) *
-               int(w.get("numjobs", "1")) for w in root.findall("workload"))
+    # with iomem=shmhuge over a hugetlb pool (bench/vs-fio.sh does the same). fio rounds each
+    # job's buffers, plus its alignment, up to whole huge pages (and crashes when the pool is
+    # short: fio 3.33 on fio-seq-RW's four jobs of 4 MiB).
+    def job_pool(w):
+        per_job = int(w.get("iodepth", "1")) * size_bytes(w.get("bs", "4k"))
+        if per_job < HUGE_PAGE:
+            return 0
+        return int(w.get("numjobs", "1")) * (-(-per_job // HUGE_PAGE) + 2) * HUGE_PAGE
+    pool = max(job_pool(w) for w in root.findall("workload"))
     if fio_options:  # --fio-options: more [global] options for fio's side only
         text = open(fio_job).read().replace(
             "[global]\n", "[global]\n" + "\n".join(fio_options.split(",")) + "\n", 1)
         open(fio_job, "w").write(text)
-    if pool >= HUGE_PAGE:
+    if pool:
         text = open(fio_job).read().replace("[global]\n", "[global]\niomem=shmhuge\n", 1)
         open(fio_job, "w").write(text)
-    else:
-        pool = 0
     return suite, fio_job, pool
 
+
+
+def cpu_times():
+    """All CPUs' (busy + idle, steal) jiffies from /proc/stat: the hypervisor's steal tells a
+    noisy run on a virtual machine from a slow tool."""
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return sum(f[:8]), f[7]
 
 
 def device_requests(device):
@@ -110,7 +121,13 @@ def fio_iops(fio_job, runtime):
     before = device_requests_of_job(fio_job)
     text, cpu_s = run_timed(["fio", "--output-format=json", fio_job])
     after = device_requests_of_job(fio_job)
-    j = json.loads(text)
+    # fio prints some warnings on stdout ahead of the JSON ("verification read phase will never
+    # start because write phase uses all of runtime")
+    start = text.find("\n{") + 1 if not text.startswith("{") else 0
+    try:
+        j = json.loads(text[start:])
+    except ValueError:
+        sys.exit("fio wrote no JSON for %s:\n%s" % (fio_job, text[:2000]))
     groups = {}
     for job in j["jobs"]:
         groups[job["groupid"]] = groups.get(job["groupid"], 0) + sum(
@@ -163,12 +180,14 @@ def main():
                                                                    a.runtime, a.pairs))
             print("%-34s %12s %12s %8s  %s" % ("job file[:workload]", "storqual", "fio", "diff",
                                                 "per core storqual / fio; device requests per "
-                                                "I/O and KiB per request storqual / fio"))
+                                                "I/O and KiB per request storqual / fio; CPU "
+                                                "steal"))
             for name in a.jobs.split(","):
                 job = name if os.path.sep in name else os.path.join(EXAMPLES, name)
                 suite, fio_job, pool = prepare(storqual, job, tmp, dev.path, a.runtime, a.size,
                                                a.fio_options)
                 sq, fi = [], []
+                cpu_before = cpu_times()
                 huge = HugePages(pool)
                 huge.__enter__()
                 # --warmup pairs first, not counted: the first runs on a device were the slowest
@@ -190,6 +209,8 @@ def main():
                 huge.__exit__(None, None, None)
                 if pool and not huge.ok:
                     print("  (no hugetlb pool: fio ran on 4 KiB pages, storqual on huge pages)")
+                cpu_after = cpu_times()
+                steal = 100.0 * (cpu_after[1] - cpu_before[1]) / max(1, cpu_after[0] - cpu_before[0])
                 med = lambda runs, k: statistics.median(r[k] for r in runs)
                 ids = [w.get("id") for w in ET.parse(suite).getroot().findall("workload")]
                 stem = os.path.basename(job)
@@ -213,10 +234,12 @@ def main():
                             "%.0fk" % (med(fi, "per_core") / 1e3),
                             med(sq, "requests_per_io"), med(fi, "requests_per_io"),
                             med(sq, "kib_per_request"), med(fi, "kib_per_request"))
+                        extra += "; steal %.1f%%" % steal
                     print("%-34s %12.0f %12.0f %+7.1f%% %s %s" % (
                         label, s, f, diff, "  " if ok else "OVER", extra), flush=True)
                     report.append({"job": stem, "workload": wid, "storqual_iops": s_runs,
-                                   "fio_iops": f_runs, "median_diff_pct": diff})
+                                   "fio_iops": f_runs, "median_diff_pct": diff,
+                                   "steal_pct": steal})
     finally:
         shutil.rmtree(tmp)
     if a.json:

@@ -741,7 +741,7 @@ class Job {
     if (verify_) [[unlikely]]
       return prepare_verified(slot);
     r.dir = next_direction();
-    r.offset = offsets_->next();
+    r.offset = offsets_->next(r.dir);
     r.length = bs_;
     r.res = 0;
     if (r.dir == Direction::Write) fill_write(r, now);
@@ -754,9 +754,9 @@ class Job {
     r.res = 0;
     if (verify_->take_due_check(slot, r, slots_)) return true;
     r.dir = next_direction();
-    r.offset = offsets_->next();
+    r.offset = offsets_->next(r.dir);
     if (r.dir == Direction::Write)
-      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(); });
+      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(Direction::Write); });
     return false;
   }
 

@@ -2,12 +2,14 @@
 // Which block each I/O of a job goes to: the job loop's offset generator (job_runner.cpp).
 //
 // Contract:
-// - next() returns the byte offset of the next I/O: a multiple of block_size inside
+// - next(dir) returns the byte offset of the next I/O: a multiple of block_size inside
 //   [region_offset, region_offset + region_blocks * block_size); nothing outside the region.
-// - Sequential: blocks in order, wrapping at the end. Random with the random map (fio's default):
-//   every block of the job once per pass, in a random order (runner/measure/random_map.hpp), so a
-//   size-based run visits every block exactly once. Random with norandommap: uniform with
-//   replacement.
+// - Sequential: blocks in order, wrapping at the end; a mix (rw=rw) walks the region once for
+//   reads and once for writes, each direction from its own cursor as fio's last_pos[ddir], so
+//   its reads and its writes are each a sequential stream. Random with the random map (fio's
+//   default): every block of the job once per pass, in a random order
+//   (runner/measure/random_map.hpp), so a size-based run visits every block exactly once. Random
+//   with norandommap: uniform with replacement.
 // - With `jobs` > 1 the job owns blocks job, job + jobs, job + 2 * jobs, ... (verify needs jobs
 //   that do not overlap, as fio's); blocks() counts the job's own.
 // - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "engines/engine.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/random_map.hpp"
 #include "runner/measure/workload.hpp"
@@ -55,13 +58,14 @@ class OffsetGenerator {
   // The job's own blocks: a size-based run issues exactly this many I/Os.
   [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
 
-  [[nodiscard]] std::uint64_t next() noexcept {
+  [[nodiscard]] std::uint64_t next(engines::Direction dir) noexcept {
     std::uint64_t block;
     if (random_) {
       block = map_ ? map_->next() : rng_.below(blocks_);
     } else {
-      block = seq_next_;
-      if (++seq_next_ == blocks_) seq_next_ = 0;
+      std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
+      block = cursor;
+      if (++cursor == blocks_) cursor = 0;
     }
     if (jobs_ != 1) block = block * jobs_ + job_;
     return region_offset_ + block * block_size_;
@@ -73,8 +77,8 @@ class OffsetGenerator {
   std::uint64_t region_offset_, block_size_;
   unsigned jobs_, job_;
   std::uint64_t blocks_ = 0;
-  std::optional<RandomMap> map_;  // random with the map (fio's default)
-  std::uint64_t seq_next_ = 0;
+  std::optional<RandomMap> map_;        // random with the map (fio's default)
+  std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write
 };
 
 }  // namespace storqual::runner

@@ -3,7 +3,8 @@
 // (docs/fio-files.md, "Side by side with fio"): fadvise_hint, which sets the kernel's readahead
 // for buffered reads (seen in the requests a zram device receives),
 // iodepth_batch_complete_max, the completions taken per reap (seen by an engine wrapped around
-// the null engine), and write_contents, what the writes carry (read back from a real file).
+// the null engine), write_contents, what the writes carry (read back from a real file), and a
+// sequential mix's offsets, a stream per direction (in storqual's and fio's lat logs).
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -16,8 +17,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -207,6 +210,67 @@ TEST(FioPatternRun, WriteContentsAsFioWritesThem) {
     sectors.insert(refill.substr(s * kSector, kSector));
   EXPECT_EQ(sectors.size(), refill.size() / kSector);
   EXPECT_NE(refill.substr(0, kBlock), fixed.substr(0, kBlock));
+}
+
+// Offsets per direction, in issue order, from a lat log of fio's format (time, value, direction,
+// size, offset[, priority]): direction 0 reads, 1 writes.
+std::map<int, std::vector<std::uint64_t>> offsets_by_direction(const std::string& log) {
+  std::map<int, std::vector<std::uint64_t>> out;
+  std::istringstream in(storqual::testing::read_file(log));
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::uint64_t> f;
+    std::istringstream fields(line);
+    for (std::string v; std::getline(fields, v, ',');) f.push_back(std::stoull(v));
+    if (f.size() >= 5) out[static_cast<int>(f[2])].push_back(f[4]);
+  }
+  return out;
+}
+
+// Each direction's offsets 0, bs, 2 bs, ... wrapping at `size`: a sequential stream of its own.
+void expect_a_stream_per_direction(const std::map<int, std::vector<std::uint64_t>>& dirs,
+                                   std::uint64_t bs, std::uint64_t size, const std::string& who) {
+  ASSERT_EQ(dirs.size(), 2u) << who << ": reads and writes";
+  for (const auto& [dir, offsets] : dirs) {
+    EXPECT_GT(offsets.size(), 10u) << who;
+    for (std::size_t i = 0; i < offsets.size(); ++i)
+      ASSERT_EQ(offsets[i], (i * bs) % size) << who << " direction " << dir << " I/O " << i;
+  }
+}
+
+// rw=rw: fio keeps a cursor per direction (last_pos[ddir]), so a 60/40 mix is a sequential read
+// stream and a sequential write stream over the same region, not one stream that alternates;
+// storqual's log of the same job shows the same, and fio's own log is the reference.
+TEST(FioPatternRun, SequentialMixIsAStreamPerDirection) {
+  constexpr std::uint64_t kBs = 4096, kSize = 256 * kBs;
+  storqual::testing::ScratchDir dir("storqual-seqmix");
+  const auto file = dir / "target";
+  std::ofstream(file).close();
+  std::filesystem::resize_file(file, kSize);
+  WorkloadSpec w;
+  w.id = "seqmix";
+  w.params.rw = "rw";
+  w.params.rwmixread = 60;
+  w.params.bs = kBs;
+  w.params.iodepth = 1;
+  w.params.ioengine = "psync";
+  w.params.direct = false;
+  w.params.size = kSize;
+  w.params.target = file.string();
+  RunOptions o;
+  o.lat_log_path = (dir / "storqual_lat.log").string();
+  const reporting::WorkloadResult r = run_workload(w, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+  expect_a_stream_per_direction(offsets_by_direction(o.lat_log_path), kBs, kSize, "storqual");
+
+  if (storqual::testing::run_command({"sh", "-c", "command -v fio"}).exit_code != 0)
+    GTEST_SKIP() << "fio is not installed (Debian: apt-get install fio): storqual's side held";
+  const auto fio = storqual::testing::run_command(
+      {"fio", "--name=seqmix", "--filename=" + file.string(), "--rw=rw", "--rwmixread=60",
+       "--bs=4k", "--size=" + std::to_string(kSize), "--ioengine=psync", "--log_offset=1",
+       "--write_lat_log=" + (dir / "fio").string(), "--output=/dev/null"});
+  ASSERT_EQ(fio.exit_code, 0) << fio.err;
+  expect_a_stream_per_direction(offsets_by_direction((dir / "fio_lat.1.log").string()), kBs, kSize,
+                                "fio");
 }
 
 }  // namespace
