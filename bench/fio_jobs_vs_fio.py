@@ -174,6 +174,9 @@ def main():
     storqual = storqual_binary()
     report, failed = [], False
     tmp = tempfile.mkdtemp(prefix="storqual-fio-jobs.")
+    # fio writes files into its working folder (a verify job's *-verify.state)
+    json_out = os.path.abspath(a.json) if a.json else None
+    os.chdir(tmp)
     try:
         with Device(a.device, size_bytes(a.device_size)) as dev:
             print("device %s (%s), %d s per run, %d ABBA pairs" % (dev.path, a.device_size,
@@ -241,9 +244,10 @@ def main():
                                    "fio_iops": f_runs, "median_diff_pct": diff,
                                    "steal_pct": steal})
     finally:
+        os.chdir("/")
         shutil.rmtree(tmp)
-    if a.json:
-        with open(a.json, "w") as out:
+    if json_out:
+        with open(json_out, "w") as out:
             json.dump(report, out, indent=2)
     return 1 if failed else 0
 
