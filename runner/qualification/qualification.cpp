@@ -701,6 +701,23 @@ void skip_the_rest(const std::vector<WorkloadSpec>& plan, std::size_t from, cons
   }
 }
 
+// A block device's page cache written back and dropped before workload i once buffered I/O ran
+// (settle_page_cache); said on the console when it took a while, and in the notes when refused.
+void settle_before(const std::vector<WorkloadSpec>& plan, std::size_t i, std::FILE* con,
+                   std::vector<std::string>& notes) {
+  try {
+    const auto took = settle_page_cache(plan, i);
+    if (took && *took >= 0.1)
+      std::fprintf(con, "  page cache of %s written back and dropped before '%s' (%.1f s)\n",
+                   plan[i].params.target.c_str(), plan[i].id.c_str(), *took);
+  } catch (const UnitError& e) {
+    const std::string note = std::string(e.what()) + ": '" + plan[i].id +
+                             "' started on the page cache the workloads before it left";
+    std::fprintf(con, "  note: %s\n", note.c_str());
+    notes.push_back(note);
+  }
+}
+
 // Step 4: health before, every workload of the plan in order (until a stop request or the device
 // going away), health after (and between workloads). Returns the device-health testcase when the
 // health degraded during the run.
@@ -733,6 +750,7 @@ std::optional<reporting::ClaimVerdict> measure_plan(
     DirectRun direct = [&](const ProgressWork& work) {
       return run_with_progress(plan[i].id, 0, i + 1, plan.size(), stop, progress, o, work);
     };
+    settle_before(plan, i, con, notes);
     reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, device,
                                                   shared_admin.get(), measure, direct, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);

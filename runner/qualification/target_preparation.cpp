@@ -3,9 +3,14 @@
 #include "runner/qualification/target_preparation.hpp"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -13,6 +18,37 @@
 #include "runner/base/units.hpp"
 
 namespace storqual::runner {
+
+namespace {
+
+bool buffered(const WorkloadSpec& w) {
+  const auto members = group_members(w);
+  if (members.empty()) return !w.params.direct;
+  return std::any_of(members.begin(), members.end(),
+                     [](const WorkloadSpec& m) { return !m.params.direct; });
+}
+
+}  // namespace
+
+std::optional<double> settle_page_cache(const std::vector<WorkloadSpec>& plan, std::size_t i) {
+  struct stat st {};
+  if (i >= plan.size() || ::stat(plan[i].params.target.c_str(), &st) != 0 || !S_ISBLK(st.st_mode))
+    return std::nullopt;
+  if (std::none_of(plan.begin(), plan.begin() + static_cast<std::ptrdiff_t>(i) + 1, buffered))
+    return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  const int fd = ::open(plan[i].params.target.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw UnitError("cannot open " + plan[i].params.target +
+                    " to drop its page cache: " + std::strerror(errno));
+  const int rc = ::ioctl(fd, BLKFLSBUF, 0);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0)
+    throw UnitError("cannot write back and drop the page cache of " + plan[i].params.target +
+                    " (BLKFLSBUF): " + std::strerror(err));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 void lay_out_file(const std::string& path, std::uint64_t size) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);

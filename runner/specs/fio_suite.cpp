@@ -152,7 +152,9 @@ const FioOptionRule kFioOptions[] = {
     {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
     {"invalidate", Take::Refuse, Kind::None,
-     "storqual does not drop the target's page cache (invalidate=0 is what it does)", "0"},
+     "storqual does not drop the target's page cache while a workload runs (invalidate=0 is what "
+     "it does)",
+     "0"},
 };
 
 const std::pair<std::string_view, std::string_view> kAliases[] = {
@@ -430,7 +432,7 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
     ignored.push_back(j.location + ": job '" + j.name +
                       "': buffered (direct=0), and fio's default invalidate=1 drops the target's "
                       "page cache when the job starts and at every loop over its region; "
-                      "storqual keeps it (its export writes invalidate=0)");
+                      "storqual keeps it while a workload runs (its export writes invalidate=0)");
   const RwMode mode = parse_rw(p.rw);
   if (rw_reads(mode) && rw_writes(mode) && j.read_bs != j.write_bs)
     throw FileError(j.bs_where + ": option 'bs': reads of " + format_size_fio(j.read_bs) +

@@ -4,7 +4,8 @@
 // for buffered reads (seen in the requests a zram device receives),
 // iodepth_batch_complete_max, the completions taken per reap (seen by an engine wrapped around
 // the null engine), write_contents, what the writes carry (read back from a real file), and a
-// sequential mix's offsets, a stream per direction (in storqual's and fio's lat logs).
+// sequential mix's offsets, a stream per direction (in storqual's and fio's lat logs), and a block
+// device's page cache between workloads (written back and dropped, as fio's close does).
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "runner/measure/job_runner.hpp"
+#include "runner/qualification/target_preparation.hpp"
 #include "tests/support/forwarding_engine.hpp"
 #include "tests/support/test_devices.hpp"
 
@@ -210,6 +212,57 @@ TEST(FioPatternRun, WriteContentsAsFioWritesThem) {
     sectors.insert(refill.substr(s * kSector, kSector));
   EXPECT_EQ(sectors.size(), refill.size() / kSector);
   EXPECT_NE(refill.substr(0, kBlock), fixed.substr(0, kBlock));
+}
+
+// Writes completed and sectors written (/sys/block/NAME/stat).
+ReadStat write_stat(const std::string& name) {
+  std::ifstream in("/sys/block/" + name + "/stat");
+  std::uint64_t f[7] = {};
+  for (auto& v : f) in >> v;
+  return {f[4], f[6]};
+}
+
+// storqual holds a block device open for the whole run, so the kernel never writes back and drops
+// its page cache between workloads as it does when fio's last job of a group closes it; the
+// runner does it instead, once buffered I/O has run, and only on a block device.
+TEST(FioPatternRun, BlockDeviceCacheIsWrittenBackAndDroppedBetweenWorkloads) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes a zram device";
+  std::unique_ptr<ZramDevice> zram;
+  try {
+    zram = std::make_unique<ZramDevice>(64ull << 20);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no zram device: " << e.what();
+  }
+  // The run's claim on the device, held throughout as the safety guard holds it.
+  const int held = ::open(zram->path().c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  std::vector<char> block(1 << 20, 'x');
+  for (off_t at = 0; at < (16 << 20); at += static_cast<off_t>(block.size()))
+    ASSERT_EQ(::pwrite(held, block.data(), block.size(), at), static_cast<ssize_t>(block.size()));
+
+  std::vector<WorkloadSpec> plan(2);
+  plan[0].id = "direct-read";
+  plan[0].params.direct = true;
+  plan[1].id = "buffered-write";
+  plan[1].params.direct = false;
+  for (auto& w : plan) w.params.target = zram->path();
+  EXPECT_FALSE(settle_page_cache(plan, 0)) << "nothing buffered has run yet";
+
+  const ReadStat before = write_stat(zram->name());
+  ASSERT_TRUE(settle_page_cache(plan, 1));
+  EXPECT_GE(write_stat(zram->name()).sectors - before.sectors, (16u << 20) / 512)
+      << "the 16 MiB of dirty pages written back";
+  // Dropped: a buffered read of what was just written now goes to the device.
+  const ReadStat reads = read_stat(zram->name());
+  ASSERT_EQ(::pread(held, block.data(), 4096, 0), 4096);
+  EXPECT_GT(read_stat(zram->name()).requests, reads.requests) << "the page was not cached";
+  ::close(held);
+
+  // A file keeps its cache: fio's close of a file drops nothing either.
+  storqual::testing::ScratchDir dir("storqual-settle");
+  for (auto& w : plan) w.params.target = (dir / "target").string();
+  std::ofstream(dir / "target").close();
+  EXPECT_FALSE(settle_page_cache(plan, 1));
 }
 
 // Offsets per direction, in issue order, from a lat log of fio's format (time, value, direction,
