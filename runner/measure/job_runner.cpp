@@ -223,7 +223,8 @@ struct SharedPlan {
   bool abort = false;  // setup failed somewhere: every job leaves
   std::FILE* lat_log = nullptr;
   std::mutex lat_log_mutex;
-  engines::PollGate* poll_gate = nullptr;  // the host's poll budget, for automatic spin_wait
+  engines::PollGate* poll_gate = nullptr;         // the host's poll budget, for automatic spin_wait
+  const PollBudget::Lease* poll_lease = nullptr;  // its lease: each job thread's CPU time counts
   // The whole process's CPU time (every thread: the kernel's io-wq workers, other targets' jobs)
   // from t0 until the last job ended, and that time.
   double process_cpu_s = 0, process_wall_s = 0;
@@ -1180,6 +1181,8 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
   threads.reserve(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     threads.emplace_back([&, i] {
+      std::optional<PollBudget::Lease::Watch> watch;
+      if (plan.poll_lease) watch.emplace(plan.poll_lease->watch_this_thread());
       jobs[i]->open();
       opened.arrive_and_wait();
       go.arrive_and_wait();
@@ -1471,6 +1474,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   // Every workload's job threads count against the host's poll budget while they run.
   PollBudget::Lease poll_lease = PollBudget::host().enter(static_cast<unsigned>(threads));
   plan.poll_gate = poll_lease.gate();
+  plan.poll_lease = &poll_lease;
   try {
     run_jobs(options, plan, members, outcomes, own_ledger, monitor);
   } catch (...) {

@@ -2,6 +2,7 @@
 // The host's budget for completion polling (see poll_budget.hpp).
 #include "runner/measure/poll_budget.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -37,7 +38,7 @@ std::vector<unsigned> affinity_cpus() {
 }  // namespace
 
 void next_polling(PollState& s, unsigned cpus, unsigned job_threads,
-                  std::optional<double> idle_cpus) {
+                  std::optional<double> idle_cpus, std::optional<double> job_sleep_cpus) {
   const std::string jobs =
       std::to_string(job_threads) + (job_threads == 1 ? " job thread" : " job threads");
   if (job_threads >= cpus) {
@@ -55,10 +56,22 @@ void next_polling(PollState& s, unsigned cpus, unsigned job_threads,
   }
   if (!s.open) {
     s.idle_cpus = std::max(0.0, *idle_cpus);
-    s.open = *s.idle_cpus >= kPollIdleCpus;
+    s.sleep_cpus.reset();
+    if (job_sleep_cpus) s.sleep_cpus = std::max(0.0, *job_sleep_cpus);
+    const bool spare_cpu = *s.idle_cpus >= kPollIdleCpus;
+    // Jobs that hardly sleep have nothing to gain from polling.
+    const bool own_sleep = s.sleep_cpus && *s.sleep_cpus >= kPollMinSleepCpus &&
+                           *s.idle_cpus >= kPollSleepShare * *s.sleep_cpus;
+    s.open = spare_cpu || own_sleep;
     s.open_looks = 0;
-    s.reason = cpus_text(*s.idle_cpus) + " of " + of_cpus(cpus) + " idle while the jobs slept (" +
-               jobs + ")" + (s.open ? "" : ": polling needs a whole idle CPU");
+    s.reason = cpus_text(*s.idle_cpus) + " of " + of_cpus(cpus) + " idle while the jobs slept";
+    if (s.sleep_cpus) s.reason += " " + cpus_text(*s.sleep_cpus) + " CPUs' worth";
+    s.reason += " (" + jobs + ")";
+    if (!s.open)
+      s.reason += s.sleep_cpus ? ": polling needs a whole idle CPU or the jobs' own sleep idle"
+                               : ": polling needs a whole idle CPU";
+    else if (!spare_cpu)
+      s.reason += ": polling takes only the jobs' own sleep";
     return;
   }
   if (++s.open_looks >= kPollProbeEvery) {
@@ -168,9 +181,43 @@ void PollBudget::leave(unsigned jobs) {
   if (stop && thread_.joinable()) thread_.join();
 }
 
-void PollBudget::apply(std::optional<double> idle) {
-  next_polling(state_, cpus(), job_threads_, idle);
+void PollBudget::apply(std::optional<double> idle, std::optional<double> job_sleep) {
+  next_polling(state_, cpus(), job_threads_, idle, job_sleep);
   gate_.allow.store(state_.open, std::memory_order_relaxed);
+}
+
+void PollBudget::watch(clockid_t clock) {
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return;
+  std::lock_guard lk(mu_);
+  watched_.push_back({clock, static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+                                 static_cast<std::uint64_t>(ts.tv_nsec)});
+  period_clean_ = false;  // this thread was not watched over the period so far
+}
+
+void PollBudget::unwatch(clockid_t clock) {
+  std::lock_guard lk(mu_);
+  std::erase_if(watched_, [clock](const Watched& w) { return w.clock == clock; });
+  period_clean_ = false;
+}
+
+std::optional<double> PollBudget::job_sleep_cpus(std::uint64_t wall_ns) {
+  bool complete = watched_.size() == job_threads_ && wall_ns > 0;
+  std::uint64_t cpu_ns = 0;
+  for (Watched& w : watched_) {
+    timespec ts{};
+    if (clock_gettime(w.clock, &ts) != 0) {
+      complete = false;
+      continue;
+    }
+    const std::uint64_t now = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+                              static_cast<std::uint64_t>(ts.tv_nsec);
+    cpu_ns += now - std::min(now, w.cpu_ns);
+    w.cpu_ns = now;
+  }
+  if (!complete) return std::nullopt;
+  const double jobs = static_cast<double>(watched_.size());
+  return jobs - static_cast<double>(cpu_ns) / static_cast<double>(wall_ns);
 }
 
 void PollBudget::loop() {
@@ -195,6 +242,13 @@ std::optional<CpuTicks> PollBudget::read_ticks() const {
 void PollBudget::look() {
   const std::optional<CpuTicks> ticks = read_ticks();
   std::lock_guard lk(mu_);
+  const auto wall_ns =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  // Read every look, so that each watched clock's last value is this look's.
+  const std::optional<double> sleep = job_sleep_cpus(wall_ns - std::min(wall_ns, prev_wall_ns_));
+  prev_wall_ns_ = wall_ns;
   std::optional<double> idle;
   // Only a period with the gate and the job count as they are now says what the gate should be.
   if (ticks && prev_ticks_ && period_clean_ && ticks->total > prev_ticks_->total) {
@@ -203,7 +257,7 @@ void PollBudget::look() {
     idle = (1 - busy / total) * static_cast<double>(cpus());
   }
   const bool counted = idle.has_value() || job_threads_ >= cpus();
-  apply(idle);
+  apply(idle, idle ? sleep : std::nullopt);
   // The gate changes here, at the start of the next period, which is therefore all one state.
   prev_ticks_ = ticks;
   period_clean_ = ticks.has_value();
@@ -220,6 +274,17 @@ std::string PollBudget::reason() const {
 
 PollBudget::Lease::~Lease() {
   if (budget_) budget_->leave(jobs_);
+}
+
+PollBudget::Lease::Watch PollBudget::Lease::watch_this_thread() const {
+  clockid_t clock{};
+  if (!budget_ || pthread_getcpuclockid(pthread_self(), &clock) != 0) return Watch(nullptr, clock);
+  budget_->watch(clock);
+  return Watch(budget_, clock);
+}
+
+PollBudget::Lease::Watch::~Watch() {
+  if (budget_) budget_->unwatch(clock_);
 }
 
 engines::PollGate* PollBudget::Lease::gate() const {

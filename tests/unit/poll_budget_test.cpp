@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <future>
 #include <string>
 
 #include <thread>
@@ -38,6 +39,35 @@ TEST(NextPolling, AWholeIdleCpuWhileTheJobsSleptOpensTheGate) {
   next_polling(s, 16, 4, 10.8);
   EXPECT_TRUE(s.open);
   EXPECT_EQ(s.reason, "10.8 of 16 CPUs idle while the jobs slept (4 job threads)");
+}
+
+TEST(NextPolling, IdleAsLongAsTheJobsSleptOpensTheGate) {
+  PollState s;
+  next_polling(s, 2, 1, std::nullopt, 0.6);
+  EXPECT_FALSE(s.open) << "nothing measured yet";
+  // One job on 2 CPUs whose io-wq worker keeps the other CPU busy: the job slept 0.6 of its CPU
+  // and 0.5 CPU stayed idle, so nothing else ran in its sleep and polling takes nobody's CPU.
+  next_polling(s, 2, 1, 0.5, 0.6);
+  EXPECT_TRUE(s.open);
+  EXPECT_EQ(s.reason,
+            "0.5 of 2 CPUs idle while the jobs slept 0.6 CPUs' worth (1 job thread): polling "
+            "takes only the jobs' own sleep");
+  ASSERT_TRUE(s.sleep_cpus);
+  EXPECT_DOUBLE_EQ(*s.sleep_cpus, 0.6);
+  // Half of the jobs' sleep went to other threads: polling would take it from them.
+  PollState t;
+  next_polling(t, 2, 1, 0.3, 0.6);
+  EXPECT_FALSE(t.open);
+  EXPECT_EQ(t.reason,
+            "0.3 of 2 CPUs idle while the jobs slept 0.6 CPUs' worth (1 job thread): polling "
+            "needs a whole idle CPU or the jobs' own sleep idle");
+  // Jobs that hardly sleep gain nothing from polling, however idle the host is in their sleep.
+  next_polling(t, 2, 1, 0.05, 0.05);
+  EXPECT_FALSE(t.open) << t.reason;
+  // A whole idle CPU opens it whatever the jobs slept.
+  next_polling(t, 4, 1, 1.2, 0.0);
+  EXPECT_TRUE(t.open);
+  EXPECT_EQ(t.reason, "1.2 of 4 CPUs idle while the jobs slept 0.0 CPUs' worth (1 job thread)");
 }
 
 TEST(NextPolling, AnOpenGateClosesForALookEveryTenLooks) {
@@ -127,6 +157,41 @@ TEST(PollBudget, LooksAtTheHostAndCountsEveryWorkloadsJobs) {
   budget.look();
   EXPECT_TRUE(budget.open()) << budget.reason();
   EXPECT_NE(lease.gate(), nullptr);
+}
+
+TEST(PollBudget, AWatchedJobThreadsSleepIsMeasuredFromItsCpuClock) {
+  FakeProc proc;
+  proc.write(0, 0, 0, 0);
+  PollBudget budget(proc.root(), {0, 1}, std::chrono::milliseconds(200), false);
+  auto lease = budget.enter(1);
+  std::promise<void> watching, done;
+  std::thread job([&] {
+    // A job thread that sleeps in its waits: its CPU clock hardly moves.
+    auto watch = lease.watch_this_thread();
+    watching.set_value();
+    done.get_future().wait();
+  });
+  watching.get_future().wait();
+  budget.look();  // the period in which the thread began to be watched says nothing
+  EXPECT_FALSE(budget.open()) << budget.reason();
+  // CPU 0 fully busy (the io-wq worker), CPU 1 80% idle while the job slept a whole CPU's worth.
+  proc.write(100, 0, 20, 80);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  budget.look();
+  EXPECT_TRUE(budget.open()) << budget.reason();
+  EXPECT_NE(budget.reason().find("0.8 of 2 CPUs idle while the jobs slept 1.0 CPUs' worth"),
+            std::string::npos)
+      << budget.reason();
+  done.set_value();
+  job.join();
+  // Its watch ended with it: the job's sleep is not known for the next period, and 0.8 idle CPU
+  // alone is not a spare one.
+  budget.look();  // the period in which its watch ended says nothing
+  EXPECT_FALSE(budget.open()) << budget.reason();
+  proc.write(200, 0, 40, 160);
+  budget.look();
+  EXPECT_FALSE(budget.open()) << budget.reason();
+  EXPECT_EQ(budget.reason().find("CPUs' worth"), std::string::npos) << budget.reason();
 }
 
 }  // namespace
