@@ -51,7 +51,7 @@ struct PollState {
   unsigned open_looks = 0;           // looks since it opened
   std::optional<double> idle_cpus;   // idle CPUs over the last period with the gate closed
   std::optional<double> sleep_cpus;  // the job threads' time off a CPU over it, in CPUs
-  std::string reason;  // "0.4 of 2 CPUs idle while the jobs slept: polling needs a whole idle CPU"
+  std::string reason;  // "0.5 of 2 CPUs idle while the jobs slept 0.6 CPUs' worth (1 job ..."
 };
 
 // The rule (pure): one look. `idle_cpus`: the idle CPUs' worth over the period just ended, in
