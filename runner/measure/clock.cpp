@@ -62,11 +62,15 @@ const TscCalibration& calibration() {
 
 }  // namespace
 
-std::uint64_t monotonic_now_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+std::optional<std::uint64_t> clock_now_ns(clockid_t clock) noexcept {
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return std::nullopt;
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
          static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::uint64_t monotonic_now_ns() noexcept {
+  return clock_now_ns(CLOCK_MONOTONIC).value_or(0);
 }
 
 bool tsc_clock_usable() noexcept {

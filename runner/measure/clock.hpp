@@ -11,11 +11,16 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
+#include <optional>
 
 namespace storqual::runner {
 
 // clock_gettime(CLOCK_MONOTONIC) in nanoseconds: the reference the TSC is calibrated against.
 [[nodiscard]] std::uint64_t monotonic_now_ns() noexcept;
+// clock_gettime(clock) in nanoseconds; nullopt where the clock cannot be read (a thread's CPU
+// clock, pthread_getcpuclockid, once the thread has ended).
+[[nodiscard]] std::optional<std::uint64_t> clock_now_ns(clockid_t clock) noexcept;
 
 // Calibrates on first use (20 ms, thread-safe) and says which source is in use.
 [[nodiscard]] bool tsc_clock_usable() noexcept;

@@ -4,22 +4,16 @@
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "runner/measure/clock.hpp"
+
 namespace storqual::runner {
 namespace {
-
-std::uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 std::uint64_t delta(std::uint64_t after, std::uint64_t before) {
   return after >= before ? after - before : 0;  // a counter reset reads as nothing
@@ -74,7 +68,7 @@ std::optional<DiskCounters> read_disk_counters(const std::string& target,
   std::error_code ec;
   const std::filesystem::path real = std::filesystem::canonical(node, ec);
   auto c = parse_disk_stat(ec ? node.filename().string() : real.filename().string(), text.str());
-  if (c) c->taken_ns = monotonic_ns();
+  if (c) c->taken_ns = monotonic_now_ns();
   return c;
 }
 

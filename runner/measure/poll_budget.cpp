@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/measure/clock.hpp"
+
 namespace storqual::runner {
 
 namespace {
@@ -187,11 +189,10 @@ void PollBudget::apply(std::optional<double> idle, std::optional<double> job_sle
 }
 
 void PollBudget::watch(clockid_t clock) {
-  timespec ts{};
-  if (clock_gettime(clock, &ts) != 0) return;
+  const std::optional<std::uint64_t> cpu_ns = clock_now_ns(clock);
+  if (!cpu_ns) return;
   std::lock_guard lk(mu_);
-  watched_.push_back({clock, static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
-                                 static_cast<std::uint64_t>(ts.tv_nsec)});
+  watched_.push_back({clock, *cpu_ns});
   period_clean_ = false;  // this thread was not watched over the period so far
 }
 
@@ -205,15 +206,13 @@ std::optional<double> PollBudget::job_sleep_cpus(std::uint64_t wall_ns) {
   bool complete = watched_.size() == job_threads_ && wall_ns > 0;
   std::uint64_t cpu_ns = 0;
   for (Watched& w : watched_) {
-    timespec ts{};
-    if (clock_gettime(w.clock, &ts) != 0) {
+    const std::optional<std::uint64_t> now = clock_now_ns(w.clock);
+    if (!now) {
       complete = false;
       continue;
     }
-    const std::uint64_t now = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
-                              static_cast<std::uint64_t>(ts.tv_nsec);
-    cpu_ns += now - std::min(now, w.cpu_ns);
-    w.cpu_ns = now;
+    cpu_ns += *now - std::min(*now, w.cpu_ns);
+    w.cpu_ns = *now;
   }
   if (!complete) return std::nullopt;
   const double jobs = static_cast<double>(watched_.size());
@@ -242,10 +241,7 @@ std::optional<CpuTicks> PollBudget::read_ticks() const {
 void PollBudget::look() {
   const std::optional<CpuTicks> ticks = read_ticks();
   std::lock_guard lk(mu_);
-  const auto wall_ns =
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
+  const std::uint64_t wall_ns = monotonic_now_ns();
   // Read every look, so that each watched clock's last value is this look's.
   const std::optional<double> sleep = job_sleep_cpus(wall_ns - std::min(wall_ns, prev_wall_ns_));
   prev_wall_ns_ = wall_ns;
