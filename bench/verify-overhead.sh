@@ -9,8 +9,8 @@
 # Needs root (zram hot_add).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
-export STORQUAL_ARCHIVE=${STORQUAL_ARCHIVE:-off}
+# shellcheck source=bench/zram-lib.sh
+. "$here/zram-lib.sh"
 storqual=""
 pairs=5
 runtime=5s
@@ -26,27 +26,8 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--storqual PATH] [--pairs N] [--runtime S] [--size S] [--verify-opts OPTS]" >&2; exit 2 ;;
   esac
 done
-if [ -z "$storqual" ]; then
-  for b in "$here"/../build/app/storqual "$here"/../build-*/app/storqual; do
-    [ -x "$b" ] && { storqual=$b; break; }
-  done
-fi
-[ -x "$storqual" ] || { echo "storqual binary not found (give --storqual PATH)" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root (zram)" >&2; exit 77; }
-[ -e /sys/class/zram-control/hot_add ] || modprobe zram num_devices=0 2>/dev/null || true
-[ -e /sys/class/zram-control/hot_add ] || { echo "zram is not available" >&2; exit 77; }
-
-id=$(cat /sys/class/zram-control/hot_add)
-dev=/dev/zram$id
-work=$(mktemp -d /tmp/storqual-verify-overhead.XXXXXX)
-cleanup() {
-  echo "$id" > /sys/class/zram-control/hot_remove 2>/dev/null || {
-    echo 1 > "/sys/block/zram$id/reset" 2>/dev/null || true
-    echo "$id" > /sys/class/zram-control/hot_remove || echo "could not remove zram$id" >&2
-  }
-  rm -rf "$work"
-}
-trap cleanup EXIT
+bench_storqual "$here"
+zram_bench_device storqual-verify-overhead
 echo "$size" > "/sys/block/zram$id/disksize"
 # The whole device once, so that every run overwrites stored blocks.
 dd if=/dev/urandom of="$dev" bs=1M count=$(( $(blockdev --getsize64 "$dev") >> 20 )) oflag=direct status=none

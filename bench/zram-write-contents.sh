@@ -15,8 +15,8 @@
 # Needs root (zram hot_add) and fio.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# A benchmark's runs are not acceptance records: none goes into the archive (docs/archive.md).
-export STORQUAL_ARCHIVE=${STORQUAL_ARCHIVE:-off}
+# shellcheck source=bench/zram-lib.sh
+. "$here/zram-lib.sh"
 storqual=""
 pairs=2
 runtime=3
@@ -39,31 +39,9 @@ while [ $# -gt 0 ]; do
 done
 case "$pairs" in '' | *[!0-9]* | 0) echo "--pairs: a positive number, got '$pairs'" >&2; exit 2 ;; esac
 case "$runtime" in '' | *[!0-9]* | 0) echo "--runtime: whole seconds, got '$runtime'" >&2; exit 2 ;; esac
-if [ -z "$storqual" ]; then
-  for b in "$here"/../build/app/storqual "$here"/../build-*/app/storqual; do
-    [ -x "$b" ] && { storqual=$b; break; }
-  done
-fi
-[ -x "$storqual" ] || { echo "storqual binary not found (give --storqual PATH)" >&2; exit 2; }
+bench_storqual "$here"
 command -v fio > /dev/null || { echo "fio is not installed" >&2; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root (zram)" >&2; exit 77; }
-[ -e /sys/class/zram-control/hot_add ] || modprobe zram num_devices=0 2>/dev/null || true
-[ -e /sys/class/zram-control/hot_add ] || { echo "zram is not available" >&2; exit 77; }
-
-id=$(cat /sys/class/zram-control/hot_add)
-dev=/dev/zram$id
-work=$(mktemp -d /tmp/storqual-zram-contents.XXXXXX)
-cleanup() {
-  # udev may still hold the device for a moment after the last run closed it.
-  for _ in 1 2 3 4 5; do
-    echo "$id" > /sys/class/zram-control/hot_remove 2>/dev/null && { rm -rf "$work"; return; }
-    sleep 1
-  done
-  echo 1 > "/sys/block/zram$id/reset" 2>/dev/null || true
-  echo "$id" > /sys/class/zram-control/hot_remove || echo "could not remove zram$id" >&2
-  rm -rf "$work"
-}
-trap cleanup EXIT
+zram_bench_device storqual-zram-contents
 # Twice the region, so the region is whole zram pages however it was written before.
 echo $(( $(numfmt --from=iec "${size^^}") * 2 )) > "/sys/block/zram$id/disksize"
 region_mib=$(( $(numfmt --from=iec "${size^^}") >> 20 ))
