@@ -261,6 +261,22 @@ struct LatencyBucket {
   std::uint64_t count = 0;
 };
 
+// The sequential write pass that gave a read workload written data to read (docs/measurement.md,
+// "Reads of written data"): outside the workload's measured time.
+struct FillReport {
+  std::uint64_t offset = 0;  // where the filled span starts
+  std::uint64_t bytes = 0;   // written
+  std::uint64_t block = 0;   // each write's size
+  unsigned iodepth = 0;
+  double seconds = 0;
+  double bytes_per_s = 0;
+  // A sample of the span read before it was filled: how many blocks, and whether every byte of
+  // them read back as zero (never written, or deallocated: the controller answers such reads
+  // without the media).
+  unsigned sampled_blocks = 0;
+  bool sample_all_zero = false;
+};
+
 struct WorkloadResult {
   std::string id;
   WorkloadParams params;
@@ -288,6 +304,8 @@ struct WorkloadResult {
   // What was done to the device before this workload (purge, preconditioning), in order. Never
   // silent: a purge that was not possible says so here.
   std::vector<std::string> preconditioning;
+  // The fill before a read workload whose region this run had not written yet; one per span.
+  std::vector<FillReport> fill;
   // Set when the workload was not run for a reason that is not an error (e.g. bs 512 on a device
   // whose logical block is 4096): the verdict is "skipped" with this reason.
   std::optional<std::string> skipped;
@@ -349,11 +367,18 @@ struct SpecReport {
 // host-limited run. Recorded once by the run (runner/qualification/deviations.hpp) and shown by
 // every report; `storqual run --strict` makes any of them a non-zero exit.
 struct Deviation {
-  // runtime | region | engine | early-stop | suite | match | memory-target | busy-host |
-  // host-limited | fault-injection
+  // runtime | region | engine | early-stop | suite | match | memory-target | unwritten-reads |
+  // busy-host | host-limited | fault-injection | fio-job | fio-target | null-engine
   std::string kind;
   std::string text;                    // "runtimes scaled by 0.05 (--runtime-scale 0.05)"
   std::vector<std::string> workloads;  // the workloads it touches; empty: the whole run
+  // Two kinds (docs/reports.md, "Deviations"): one that weakens a verdict (a scaled runtime, a
+  // busy host) leaves it standing and fails only `--strict`; one that makes the verdict about
+  // something else (the sheet's <match> does not fit, memory judged against a drive's sheet,
+  // reads of never-written blocks, fio's JSON of another target or of the null engine) turns the
+  // claims it touches INCONCLUSIVE, unless `--accept-deviation KIND` accepted it.
+  bool changes_subject = false;
+  bool accepted = false;  // named by --accept-deviation: listed, the verdicts left standing
 };
 
 // Inconclusive: the measurement cannot decide the claim (its early-stop confidence interval

@@ -74,6 +74,19 @@ void visit_fields(Either<Deviation> auto& d, auto&& visit) {
   visit({"kind", kRequired}, d.kind);
   visit("text", d.text);
   visit("workloads", d.workloads);
+  visit("changes_subject", d.changes_subject);
+  visit("accepted", d.accepted);
+}
+
+void visit_fields(Either<FillReport> auto& f, auto&& visit) {
+  visit("offset", f.offset);
+  visit("bytes", f.bytes);
+  visit("block", f.block);
+  visit("iodepth", f.iodepth);
+  visit("seconds", f.seconds);
+  visit("bytes_per_s", f.bytes_per_s);
+  visit("sampled_blocks", f.sampled_blocks);
+  visit("sample_all_zero", f.sample_all_zero);
 }
 
 void visit_fields(Either<WorkloadParams> auto& p, auto&& visit) {
@@ -280,6 +293,7 @@ Json workload_json(const WorkloadResult& w) {
   method_keys(j, w, ReportSlot::AfterFioCommand);
   put(j, "host_limit", w.host_limit);
   if (!w.preconditioning.empty()) put(j, "preconditioning", w.preconditioning);
+  if (!w.fill.empty()) put(j, "fill", w.fill);
   put(j, "skipped", w.skipped);
   put(j, "integrity", w.integrity);
   method_keys(j, w, ReportSlot::AfterIntegrity);
@@ -336,6 +350,7 @@ WorkloadResult read_workload(const Node& n) {
   n.get("fio_command", w.fio_command);
   n.get("host_limit", w.host_limit);
   n.get("preconditioning", w.preconditioning);
+  if (n.has("fill")) n.get("fill", w.fill);
   n.get("skipped", w.skipped);
   n.get("integrity", w.integrity);
   n.get("host_busy", w.host_busy);

@@ -48,8 +48,28 @@ std::string format_run_header(const RunHeader& h) {
 
 std::string format_deviation_lines(const std::vector<Deviation>& deviations) {
   std::string out;
-  for (const auto& d : deviations) out += printf_text("  deviation: %s\n", d.text.c_str());
+  for (const auto& d : deviations)
+    out += printf_text("  deviation: %s%s\n", d.text.c_str(),
+                       d.accepted ? (" [accepted: --accept-deviation " + d.kind + "]").c_str()
+                       : d.changes_subject ? (" [its claims are inconclusive; --accept-deviation " +
+                                              d.kind + " judges them]")
+                                                 .c_str()
+                                           : "");
   return out;
+}
+
+std::string format_fill_line(const std::string& id, const FillReport& f) {
+  std::string sample;
+  if (f.sampled_blocks)
+    sample = printf_text(
+        "; %u blocks sampled before it read %s", f.sampled_blocks,
+        f.sample_all_zero ? "all zeros (never written or deallocated)" : "data (not all zeros)");
+  return printf_text(
+      "  fill: %s written sequentially (%s blocks, QD%u) in %.2f s (%s) so that "
+      "'%s' reads written data, outside its measured time%s\n",
+      format_bytes_iec(static_cast<double>(f.bytes)).c_str(),
+      format_bytes_iec(static_cast<double>(f.block)).c_str(), f.iodepth, f.seconds,
+      format_rate_mib(f.bytes_per_s).c_str(), id.c_str(), sample.c_str());
 }
 
 std::string format_workload_skipped(const std::string& id, const std::string& why) {

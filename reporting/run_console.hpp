@@ -34,6 +34,10 @@ struct RunHeader {
 
 // "  deviation: TEXT\n" for each deviation, in order; "" for none.
 [[nodiscard]] std::string format_deviation_lines(const std::vector<Deviation>& deviations);
+// "  fill: 1.00 GiB written sequentially (1.00 MiB blocks, QD8) in 2.31 s (443.2 MiB/s) so that
+// 'randread-4k-qd32' reads written data, outside its measured time; 64 blocks sampled before it
+// read all zeros (...)": the fill before a read workload (model/result.hpp FillReport).
+[[nodiscard]] std::string format_fill_line(const std::string& id, const FillReport& f);
 
 // "  ID: skipped: WHY\n": a workload not run (its block size does not fit the device).
 [[nodiscard]] std::string format_workload_skipped(const std::string& id, const std::string& why);

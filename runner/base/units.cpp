@@ -93,7 +93,7 @@ double parse_duration(std::string_view text) {
     mult = 1;
   else if (suffix == "ms")
     mult = 1e-3;
-  else if (suffix == "us" || suffix == "µs")
+  else if (suffix == "us" || suffix == "\xc2\xb5s" || suffix == "\xce\xbcs")  // micro sign, mu
     mult = 1e-6;
   else if (suffix == "ns")
     mult = 1e-9;

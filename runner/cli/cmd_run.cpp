@@ -14,6 +14,7 @@
 #include "runner/judge/baseline.hpp"
 #include "runner/measure/early_stop.hpp"
 #include "runner/measure/fault_spec.hpp"
+#include "runner/qualification/deviations.hpp"
 #include "runner/qualification/fleet_run.hpp"
 #include "runner/qualification/qualification.hpp"
 
@@ -56,6 +57,13 @@ po::options_description run_options() {
       "exit 3 (incomplete) when the run deviates from its suite and sheet as written (scaled "
       "runtimes, --size, another engine or suite, a memory-backed target, a busy or host-limited "
       "host, ...: docs/reports.md) or judged no claim")(
+      "accept-deviation", po::value<std::vector<std::string>>()->value_name("KIND"),
+      "judge the claims anyway when the run has this deviation, which makes a verdict about "
+      "something else (match, memory-target, unwritten-reads; docs/reports.md); repeatable; "
+      "listed as accepted in every report")(
+      "no-fill", po::bool_switch(),
+      "do not write a read workload's region before it reads (docs/measurement.md, \"Reads of "
+      "written data\"); its read claims are then inconclusive")(
       "out", po::value<std::string>()->default_value("."), "directory for the reports")(
       "junit", po::value<std::string>(),
       report_help("JUnit XML file", reporting::kJunitFileName).c_str())(
@@ -120,6 +128,10 @@ int cmd_run(const Args& args) {
   if (o.measure_only && o.spec_file)
     throw UsageError("--measure-only judges nothing: it does not go with --spec");
   o.strict = vm["strict"].as<bool>();
+  if (vm.count("accept-deviation"))
+    o.accept_deviations = vm["accept-deviation"].as<std::vector<std::string>>();
+  check_accepted_kinds(o.accept_deviations);
+  o.fill = !vm["no-fill"].as<bool>();
   o.out_dir = vm["out"].as<std::string>();
   if (vm.count("junit")) o.junit_path = vm["junit"].as<std::string>();
   o.junit_rich = vm["junit-rich"].as<bool>();

@@ -80,6 +80,10 @@ class Method {
   // Whether it runs through RunWorkload passes: preconditioning before it and the busy-host
   // report merged over its passes. False for a method that drives the engine itself.
   [[nodiscard]] virtual bool runs_workloads() const noexcept { return true; }
+  // Whether a read of it must find data the run wrote (runner/qualification/read_fill.hpp: a fill
+  // before it where nothing wrote its region yet). False for a method that purges and
+  // preconditions as its own definition says (a SNIA PTS test) or drives the engine itself.
+  [[nodiscard]] virtual bool reads_need_written_data() const noexcept { return runs_workloads(); }
   // Whether a spec sheet's claim may name it: false for a method whose result is a testcase in
   // itself with no figure to claim (the self-test); `storqual check` and a run refuse the claim.
   [[nodiscard]] virtual bool claimable() const noexcept { return true; }

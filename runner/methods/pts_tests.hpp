@@ -263,6 +263,8 @@ class PtsMethod final : public Method {
   [[nodiscard]] const PtsTest& test() const noexcept { return test_; }
   [[nodiscard]] std::string_view element() const noexcept override { return to_string(test_.kind); }
   [[nodiscard]] bool timed() const noexcept override { return true; }
+  // The test's own preconditioning, as the PTS defines it, comes before its reads (docs/pts.md).
+  [[nodiscard]] bool reads_need_written_data() const noexcept override { return false; }
   // Many passes: its own section says what they measured, not the last pass alone.
   [[nodiscard]] bool prints_fio_summary(const reporting::WorkloadResult& result) const override {
     return !pts_report_of(result);

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "model/quantity_format.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"
 
 namespace storqual::runner {
@@ -108,11 +109,13 @@ void command_line_deviations(const Suite& suite, const std::vector<WorkloadSpec>
   if (o.suite && !o.sheet_suite.empty() && suite.name != o.sheet_suite)
     add(out, "suite",
         "suite '" + suite.name + "' (--suite) instead of the sheet's '" + o.sheet_suite + "'", {});
-  if (o.sheet_does_not_match)
+  if (o.sheet_does_not_match) {
     add(out, "match",
         "the spec sheet's <match> does not fit this device (" + o.identity_summary +
-            "); it was given with --spec",
+            "); it was given with --spec: its claims are another device's",
         {});
+    out.back().changes_subject = true;
+  }
   if (o.faults_injected) add(out, "fault-injection", "faults injected (--inject-fault)", {});
 }
 
@@ -148,7 +151,10 @@ std::vector<reporting::Deviation> planned_deviations(const Suite& suite,
   std::vector<reporting::Deviation> out;
   command_line_deviations(suite, plan, overrides, out);
   if (auto memory = memory_backing(identity, resolved, resolved.target)) {
-    add(out, "memory-target", *memory, {});
+    // Against a drive's sheet, memory's figures are not the drive's (is_drive_sheet).
+    add(out, "memory-target",
+        *memory + (overrides.drive_sheet ? ", judged against a drive's spec sheet" : ""), {});
+    out.back().changes_subject = overrides.drive_sheet;
   } else {
     // Buffered I/O: whatever the device, the page cache answers first.
     std::vector<std::string> ids;
@@ -160,6 +166,66 @@ std::vector<reporting::Deviation> planned_deviations(const Suite& suite,
           or_whole_run(ids, plan));
   }
   return out;
+}
+
+bool is_drive_sheet(const SpecSheet& sheet) {
+  for (const MatchRule& rule : sheet.match)
+    for (const auto& [field, pattern] : rule.patterns)
+      if (field != "target" && field != "transport" && pattern != "*") return true;
+  return false;
+}
+
+const std::vector<std::string_view>& subject_deviation_kinds() noexcept {
+  static const std::vector<std::string_view> kinds{"match", "memory-target", "unwritten-reads",
+                                                   "fio-target", "null-engine"};
+  return kinds;
+}
+
+void check_accepted_kinds(const std::vector<std::string>& kinds) {
+  const auto& known = subject_deviation_kinds();
+  for (const std::string& k : kinds)
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      std::string list;
+      for (std::string_view n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+      throw UsageError("--accept-deviation " + k +
+                       ": not a deviation that changes what a verdict is about (expected one of " +
+                       list + "; the others weaken a verdict and never stop it)");
+    }
+}
+
+void accept_deviations(const std::vector<std::string>& kinds,
+                       std::vector<reporting::Deviation>& deviations, std::FILE* console) {
+  for (const std::string& k : kinds) {
+    bool found = false;
+    for (auto& d : deviations)
+      if (d.kind == k && d.changes_subject) d.accepted = found = true;
+    if (!found && console)
+      std::fprintf(console, "  note: --accept-deviation %s: this run has no such deviation\n",
+                   k.c_str());
+  }
+}
+
+void apply_subject_deviations(const std::vector<reporting::Deviation>& deviations,
+                              std::vector<reporting::ClaimVerdict>& verdicts) {
+  using reporting::VerdictStatus;
+  for (const auto& d : deviations) {
+    if (!d.changes_subject || d.accepted) continue;
+    for (auto& v : verdicts) {
+      if (v.kind != reporting::VerdictKind::Claim ||
+          (v.status != VerdictStatus::Pass && v.status != VerdictStatus::Fail))
+        continue;
+      if (d.kind == "unwritten-reads" && v.metric.rfind("write.", 0) == 0) continue;
+      if (!d.workloads.empty() &&
+          std::none_of(v.workloads.begin(), v.workloads.end(), [&](const std::string& id) {
+            return std::find(d.workloads.begin(), d.workloads.end(), id) != d.workloads.end();
+          }))
+        continue;
+      const char* was = v.status == VerdictStatus::Pass ? "would pass" : "would fail";
+      v.status = VerdictStatus::Inconclusive;
+      v.message = "inconclusive: " + d.text + " (--accept-deviation " + d.kind +
+                  " judges it anyway); " + was + ": " + v.message;
+    }
+  }
 }
 
 std::vector<reporting::Deviation> measured_deviations(

@@ -53,6 +53,7 @@
 #include "runner/qualification/deviations.hpp"
 #include "runner/qualification/device_identification.hpp"
 #include "runner/qualification/environment.hpp"
+#include "runner/qualification/read_fill.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"
 #include "runner/specs/cross_check.hpp"
@@ -337,16 +338,22 @@ double engine_ceiling_iops(const WorkloadSpec& w) {
 
 // The suite-level <precondition>, once before the first workload, over the whole region the
 // suite touches; its report lines are prefixed "suite: ".
-std::vector<std::string> precondition_suite(const Suite& suite,
-                                            const std::vector<WorkloadSpec>& plan,
-                                            const QualificationOptions& o,
-                                            const NvmePurgeAccess& nvme,
-                                            const RunWorkload& measure) {
+// The region the whole plan touches, from 0: what the suite-level <precondition> runs over.
+WorkloadSpec suite_region(const std::vector<WorkloadSpec>& plan) {
   WorkloadSpec region = plan.front();
   region.params.offset = 0;
   region.params.size = 0;
   for (const auto& p : plan)
     region.params.size = std::max(region.params.size, p.params.offset + p.params.size);
+  return region;
+}
+
+std::vector<std::string> precondition_suite(const Suite& suite,
+                                            const std::vector<WorkloadSpec>& plan,
+                                            const QualificationOptions& o,
+                                            const NvmePurgeAccess& nvme,
+                                            const RunWorkload& measure) {
+  const WorkloadSpec region = suite_region(plan);
   std::vector<std::string> lines;
   for (auto& line : run_preconditioning(region, *suite.precondition, nvme, measure, o.sysfs_root))
     lines.push_back("suite: " + line);
@@ -360,7 +367,9 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
                                         const QualificationOptions& o, const DeviceAccess& device,
                                         const RunWorkload& measure, const DirectRun& direct,
                                         const MethodCheckpoint& checkpoint,
-                                        std::vector<std::string>& preconditioning) {
+                                        std::vector<std::string>& preconditioning,
+                                        ReadPreparation& read_data,
+                                        std::vector<reporting::FillReport>& fills) {
   const NvmePurgeAccess& nvme = device.purge;
   MethodContext context;
   context.direct.stop = &install_stop_handlers();
@@ -380,9 +389,16 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
       return sw.method->run(w, with_live);
     });
   }
-  if (sw.precondition)
+  if (sw.precondition) {
     for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
       preconditioning.push_back(line);
+    read_data.preconditioned(w, *sw.precondition);
+  }
+  // Reads of written data (read_fill.hpp): the fill is outside the workload's measured time.
+  if (sw.method->reads_need_written_data() && reads(w)) {
+    fills = read_data.before(w, measure);
+    for (const auto& f : fills) std::fputs(reporting::format_fill_line(w.id, f).c_str(), o.console);
+  }
   // The host is judged over every pass of the method (merge_host_busy), not only over the pass
   // whose result is returned; a plain run's one report stays as it is.
   std::vector<reporting::HostBusyReport> busy;
@@ -562,7 +578,8 @@ void size_jobs_to(std::uint64_t capacity, WorkloadSpec& group) {
   bool any_write = false, whole = false;
   std::uint64_t reach = 0;
   for (const auto& w : plan) {
-    any_write = any_write || writes(w);
+    // A read workload's fill writes its region (read_fill.hpp) when the run may write.
+    any_write = any_write || writes(w) || (o.fill && o.allow_destructive && reads(w));
     // A group's jobs each have their region (their own offset and size, or the group's).
     for (const WorkloadSpec& m : w.jobs.empty() ? std::vector<WorkloadSpec>{w} : group_members(w)) {
       if (m.params.size == 0) whole = true;
@@ -625,13 +642,16 @@ reporting::WorkloadResult measure_planned(
     const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, std::size_t i,
     const QualificationOptions& o, const IdentifiedTarget& target, const DeviceAccess& device,
     SerializedNvmeAdmin* shared_admin, const RunWorkload& measure, const DirectRun& direct,
-    int& open_errno) {
+    ReadPreparation& read_data, int& open_errno) {
   std::FILE* con = o.console;
   reporting::WorkloadResult r;
   std::vector<std::string> preconditioning;
+  std::vector<reporting::FillReport> fills;
   try {
-    if (i == 0 && chosen.suite.precondition)
+    if (i == 0 && chosen.suite.precondition) {
       preconditioning = precondition_suite(chosen.suite, plan, o, device.purge, measure);
+      read_data.preconditioned(suite_region(plan), *chosen.suite.precondition);
+    }
     if (auto unfit = unfit_block_size(plan[i])) {
       r.id = plan[i].id;
       r.params = plan[i].params;
@@ -642,7 +662,9 @@ reporting::WorkloadResult measure_planned(
       if (shared_admin && o.thermal_interval_s > 0)
         sampler = std::make_unique<ThermalSampler>(*shared_admin, o.thermal_interval_s);
       r = measure_entry(chosen.suite.workloads[i], plan[i], o, device, measure, direct,
-                        method_checkpoint(o, chosen, target, plan[i].id), preconditioning);
+                        method_checkpoint(o, chosen, target, plan[i].id), preconditioning,
+                        read_data, fills);
+      read_data.after(plan[i], r);
       if (sampler) {
         const double total_s = sampler->elapsed_s();
         attach_thermal(r, sampler->stop(), total_s);
@@ -673,6 +695,7 @@ reporting::WorkloadResult measure_planned(
     record_workload_error(r, plan[i], e.what(), con);
   }
   r.preconditioning = std::move(preconditioning);
+  r.fill = std::move(fills);
   // The report names the target as the user gave it, not the scratch file's temporary name.
   r.params.target = o.target;
   for (auto& job : r.jobs) job.params.target = o.target;
@@ -723,7 +746,8 @@ void settle_before(const std::vector<WorkloadSpec>& plan, std::size_t i, std::FI
 // health degraded during the run.
 std::optional<reporting::ClaimVerdict> measure_plan(
     const ChosenSuite& chosen, const std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
-    const IdentifiedTarget& target, std::vector<std::string>& notes, reporting::RunResult& run) {
+    const IdentifiedTarget& target, ReadPreparation& read_data, std::vector<std::string>& notes,
+    reporting::RunResult& run) {
   std::atomic<bool>& stop = install_stop_handlers();
   std::FILE* con = o.console;
   // The thermal sampler shares the admin handle with the snapshots and a purge.
@@ -751,8 +775,9 @@ std::optional<reporting::ClaimVerdict> measure_plan(
       return run_with_progress(plan[i].id, 0, i + 1, plan.size(), stop, progress, o, work);
     };
     settle_before(plan, i, con, notes);
-    reporting::WorkloadResult r = measure_planned(chosen, plan, i, o, target, device,
-                                                  shared_admin.get(), measure, direct, open_errno);
+    reporting::WorkloadResult r =
+        measure_planned(chosen, plan, i, o, target, device, shared_admin.get(), measure, direct,
+                        read_data, open_errno);
     const std::string gone = device_gone(r, open_errno, o.target);
     const std::string gone_in = r.id;
     run.workloads.push_back(std::move(r));
@@ -796,6 +821,8 @@ void judge_run(const ChosenSuite& chosen, const QualificationOptions& o, double 
   run.verdicts = chosen.choice.sheet
                      ? judge(*chosen.choice.sheet, chosen.suite, run.workloads, context)
                      : judge_measured_only(chosen.suite, run.workloads);
+  // A deviation that makes the verdict about something else: its claims are inconclusive.
+  apply_subject_deviations(run.deviations, run.verdicts);
   // Data integrity of verified workloads is a testcase of its own, claim or not.
   auto integrity = integrity_verdicts(run.workloads);
   run.verdicts.insert(run.verdicts.end(), integrity.begin(), integrity.end());
@@ -836,6 +863,7 @@ RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chos
   r.suite = o.suite;
   if (chosen.choice.sheet) r.sheet_suite = chosen.choice.sheet->suite;
   r.sheet_does_not_match = chosen.choice.does_not_match;
+  r.drive_sheet = chosen.choice.sheet && is_drive_sheet(*chosen.choice.sheet);
   if (r.sheet_does_not_match)
     r.identity_summary = identity_summary(match_fields(target.identity, target.resolved.kind));
   r.faults_injected = o.fault_plan.has_value();
@@ -844,6 +872,43 @@ RunOverrides overrides_of(const QualificationOptions& o, const ChosenSuite& chos
 
 void print_deviations(std::FILE* con, const std::vector<reporting::Deviation>& deviations) {
   std::fputs(reporting::format_deviation_lines(deviations).c_str(), con);
+}
+
+// How the read workloads get written data (read_fill.hpp): the scratch file is laid out already;
+// else a fill where the run may write, unless --no-fill.
+ReadPreparation read_preparation(const QualificationOptions& o,
+                                 const devices::AdmittedTarget& admitted) {
+  if (admitted.kind == devices::AdmittedKind::ScratchFile)
+    return ReadPreparation(FillPolicy::LaidOut, admitted.offset + admitted.size);
+  if (!o.fill) return ReadPreparation(FillPolicy::NoFill);
+  return ReadPreparation(o.allow_destructive ? FillPolicy::Fill : FillPolicy::MayNotWrite);
+}
+
+// "  writes: this run will write 4.00 GiB to fill, ... to /dev/sdb" before anything is written.
+void print_planned_writes(const Suite& suite, const std::vector<WorkloadSpec>& plan,
+                          const QualificationOptions& o, const devices::AdmittedTarget& admitted,
+                          std::FILE* con) {
+  if (plan.empty()) return;
+  const bool scratch = admitted.kind == devices::AdmittedKind::ScratchFile;
+  WrittenRegions written;
+  if (scratch) written.add(0, admitted.offset + admitted.size);
+  std::uint64_t preconditioning = 0;
+  if (suite.precondition && suite.precondition->independent) {
+    const std::uint64_t size = suite_region(plan).params.size;
+    preconditioning += 2 * size;
+    written.add(0, size);
+  }
+  std::vector<bool> preconditioned;
+  for (std::size_t i = 0; i < plan.size() && i < suite.workloads.size(); ++i) {
+    const auto& p = suite.workloads[i].precondition;
+    preconditioned.push_back(p && p->independent);
+    if (p && p->independent) preconditioning += 2 * plan[i].params.size;
+  }
+  const bool fills = !scratch && o.fill && o.allow_destructive;
+  const std::uint64_t fill_bytes = fills ? planned_fill_bytes(plan, written, preconditioned) : 0;
+  const std::string text = planned_writes_text(plan, fill_bytes, preconditioning);
+  if (!text.empty())
+    std::fprintf(con, "  writes: this run will write %s on %s\n", text.c_str(), o.target.c_str());
 }
 
 }  // namespace
@@ -880,9 +945,14 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   run.deviations = planned_deviations(chosen.suite, plan, overrides_of(o, chosen, target),
                                       target.identity, target.resolved);
   print_deviations(o.console, run.deviations);
-  auto health = measure_plan(chosen, plan, o, target, notes, run);
+  ReadPreparation read_data = read_preparation(o, admitted);
+  print_planned_writes(chosen.suite, plan, o, admitted, o.console);
+  auto health = measure_plan(chosen, plan, o, target, read_data, notes, run);
+  auto more = read_data.deviations();
   const auto measured = measured_deviations(run.workloads);
-  run.deviations.insert(run.deviations.end(), measured.begin(), measured.end());
+  more.insert(more.end(), measured.begin(), measured.end());
+  run.deviations.insert(run.deviations.end(), more.begin(), more.end());
+  accept_deviations(o.accept_deviations, run.deviations, o.console);
   judge_run(chosen, o, device_capacity(target.identity), std::move(health), run);
   run.environment.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

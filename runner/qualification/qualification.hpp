@@ -31,6 +31,13 @@ struct QualificationOptions {
   // --strict: any deviation from the suite and sheet as written (RunResult::deviations), or a run
   // that judged no claim, makes the exit code 3 (incomplete) instead of 0.
   bool strict = false;
+  // --accept-deviation KIND: a deviation that makes the verdict about something else (a sheet
+  // whose <match> does not fit, memory judged against a drive's sheet, reads of never-written
+  // blocks: deviations.hpp) leaves its claims judged, listed as accepted in every report.
+  std::vector<std::string> accept_deviations;
+  // Reads of written data (read_fill.hpp): false (--no-fill) skips the fill pass before a read
+  // workload; its read claims are then inconclusive (an unwritten-reads deviation).
+  bool fill = true;
   std::string out_dir = ".";  // default home of the three reports (reporting/report_names.hpp)
   std::optional<std::string> junit_path, html_path, json_path;
   // --ocp-diag [FILE]: the OCP Test & Validation stream (reporting/ocp_diag.hpp); "" its default

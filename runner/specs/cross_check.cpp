@@ -3,38 +3,43 @@
 #include "runner/specs/cross_check.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include "runner/base/nearest_name.hpp"
+#include "runner/base/units.hpp"
 
 namespace storqual::runner {
 namespace {
 
-// Levenshtein distance, for "did you mean".
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
+// The block size an id names ("randread-4k-qd16": 4096), or 0: its first part that reads as a
+// size with a unit (4k, 128k, 1m).
+std::uint64_t block_size_in_id(const std::string& id) {
+  std::size_t at = 0;
+  while (at <= id.size()) {
+    const std::size_t end = std::min(id.find_first_of("-_.", at), id.size());
+    const std::string part = id.substr(at, end - at);
+    if (part.size() >= 2 && std::isdigit(static_cast<unsigned char>(part.front())) &&
+        std::isalpha(static_cast<unsigned char>(part.back()))) {
+      try {
+        return parse_size(part);
+      } catch (const UnitError&) {
+      }
     }
+    at = end + 1;
   }
-  return row[b.size()];
+  return 0;
 }
 
-// "; did you mean 'randread-4k-qd16'?" for the suite's nearest id, or the suite's ids when none is
-// near.
+// "; did you mean 'randread-4k-qd16'?" for the suite's nearest id of the same block size as the
+// id names (never one of another: that would judge a claim on the wrong workload), or the suite's
+// ids when none is near.
 std::string nearest_id(const Suite& suite, const std::string& id) {
-  const SuiteWorkload* best = nullptr;
-  std::size_t best_distance = 0;
-  for (const auto& w : suite.workloads) {
-    const std::size_t d = edit_distance(id, w.id());
-    if (!best || d < best_distance) best = &w, best_distance = d;
-  }
-  if (!best) return " (it has no workloads)";
-  if (best_distance <= std::max<std::size_t>(2, id.size() / 4))
-    return "; did you mean '" + best->id() + "'?";
+  if (suite.workloads.empty()) return " (it has no workloads)";
+  const std::uint64_t bs = block_size_in_id(id);
+  std::vector<std::string> same_size;
+  for (const auto& w : suite.workloads)
+    if (bs == 0 || (w.spec.jobs.empty() && w.spec.params.bs == bs)) same_size.push_back(w.id());
+  if (const auto near = nearest_name(id, same_size)) return "; did you mean '" + *near + "'?";
   std::string ids;
   for (const auto& w : suite.workloads) ids += (ids.empty() ? "" : ", ") + w.id();
   return " (its workloads: " + ids + ")";

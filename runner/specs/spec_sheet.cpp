@@ -18,6 +18,7 @@
 #include "model/quantity_format.hpp"
 #include "reporting/verdict_status.hpp"
 #include "runner/base/errors.hpp"
+#include "runner/base/nearest_name.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 
@@ -45,18 +46,124 @@ struct NumberAndUnit {
   std::string unit;  // trimmed suffix
 };
 
-NumberAndUnit split_value(std::string_view text) {
+// Greek small letter mu (U+03BC) read as the micro sign (U+00B5): datasheets write both.
+std::string with_micro_sign(std::string_view text) {
+  std::string out(text);
+  for (std::size_t at = out.find("\xce\xbc"); at != std::string::npos; at = out.find("\xce\xbc"))
+    out.replace(at, 2, "\xc2\xb5");
+  return out;
+}
+
+// A number written with a thousands separator ("60.000", "1,500", "60 000", "1.500.000") is
+// refused rather than guessed: 60.000 is sixty in one country and sixty thousand in another.
+// Three decimals exactly read as a separator, except in a latency ("1.250ms" is common there).
+void refuse_thousands_separator(std::string_view s, std::string_view number, std::string_view rest,
+                                bool latency) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const bool separator_after =
+      (rest.size() >= 2 && (rest[0] == ',' || rest[0] == '.') && digit(rest[1])) ||
+      (!trim(rest).empty() && digit(trim(rest).front()));
+  const std::size_t point = number.find('.');
+  const bool three_decimals =
+      point != std::string_view::npos && number.size() - point - 1 == 3 &&
+      std::all_of(number.begin() + static_cast<std::ptrdiff_t>(point) + 1, number.end(), digit);
+  if (separator_after || (three_decimals && !latency))
+    throw UnitError("claim value '" + std::string(s) +
+                    "' has a thousands separator (or three decimals, which read as one): write "
+                    "the number without it, such as 60000 or 60k (or 60.0 for sixty)");
+}
+
+NumberAndUnit split_value(std::string_view text, bool latency = false) {
   std::string_view s = trim(text);
   if (s.empty()) throw UnitError("empty claim value");
   if (s.front() == '-')
     throw UnitError("claim value '" + std::string(s) +
                     "' is negative (expected a positive number)");
   double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
   if (ec != std::errc() || ptr == s.data() || !std::isfinite(v))
     throw UnitError("claim value '" + std::string(s) + "' does not start with a number");
-  return {v, std::string(
-                 trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))))};
+  const std::string_view number(s.data(), static_cast<std::size_t>(ptr - s.data()));
+  const std::string_view rest(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr));
+  refuse_thousands_separator(s, number, rest, latency);
+  return {v, std::string(trim(rest))};
+}
+
+// A bandwidth unit with its case, which carries meaning: B is a byte, b a bit (a SATA or SAS
+// link's "6Gb/s", some datasheets' "8000Mb/s"); a decimal prefix k, K, M, G, T, or a binary one
+// Ki, Mi, Gi, Ti; then /s, ps or /sec. Bits are read and converted to bytes (a note says so);
+// "mb/s" and "gb/s" in lower case are refused as ambiguous. Null when `unit` is not a bandwidth.
+std::optional<double> bandwidth_factor(std::string_view unit, std::string& note,
+                                       const std::string& shown, double number) {
+  std::string_view u = unit;
+  bool per_second = false;
+  for (std::string_view end : {"/sec", "/s", "ps"})
+    if (u.size() > end.size() && u.ends_with(end)) {
+      u.remove_suffix(end.size());
+      per_second = true;
+      break;
+    }
+  if (!per_second) return std::nullopt;
+  bool bits = false;
+  if (u.ends_with("bits") || u.ends_with("bit")) {
+    u.remove_suffix(u.ends_with("bits") ? 4 : 3);
+    bits = true;
+  } else if (u.ends_with("b")) {
+    u.remove_suffix(1);
+    bits = true;
+  } else if (u.ends_with("B")) {
+    u.remove_suffix(1);
+  } else {
+    return std::nullopt;
+  }
+  const bool binary = u.ends_with("i");
+  if (binary) u.remove_suffix(1);
+  if (u.size() > 1) return std::nullopt;
+  const char p = u.empty() ? '\0' : u.front();
+  int power = 0;
+  switch (p) {
+    case '\0':
+      break;
+    case 'k':
+    case 'K':
+      power = 1;
+      break;
+    case 'M':
+    case 'm':
+      power = 2;
+      break;
+    case 'G':
+    case 'g':
+      power = 3;
+      break;
+    case 'T':
+    case 't':
+      power = 4;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (bits && !binary && (p == 'm' || p == 'g' || p == 't'))
+    throw UnitError("claim value '" + shown + "' is ambiguous: write MB/s (megabytes) or Mb/s " +
+                    "(megabits), with their case");
+  const double factor = std::pow(binary ? 1024.0 : 1000.0, power) / (bits ? 8.0 : 1.0);
+  if (bits) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%s is in bits per second: read as %s (bytes)", shown.c_str(),
+                  reporting::format_rate_mb(number * factor).c_str());
+    note = text;
+  }
+  return factor;
+}
+
+// An I/O rate: "97000", "97k", "97K", "1.2M", "97K IOPS", "97k IOPS", "97 KIOPS".
+std::optional<double> rate_factor(const std::string& lowered) {
+  std::string_view u = lowered;
+  if (u.ends_with("iops")) u = trim(u.substr(0, u.size() - 4));
+  if (u.empty()) return 1.0;
+  if (u == "k") return 1e3;
+  if (u == "m") return 1e6;
+  return std::nullopt;
 }
 
 enum class UnitFamily { Rate, Bandwidth, Latency, Capacity, Percent, Unknown };
@@ -177,6 +284,10 @@ bool parse_flag(std::string_view v, bool& out) {
 
 double parse_tolerance(const XmlFile& file, pugi::xml_attribute a) {
   double t = 0;
+  // "0.1" could be a tenth (10%) or 0.1%: a tolerance is written with its %.
+  if (std::string_view(a.value()).find('%') == std::string_view::npos)
+    throw file.error_value(a, "tolerance '" + std::string(a.value()) +
+                                  "' needs its unit: write it with % (10% is a tenth)");
   try {
     t = parse_percent(a.value());
   } catch (const UnitError& e) {
@@ -256,10 +367,10 @@ Claim load_claim(const XmlFile& file, pugi::xml_node node, double sheet_toleranc
   if (!per_tb) value = required_attribute(file, node, "value");
   c.value_text = per_tb ? per_tb.value() : value.value();
   try {
-    c.value = parse_claim_value(c.metric, c.value_text, c.per_tb);
+    c.value = parse_claim_value(c.metric, c.value_text, c.per_tb, &c.value_note);
     if (per_tb && !c.per_tb) {
       c.per_tb = true;
-      c.value = parse_claim_value(c.metric, c.value_text + "/TB", c.per_tb);
+      c.value = parse_claim_value(c.metric, c.value_text + "/TB", c.per_tb, &c.value_note);
     }
   } catch (const UnitError& e) {
     throw file.error_value(per_tb ? per_tb : value, e.what());
@@ -422,58 +533,8 @@ SpecSheet load_sheet(const XmlFile& file) {
   return sheet;
 }
 
-}  // namespace
-
-const char* to_string(Aggregate a) noexcept {
-  return a == Aggregate::Min ? "min" : a == Aggregate::Max ? "max" : "mean";
-}
-
-Metric parse_metric(std::string_view name) {
-  const auto parsed = reporting::parse_metric_name(name);
-  if (!parsed)
-    throw UnitError("unknown metric '" + std::string(name) + "' (expected " +
-                    reporting::metric_forms() + ")");
-  Metric m;
-  m.name = std::string(name);
-  m.kind = parsed->kind;
-  m.direction = parsed->direction;
-  m.latency = parsed->latency;
-  m.figure = parsed->figure;
-  if (m.kind == MetricKind::Latency && !m.figure)
-    m.percentile = parse_percentile_stat(parsed->stat, name);
-  return m;
-}
-
-double parse_claim_value(const Metric& metric, std::string_view text) {
-  NumberAndUnit nu = split_value(text);
-  std::string shown(trim(text));
-  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
-    const std::string u = lower(nu.unit);
-    const bool fits = u.empty() || (metric.kind == MetricKind::Waf ? u == "x" : u == "dwpd");
-    if (!fits)
-      throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
-                      "' takes " + family_example(metric.kind) + ")");
-    if (!(nu.number > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
-    if (nu.number > 1000) throw UnitError("claim value '" + shown + "' is absurd (more than 1000)");
-    return nu.number;
-  }
-  const std::string unit = lower(nu.unit);
-  const UnitDef* def = nullptr;
-  for (const UnitDef& u : kUnits)
-    if (u.lower_name == unit) def = &u;
-  // "m" is a million for a rate ("1.2M"); as a latency it would be minutes - refuse it there.
-  if (!def)
-    throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
-                    "' takes " + family_example(metric.kind) + ")");
-  const UnitFamily want = family_of(metric.kind);
-  if (def->family != want) {
-    if (unit.empty())
-      throw UnitError("claim value '" + shown + "' needs a unit: metric '" + metric.name +
-                      "' takes " + family_example(metric.kind));
-    throw UnitError("claim value '" + shown + "' is " + family_name(def->family) +
-                    ", but metric '" + metric.name + "' takes " + family_example(metric.kind));
-  }
-  double v = nu.number * def->factor;
+// A claim value in its base unit, checked against zero and the absurd.
+double checked_claim_value(double v, UnitFamily want, const std::string& shown) {
   if (!(v > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
   const double limit = want == UnitFamily::Rate        ? kMaxIops
                        : want == UnitFamily::Bandwidth ? kMaxBandwidth
@@ -490,7 +551,88 @@ double parse_claim_value(const Metric& metric, std::string_view text) {
   return v;
 }
 
-double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb) {
+}  // namespace
+
+const char* to_string(Aggregate a) noexcept {
+  return a == Aggregate::Min ? "min" : a == Aggregate::Max ? "max" : "mean";
+}
+
+// Every metric name a claim commonly takes, for "did you mean": each form in each direction with
+// the usual percentiles, and every named figure.
+std::vector<std::string> metric_names() {
+  std::vector<std::string> names;
+  for (const char* direction : {"", "read.", "write."})
+    for (const char* form :
+         {"iops", "bw", "lat.mean", "lat.p50", "lat.p90", "lat.p95", "lat.p99", "lat.p99.9",
+          "lat.p99.99", "clat.mean", "clat.p50", "clat.p99", "clat.p99.9", "clat.p99.99"})
+      names.push_back(std::string(direction) + form);
+  for (const auto& f : reporting::figure_table()) names.emplace_back(f.name);
+  return names;
+}
+
+Metric parse_metric(std::string_view name) {
+  const auto parsed = reporting::parse_metric_name(name);
+  if (!parsed) {
+    if (const auto near = nearest_name(name, metric_names()))
+      throw UnitError("unknown metric '" + std::string(name) + "'; did you mean '" + *near +
+                      "'? (expected " + reporting::metric_forms() + ")");
+    throw UnitError("unknown metric '" + std::string(name) + "' (expected " +
+                    reporting::metric_forms() + ")");
+  }
+  Metric m;
+  m.name = std::string(name);
+  m.kind = parsed->kind;
+  m.direction = parsed->direction;
+  m.latency = parsed->latency;
+  m.figure = parsed->figure;
+  if (m.kind == MetricKind::Latency && !m.figure)
+    m.percentile = parse_percentile_stat(parsed->stat, name);
+  return m;
+}
+
+double parse_claim_value(const Metric& metric, std::string_view text, std::string* note) {
+  const std::string micro = with_micro_sign(text);
+  NumberAndUnit nu = split_value(micro, metric.kind == MetricKind::Latency);
+  std::string shown(trim(text));
+  if (metric.kind == MetricKind::Waf || metric.kind == MetricKind::Dwpd) {
+    const std::string u = lower(nu.unit);
+    const bool fits = u.empty() || (metric.kind == MetricKind::Waf ? u == "x" : u == "dwpd");
+    if (!fits)
+      throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
+                      "' takes " + family_example(metric.kind) + ")");
+    if (!(nu.number > 0)) throw UnitError("claim value '" + shown + "' must be greater than 0");
+    if (nu.number > 1000) throw UnitError("claim value '" + shown + "' is absurd (more than 1000)");
+    return nu.number;
+  }
+  const std::string unit = lower(nu.unit);
+  const UnitFamily want = family_of(metric.kind);
+  std::string read_as;
+  std::optional<double> factor;
+  if (want == UnitFamily::Bandwidth) factor = bandwidth_factor(nu.unit, read_as, shown, nu.number);
+  if (want == UnitFamily::Rate) factor = rate_factor(unit);
+  if (factor) {
+    if (note) *note = read_as;
+    return checked_claim_value(nu.number * *factor, want, shown);
+  }
+  const UnitDef* def = nullptr;
+  for (const UnitDef& u : kUnits)
+    if (u.lower_name == unit) def = &u;
+  // "m" is a million for a rate ("1.2M"); as a latency it would be minutes - refuse it there.
+  if (!def)
+    throw UnitError("unknown unit '" + nu.unit + "' in '" + shown + "' (metric '" + metric.name +
+                    "' takes " + family_example(metric.kind) + ")");
+  if (def->family != want) {
+    if (unit.empty())
+      throw UnitError("claim value '" + shown + "' needs a unit: metric '" + metric.name +
+                      "' takes " + family_example(metric.kind));
+    throw UnitError("claim value '" + shown + "' is " + family_name(def->family) +
+                    ", but metric '" + metric.name + "' takes " + family_example(metric.kind));
+  }
+  return checked_claim_value(nu.number * def->factor, want, shown);
+}
+
+double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb,
+                         std::string* note) {
   std::string_view s = trim(text);
   per_tb = false;
   if (s.size() > 3 && lower(s.substr(s.size() - 3)) == "/tb") {
@@ -503,9 +645,9 @@ double parse_claim_value(const Metric& metric, std::string_view text, bool& per_
     // "50k IOPS/TB", "50kIOPS/TB" and "50k/TB" alike: a rate prefix may stand before "IOPS".
     if (s.size() > 4 && lower(s.substr(s.size() - 4)) == "iops")
       s = trim(s.substr(0, s.size() - 4));
-    return parse_claim_value(metric, s);
+    return parse_claim_value(metric, s, note);
   }
-  return parse_claim_value(metric, s);
+  return parse_claim_value(metric, s, note);
 }
 
 double claim_threshold(const Claim& claim, double capacity_bytes) {

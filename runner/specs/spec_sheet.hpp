@@ -61,12 +61,16 @@ struct Metric {
 // "540MB/s", "1.2 GB/s", "800kB/s" (decimal), "515MiB/s", "2GiB/s" (binary) -> bytes/s;
 // "250us", "1.5ms", "800ns", "0.01s" -> ns. Throws UnitError for a unit that does not fit the
 // metric, a value that is not positive, or an absurd one (> 1G IOPS, > 1 TB/s, > 1 hour).
-[[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text);
+// `note`, when given, says how a value was read that is not written in its base unit's terms
+// ("8000Mb/s is in bits per second: read as 1000 MB/s (bytes)"), else is left empty.
+[[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text,
+                                       std::string* note = nullptr);
 
 // A claim value with an optional "/TB" suffix ("50k IOPS/TB", "40MB/s/TB"): the value in base units
 // per decimal TB and per_tb set. Without the suffix it is parse_claim_value. Throws UnitError when
 // a per-TB value does not fit the metric (latency and capacity do not scale with capacity).
-[[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb);
+[[nodiscard]] double parse_claim_value(const Metric& metric, std::string_view text, bool& per_tb,
+                                       std::string* note = nullptr);
 
 enum class Aggregate { None, Mean, Min, Max };
 // "mean", "min" or "max" (None, a claim on one workload, reads as "mean" of that one).
@@ -81,6 +85,7 @@ struct Claim {
   Metric metric;
   double value = 0;        // base unit of the metric (per decimal TB when per_tb)
   std::string value_text;  // as written, e.g. "540MB/s"
+  std::string value_note;  // how it was read when not in bytes ("... in bits per second: ...")
   // value_per_tb="50k", or a unit written per TB ("50k IOPS/TB", "40MB/s/TB"): the threshold is
   // value * the device's capacity in decimal TB (10^12 bytes), as datacenter targets are written.
   bool per_tb = false;

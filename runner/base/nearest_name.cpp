@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// "Did you mean" by edit distance (see nearest_name.hpp).
+#include "runner/base/nearest_name.hpp"
+
+#include <algorithm>
+
+namespace storqual::runner {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::optional<std::string> nearest_name(std::string_view name,
+                                        const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const std::string& c : candidates) {
+    const std::size_t d = edit_distance(name, c);
+    if (!best || d < best_distance) best = &c, best_distance = d;
+  }
+  if (!best || best_distance > std::max<std::size_t>(2, name.size() / 4)) return std::nullopt;
+  return *best;
+}
+
+}  // namespace storqual::runner
