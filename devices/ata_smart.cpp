@@ -219,6 +219,10 @@ AtaIdentity parse_ata_identify(const AtaPage& p) {
   } else {
     id.sectors = (std::uint64_t{word(p, 61)} << 16) | word(p, 60);
   }
+  const std::uint16_t w69 = word(p, 69), w169 = word(p, 169);
+  id.trim_supported = valid_word(w169) && (w169 & 0x1);
+  id.deterministic_read_after_trim = valid_word(w69) && (w69 & 0x4000);
+  id.zeroes_after_trim = valid_word(w69) && (w69 & 0x20);
   return id;
 }
 

@@ -136,6 +136,11 @@ struct AtaIdentity {
   // User-addressable sectors: words 100-103 when 48-bit addressing is supported (word 83 bit
   // 10), else words 60-61; 0 when neither is given.
   std::uint64_t sectors = 0;
+  // What a read of a trimmed block returns: word 169 bit 0 (TRIM supported), word 69 bit 14
+  // (DRAT: deterministic) and bit 5 (RZAT: zeroes).
+  bool trim_supported = false;
+  bool deterministic_read_after_trim = false;
+  bool zeroes_after_trim = false;
 };
 [[nodiscard]] AtaIdentity parse_ata_identify(const AtaPage& page);
 

@@ -576,6 +576,12 @@ void apply_nvme_identity(DeviceIdentity& identity, const NvmeControllerIdentity&
                                     std::to_string(ns->lba_size) + " bytes + " +
                                     std::to_string(ns->metadata_size) + " metadata)",
                                 "nvme:identify-ns"});
+    // What the controller answers for a block nobody wrote (a new or trimmed drive).
+    identity.details.push_back({"deallocated_reads",
+                                ns->deallocated_read == 1   ? "zeros (DLFEAT)"
+                                : ns->deallocated_read == 2 ? "0xFF bytes (DLFEAT)"
+                                                            : "not reported (DLFEAT 0)",
+                                "nvme:identify-ns"});
   }
 }
 

@@ -328,6 +328,7 @@ NvmeNamespaceIdentity parse_identify_namespace(const IdentifyPage& page) {
   const nvme_lbaf& f = ns.lbaf[std::min<unsigned>(out.lba_format, 63)];
   out.lba_size = f.ds < 32 ? (std::uint32_t{1} << f.ds) : 0;
   out.metadata_size = le16toh(f.ms);
+  out.deallocated_read = ns.dlfeat & 0x7;
   return out;
 }
 

@@ -175,6 +175,9 @@ struct NvmeNamespaceIdentity {
   unsigned lba_format = 0;          // index in use (FLBAS)
   std::uint32_t lba_size = 0;       // bytes, 2^LBADS
   std::uint16_t metadata_size = 0;  // bytes per LBA
+  // DLFEAT bits 2:0, what a read of a deallocated block returns: 0 not reported, 1 all bytes
+  // 0x00, 2 all bytes 0xFF (docs/measurement.md, "Reads of written data").
+  std::uint8_t deallocated_read = 0;
   [[nodiscard]] std::uint64_t size_bytes() const { return size_lbas * lba_size; }
 };
 

@@ -274,6 +274,7 @@ struct FillReport {
   // them read back as zero (never written, or deallocated: the controller answers such reads
   // without the media).
   unsigned sampled_blocks = 0;
+  std::uint64_t sample_bytes = 0;  // read by the sample (it stops at the first block with data)
   bool sample_all_zero = false;
 };
 

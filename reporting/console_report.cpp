@@ -97,9 +97,16 @@ std::string format_verdict_table(const RunResult& run) {
   const std::vector<std::string> header = {"workload", "metric", "claimed", "measured",
                                            "diff",     "tol",    "status"};
   std::vector<std::vector<std::string>> rows;
+  // A row that is ERROR or INCONCLUSIVE says why: a numbered note under the table.
+  std::vector<std::string> notes;
   for (const auto& v : run.verdicts) {
     std::string status(to_string(v.status));
     for (auto& ch : status) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if ((v.status == VerdictStatus::Error || v.status == VerdictStatus::Inconclusive) &&
+        v.kind != VerdictKind::Health && !v.message.empty()) {
+      notes.push_back(clean(v.message));
+      status += " [" + std::to_string(notes.size()) + "]";
+    }
     rows.push_back({clean(verdict_subject(v)), clean(v.metric),
                     v.claimed ? format_verdict_value(*v.claimed, v.unit) : "-",
                     v.measured ? format_verdict_value(*v.measured, v.unit) : "-",
@@ -126,6 +133,8 @@ std::string format_verdict_table(const RunResult& run) {
   for (auto w : width) total += w + 2;
   out += std::string(total - 2, '-') + "\n";
   for (const auto& r : rows) out += line(r);
+  for (std::size_t i = 0; i < notes.size(); ++i)
+    out += "  [" + std::to_string(i + 1) + "] " + notes[i] + "\n";
   // A device whose health degraded during the run is said in words, not only as a table row; a
   // health testcase that was skipped (a self-test the drive has not, limits without a reading)
   // says why.
@@ -162,7 +171,8 @@ std::string format_verdict_table(const RunResult& run) {
            " (SHA-256 " + run.measured_by->sha256 + ")\n";
   for (const auto& d : run.deviations)
     out += "deviation: " + clean(d.text) +
-           (d.workloads.empty() ? "" : " [" + clean(join_text(d.workloads, ", ")) + "]") + "\n";
+           (d.workloads.empty() ? "" : " [" + clean(join_text(d.workloads, ", ")) + "]") +
+           (d.accepted ? " (accepted: --accept-deviation " + d.kind + ")" : "") + "\n";
   return out;
 }
 

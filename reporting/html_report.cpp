@@ -21,6 +21,7 @@
 #include "reporting/fio_summary.hpp"
 #include "reporting/html_blocks.hpp"
 #include "reporting/junit_report.hpp"
+#include "reporting/run_console.hpp"
 #include "reporting/svg_chart.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
@@ -502,6 +503,19 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
     for (const auto& line : w.preconditioning) o += "<li>" + esc(line) + "</li>";
     o += "</ol></div>";
   }
+  if (!w.fill.empty()) {
+    // The fill that gave it written data to read (docs/measurement.md, "Reads of written data").
+    o += "<div class=\"preconditioning\" id=\"fill-" + esc(w.id) +
+         "\"><strong>Fill before this workload read</strong> (outside its measured time):"
+         "<ol class=\"small\">";
+    for (const auto& f : w.fill) {
+      std::string line = format_fill_line(w.id, f);
+      while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+      line.erase(0, line.find_first_not_of(' '));
+      o += "<li>" + esc(line) + "</li>";
+    }
+    o += "</ol></div>";
+  }
   if (w.host_limit) host_limit_block(o, *w.host_limit);
   if (w.host_busy && w.host_busy->busy) {
     std::string why;
@@ -905,9 +919,15 @@ void banner_section(std::string& o, const RunResult& run, const VerdictCounts& c
          (run.strict ? " (--strict: a deviation makes a pass incomplete)" : "") + "<ul>";
     for (const auto& d : run.deviations) {
       const std::string affected = join_text(d.workloads, ", ");
+      // One that changes what the verdict is about says so, and whether the lab accepted it.
+      const std::string subject =
+          d.accepted          ? " <b>[accepted: --accept-deviation " + esc(d.kind) + "]</b>"
+          : d.changes_subject ? " <b>[its claims are inconclusive; --accept-deviation " +
+                                    esc(d.kind) + " judges them]</b>"
+                              : std::string();
       o += "<li>" + esc(d.text) +
            (affected.empty() ? "" : " <span class=\"muted\">(" + esc(affected) + ")</span>") +
-           "</li>";
+           subject + "</li>";
     }
     o += "</ul><span class=\"small muted\"><span class=\"dev\">*</span> marks a claim whose "
          "workload ran with a deviation.</span></div>\n";

@@ -366,35 +366,28 @@ void number_repeats(std::vector<std::string>& names) {
 
 std::vector<RunNames> name_runs(const std::vector<RunResult>& runs) {
   std::vector<RunNames> out(runs.size());
-  std::vector<std::string> tags(runs.size());
-  // A tag tells apart runs of one device: its start time, then the host where the same device and
-  // start appear on several hosts, then a count.
-  std::map<std::string, std::set<std::string>> hosts_of;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    out[i].label = device_label(runs[i]);
-    tags[i] = zoned(runs[i].environment.start_utc);
-    if (tags[i].empty()) tags[i] = "run";
-    hosts_of[out[i].label + " " + tags[i]].insert(runs[i].environment.host);
-  }
-  std::vector<std::string> keys(runs.size());
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (hosts_of[out[i].label + " " + tags[i]].size() > 1 && !runs[i].environment.host.empty())
-      tags[i] += " on " + runs[i].environment.host;
-    keys[i] = out[i].label + " " + tags[i];
-  }
-  std::vector<std::string> unique_keys = keys;
-  number_repeats(unique_keys);
+  // Ids a CI server follows from build to build (Jenkins, GitLab keep a testcase's history by
+  // classname and name): the sheet, the unit and the suite, never the time or a run id, which
+  // go in the testsuite's timestamp and properties. Where one file holds several runs of one
+  // unit (a `report` merge), the later ones carry their ordinal: "run 2", "run 3".
+  std::map<std::string, int> runs_of;
   std::vector<std::string> suites(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    tags[i] += unique_keys[i].substr(keys[i].size());  // the " #k" number_repeats() added
     const RunResult& run = runs[i];
+    out[i].label = device_label(run);
+    const std::string sheet = run.spec.name.empty() ? "measured-only" : run.spec.name;
+    const int n = ++runs_of[sheet + "\n" + out[i].label + "\n" + run.spec.suite];
+    const std::string tag = n == 1 ? "" : " run " + std::to_string(n);
     std::string title = device_title(run);
     if (identity_value(run, "serial").empty() && title.find(out[i].label) == std::string::npos)
       title += " " + out[i].label;
-    suites[i] = title + " " + tags[i];
-    out[i].classname = "storqual." +
-                       without_dots(run.spec.name.empty() ? "measured-only" : run.spec.name) + "." +
-                       without_dots(out[i].label + " " + tags[i]);
+    suites[i] = title + tag;
+    out[i].classname =
+        "storqual." + without_dots(sheet) + "." +
+        without_dots(out[i].label +
+                     (run.spec.suite.empty() || run.spec.suite == sheet ? std::string()
+                                                                        : " " + run.spec.suite) +
+                     tag);
   }
   number_repeats(suites);
   for (std::size_t i = 0; i < runs.size(); ++i) out[i].suite = suites[i];
@@ -433,7 +426,10 @@ void add_suite_properties(pugi::xml_node suite, const RunResult& run, const RunN
     const Deviation& d = run.deviations[i];
     const std::string affected = join_text(d.workloads, ", ");
     add_property(props, "storqual.deviation." + std::to_string(i + 1),
-                 d.kind + ": " + d.text + (affected.empty() ? "" : " [" + affected + "]"));
+                 d.kind + ": " + d.text + (affected.empty() ? "" : " [" + affected + "]") +
+                     (d.accepted          ? " (accepted: --accept-deviation " + d.kind + ")"
+                      : d.changes_subject ? " (changes the subject: its claims are inconclusive)"
+                                          : ""));
   }
   add_property(props, "command_line", run.environment.command_line);
   add_property(props, "kernel", run.environment.kernel);

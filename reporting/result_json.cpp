@@ -86,6 +86,7 @@ void visit_fields(Either<FillReport> auto& f, auto&& visit) {
   visit("seconds", f.seconds);
   visit("bytes_per_s", f.bytes_per_s);
   visit("sampled_blocks", f.sampled_blocks);
+  visit("sample_bytes", f.sample_bytes);
   visit("sample_all_zero", f.sample_all_zero);
 }
 

@@ -170,8 +170,13 @@ RecordRows derive_record_rows(const RunResult& run, const std::vector<ArchivedFi
                      identity_value(d, "firmware"), identity_value(d, "vendor"), d.name, d.path}};
   rows["verdict"] = verdict_rows(run);
   rows["figure"] = figure_rows(run);
+  // An accepted deviation that changes the subject (docs/reports.md, "Deviations") says so in the
+  // record: the lab's acceptance is part of the evidence.
   for (const auto& dev : run.deviations)
-    rows["deviation"].push_back({std::int64_t(0), dev.kind, dev.text, joined(dev.workloads)});
+    rows["deviation"].push_back(
+        {std::int64_t(0), dev.kind,
+         dev.text + (dev.accepted ? " [accepted: --accept-deviation " + dev.kind + "]" : ""),
+         joined(dev.workloads)});
   for (const auto& [phase, list] :
        {std::pair{"before", &d.health_before}, {"after", &d.health_after}})
     for (const auto& h : *list)

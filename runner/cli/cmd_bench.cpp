@@ -185,8 +185,12 @@ int cmd_bench(const Args& args) {
                                           : kExitRuntime;
     reporting::ReportSet reports;  // the result alone
     reports.json = vm["json"].as<std::string>();
-    // The file, then the acceptance archive (docs/archive.md).
-    recording_store(vm, stderr)->save(result, reports);
+    // The file; the acceptance archive (docs/archive.md) only when --archive names it: an
+    // experiment is not an acceptance, and STORQUAL_ARCHIVE or the default place never gets one.
+    if (vm.count("archive"))
+      recording_store(vm, stderr)->save(result, reports);
+    else
+      reporting::default_results_store().save(result, reports);
   }
   for (const auto& e : r.errors) std::fprintf(stderr, "storqual bench: %s\n", e.c_str());
   if (r.interrupted) return interrupted_exit_code() ? interrupted_exit_code() : kExitInterrupted;

@@ -35,13 +35,40 @@ void print_per_tb(const SpecSheet& sheet, const std::vector<double>& capacities)
   }
 }
 
+// `--explain`: every claim as it will be judged, one line each: where it is written, the workload
+// and metric, the value as written and as read (in the metric's base unit), the tolerance and the
+// bound a measurement must meet.
+void print_explained(const SpecSheet& sheet) {
+  for (const Claim& c : sheet.claims) {
+    const std::string where = c.location.substr(c.location.find(':') + 1);
+    const double tol = c.tolerance_pct / 100.0;
+    const bool higher = c.metric.higher_is_better();
+    const double bound = higher ? c.value * (1 - tol) : c.value * (1 + tol);
+    char tolerance[32];
+    std::snprintf(tolerance, sizeof tolerance, "%g%%", c.tolerance_pct);
+    char base[64];
+    std::snprintf(base, sizeof base, "%.6g %s%s", c.value, c.metric.unit(), c.per_tb ? "/TB" : "");
+    std::printf(
+        "  claim at line %s: %s %s \"%s\" = %s (%s), tolerance %s, passes when measured "
+        "%s %s%s%s\n",
+        where.substr(0, where.find(':')).c_str(), c.workload_label().c_str(), c.metric.name.c_str(),
+        c.value_text.c_str(), base, format_metric_value(c.metric.kind, c.value).c_str(), tolerance,
+        higher ? ">=" : "<=", format_metric_value(c.metric.kind, bound).c_str(),
+        c.per_tb ? " per TB" : "", c.value_note.empty() ? "" : ("; " + c.value_note).c_str());
+  }
+}
+
 }  // namespace
 
 int cmd_check(const Args& args) {
   po::options_description visible("storqual check FILE... [options]");
   std::vector<std::string> suite_dirs;
   std::vector<std::string> capacity_texts;
+  bool explain = false;
   visible.add_options()("help,h", "show this help")(
+      "explain", po::bool_switch(&explain),
+      "print every claim as it will be judged: workload, metric, the value as written and in "
+      "the metric's base unit, the tolerance and the bound a measurement must meet")(
       "capacity", po::value<std::vector<std::string>>(&capacity_texts),
       "show the threshold of each per-TB claim at this device capacity (decimal: 1.92TB, 3840GB; "
       "repeatable)")(
@@ -114,6 +141,7 @@ int cmd_check(const Args& args) {
         std::fprintf(stderr, "warning: %s: %s (its claims are not checked against it)\n",
                      file.c_str(), suite_warning.c_str());
       print_per_tb(sheet, capacities);
+      if (explain) print_explained(sheet);
     } catch (const FileError& e) {
       std::fprintf(stderr, "storqual check: %s\n", e.what());
       return kExitUsage;

@@ -9,6 +9,7 @@
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
+#include "runner/qualification/deviations.hpp"
 #include "runner/qualification/fio_judgement.hpp"
 
 namespace po = boost::program_options;
@@ -41,8 +42,12 @@ po::options_description judge_options(FioJudgeOptions& o) {
       "standard suite name or suite file (default: the sheet's)")(
       "strict", po::bool_switch(&o.strict),
       "exit 3 (incomplete) when fio ran a workload otherwise than the suite says, or the "
-      "sheet's <match> does not fit the device")("out", po::value(&o.out_dir)->default_value("."),
-                                                 "directory for the reports")(
+      "sheet's <match> does not fit the device")(
+      "accept-deviation", po::value(&o.accept_deviations)->value_name("KIND"),
+      "judge the claims anyway when fio's figures are about something else: match (the sheet "
+      "does not fit the device), fio-target (fio ran on another file or device than --target), "
+      "null-engine; repeatable, listed as accepted in every report")(
+      "out", po::value(&o.out_dir)->default_value("."), "directory for the reports")(
       "junit", po::value<std::string>(), "JUnit XML file [OUT/storqual-junit.xml]")(
       "junit-rich", po::bool_switch(&o.junit_rich),
       "JUnit with testcase properties and file/line attributes (docs/reports.md)")(
@@ -68,6 +73,7 @@ int cmd_judge(const Args& args) {
   if (parse_command_options(args, all, visible, vm)) return kExitPass;
   if (o.fio_json.empty()) throw UsageError("--fio-json is required");
   if (o.spec_file.empty()) throw UsageError("--spec is required");
+  check_accepted_kinds(o.accept_deviations);
   auto take = [&](const char* name, std::optional<std::string>& into) {
     if (vm.count(name)) into = vm[name].as<std::string>();
   };

@@ -487,9 +487,10 @@ void qualify_verdict(const ClaimFigures& f, ClaimVerdict& v) {
   }
   if (!f.host_limited.empty()) {
     if (v.status == VerdictStatus::Fail) {
-      // Not a device failure: the host could not drive the device to its claim.
-      v.status = VerdictStatus::Error;
-      v.message = "host-limited: " + f.host_limited + "; " + v.message;
+      // Not a device failure: the host could not drive the device to its claim, so the claim is
+      // not decided (inconclusive, never an error of the run).
+      v.status = VerdictStatus::Inconclusive;
+      v.message = "inconclusive: host-limited: " + f.host_limited + "; " + v.message;
     } else {
       v.message += "; host-limited: " + f.host_limited;
     }

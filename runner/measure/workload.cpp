@@ -3,8 +3,10 @@
 #include "runner/measure/workload.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "engines/engine.hpp"
 #include "runner/base/units.hpp"
@@ -442,13 +444,25 @@ void validate(const WorkloadSpec& spec) {
 
 namespace {
 
+// `--name=VALUE` as one bash word: single-quoted when VALUE holds anything but letters, digits
+// and _ . / : = @ % + , - (a latency search's step "bench (iodepth 64)" has spaces and brackets).
+std::string shell_word(const std::string& option, const std::string& value) {
+  const bool plain = std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./:=@%+,-", c);
+  });
+  if (plain && !value.empty()) return option + value;
+  std::string out = "'" + option;
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // One job's part of a fio command line: "--name=ID --filename=... --rw=...".
 std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   constexpr std::uint64_t kNullTargetSize = std::uint64_t{1} << 40;  // job_runner's check_region
   const auto& p = spec.params;
   std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
-  std::string cmd = "--name=" + (spec.id.empty() ? std::string("storqual") : spec.id);
-  if (!p.target.empty() && engine != "null") cmd += " --filename=" + p.target;
+  std::string cmd = shell_word("--name=", spec.id.empty() ? std::string("storqual") : spec.id);
+  if (!p.target.empty() && engine != "null") cmd += " " + shell_word("--filename=", p.target);
   cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
          " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
@@ -465,7 +479,11 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   if (p.offset) cmd += " --offset=" + format_size_fio(p.offset);
   // storqual's runtime is always time based: it runs the whole runtime, passing over the region
   // again when it is covered (fio without --time_based would stop there).
-  if (p.runtime_s > 0) cmd += " --time_based --runtime=" + format_duration_fio(p.runtime_s);
+  // With an I/O limit it stops at whichever comes first, as fio does without --time_based (with
+  // it, fio would ignore io_size).
+  if (p.runtime_s > 0)
+    cmd += std::string(spec.io_limit ? "" : " --time_based") +
+           " --runtime=" + format_duration_fio(p.runtime_s);
   if (p.ramp_time_s > 0) cmd += " --ramp_time=" + format_duration_fio(p.ramp_time_s);
   // io_limit counts the bytes of all jobs together, fio's io_size those of each job.
   if (spec.io_limit) {

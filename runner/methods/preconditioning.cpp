@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -137,7 +138,34 @@ std::string purge_range(const std::string& path, std::uint64_t offset, std::uint
   return "purge: not purged, " + path + " is neither a block device nor a regular file";
 }
 
-std::string precondition_independent(const WorkloadSpec& workload, const RunWorkload& measure) {
+std::uint64_t precondition_bytes(const WorkloadSpec& workload, double scale) {
+  const std::uint64_t full = 2 * workload.params.size;
+  if (scale >= 1) return full;
+  const std::uint64_t block = 128 * 1024;
+  return std::max(block,
+                  static_cast<std::uint64_t>(static_cast<double>(full) * scale) / block * block);
+}
+
+std::string precondition_plan_text(const WorkloadSpec& workload, const Precondition& p,
+                                   double scale) {
+  std::vector<std::string> steps;
+  if (p.purge != PurgeMethod::None)
+    steps.push_back("purge (" + std::string(to_string(p.purge)) + ")");
+  if (p.independent)
+    steps.push_back(
+        (scale >= 1 ? "2 x " + format_bytes_iec(static_cast<double>(workload.params.size)) +
+                          " sequential 128 KiB writes"
+                    : "sequential 128 KiB writes scaled by --runtime-scale " +
+                          std::to_string(scale).substr(0, 6)) +
+        " (" + format_bytes_iec(static_cast<double>(precondition_bytes(workload, scale))) + ")");
+  if (p.dependent) steps.push_back("the workload in rounds until steady");
+  std::string out;
+  for (std::size_t i = 0; i < steps.size(); ++i) out += (i ? ", then " : "") + steps[i];
+  return out;
+}
+
+std::string precondition_independent(const WorkloadSpec& workload, const RunWorkload& measure,
+                                     double scale) {
   WorkloadSpec w = workload;
   w.id = workload.id + " (preconditioning)";
   w.params.rw = "write";
@@ -151,7 +179,10 @@ std::string precondition_independent(const WorkloadSpec& workload, const RunWork
   if (w.params.ioengine == "psync") w.params.iodepth = 1;
   std::uint64_t bytes = 0;
   double seconds = 0;
-  for (int pass = 0; pass < 2; ++pass) {
+  // Scaled: one pass that stops after its share of the two (io_limit).
+  const int passes = scale >= 1 ? 2 : 1;
+  if (scale < 1) w.io_limit = precondition_bytes(workload, scale);
+  for (int pass = 0; pass < passes; ++pass) {
     reporting::WorkloadResult r = measure(w);
     if (r.write) bytes += r.write->bytes;
     seconds += r.elapsed_s;
@@ -164,7 +195,10 @@ std::string precondition_independent(const WorkloadSpec& workload, const RunWork
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f s", seconds);
   return "workload-independent: sequential 128 KiB writes (iodepth " +
-         std::to_string(w.params.iodepth) + ") twice over " +
+         std::to_string(w.params.iodepth) + ") " +
+         (scale >= 1 ? std::string("twice over ")
+                     : "scaled by --runtime-scale (" +
+                           format_bytes_iec(static_cast<double>(w.io_limit)) + " of 2x) over ") +
          range_text(workload.params.offset, workload.params.size) + ": " + format_size_fio(bytes) +
          " in " + secs + " (" + rate + ")";
 }
@@ -172,12 +206,12 @@ std::string precondition_independent(const WorkloadSpec& workload, const RunWork
 std::vector<std::string> run_preconditioning(const WorkloadSpec& workload, const Precondition& p,
                                              const NvmePurgeAccess& nvme,
                                              const RunWorkload& measure,
-                                             const std::string& sysfs_root) {
+                                             const std::string& sysfs_root, double scale) {
   std::vector<std::string> lines;
   if (p.purge != PurgeMethod::None)
     lines.push_back(purge_range(workload.params.target, workload.params.offset,
                                 workload.params.size, p.purge, nvme, sysfs_root));
-  if (p.independent) lines.push_back(precondition_independent(workload, measure));
+  if (p.independent) lines.push_back(precondition_independent(workload, measure, scale));
   if (p.dependent)
     lines.push_back("workload-dependent: the workload itself in rounds until steady (SNIA PTS)");
   return lines;

@@ -62,16 +62,24 @@ struct NvmePurgeAccess {
                                       const std::string& sysfs_root = "/sys");
 
 // The workload-independent preconditioning of `workload`'s range: two passes of rw=write bs=128k
-// iodepth=32 over [offset, offset+size) with `measure`; returns the report line.
+// iodepth=32 over [offset, offset+size) with `measure`; returns the report line. `scale` below 1
+// (--runtime-scale) writes that share of the two passes only (it says so), so that a smoke run
+// does not write a large device twice over.
 [[nodiscard]] std::string precondition_independent(const WorkloadSpec& workload,
-                                                   const RunWorkload& measure);
+                                                   const RunWorkload& measure, double scale = 1);
+
+// The bytes the workload-independent preconditioning of `workload` writes at `scale`.
+[[nodiscard]] std::uint64_t precondition_bytes(const WorkloadSpec& workload, double scale = 1);
+
+// What `p` will do over `workload`'s range, said before it starts: "purge (discard), then 2 x
+// 10.00 GiB sequential 128 KiB writes (20.00 GiB)".
+[[nodiscard]] std::string precondition_plan_text(const WorkloadSpec& workload,
+                                                 const Precondition& p, double scale = 1);
 
 // Purge then independent preconditioning as `p` asks, over `workload`'s range; one line each,
 // plus a line for `dependent` (which the caller carries out with rounds).
-[[nodiscard]] std::vector<std::string> run_preconditioning(const WorkloadSpec& workload,
-                                                           const Precondition& p,
-                                                           const NvmePurgeAccess& nvme,
-                                                           const RunWorkload& measure,
-                                                           const std::string& sysfs_root = "/sys");
+[[nodiscard]] std::vector<std::string> run_preconditioning(
+    const WorkloadSpec& workload, const Precondition& p, const NvmePurgeAccess& nvme,
+    const RunWorkload& measure, const std::string& sysfs_root = "/sys", double scale = 1);
 
 }  // namespace storqual::runner

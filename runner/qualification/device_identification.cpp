@@ -59,6 +59,14 @@ void probe_ata(DeviceIdentification& d) {
   const bool usb = d.identity.transport == devices::Transport::Usb;
   try {
     const devices::AtaIdentity id = devices::parse_ata_identify(d.ata->identify_device());
+    // What the drive answers for a trimmed block (docs/measurement.md, "Reads of written data").
+    d.identity.details.push_back({"deallocated_reads",
+                                  !id.trim_supported     ? "no TRIM"
+                                  : id.zeroes_after_trim ? "zeros after TRIM (ATA RZAT)"
+                                  : id.deterministic_read_after_trim
+                                      ? "deterministic after TRIM (ATA DRAT), not zeros"
+                                      : "not deterministic after TRIM (no DRAT)",
+                                  "ata:identify"});
     if (!id.smart_supported)
       d.health_gap = "health not readable: the drive does not support SMART";
     else if (!id.smart_enabled)

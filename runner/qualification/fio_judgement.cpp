@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "devices/device_identity.hpp"
@@ -22,6 +23,7 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/fio_verdicts.hpp"
 #include "runner/judge/verdict.hpp"
+#include "runner/qualification/deviations.hpp"
 #include "runner/qualification/device_identification.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/specs/cross_check.hpp"
@@ -192,6 +194,75 @@ void assemble_results(const std::vector<FioJsonJob>& jobs, const std::vector<Fio
   }
 }
 
+// Whether fio's `filename` (one path, or several joined by ':') names `target`: the same path, or
+// paths that resolve to the same device (a block device) or the same file.
+bool names_target(const std::string& filename, const std::string& target,
+                  const std::string& sysfs_root) {
+  if (filename.empty() || target.empty()) return false;
+  devices::Sysfs sysfs{sysfs_root};
+  std::error_code ec;
+  const fs::path want = fs::weakly_canonical(target, ec);
+  std::optional<devices::ResolvedTarget> resolved_target;
+  try {
+    resolved_target = sysfs.resolve(target);
+  } catch (const std::exception&) {
+  }
+  std::size_t at = 0;
+  while (at <= filename.size()) {
+    const std::size_t end = std::min(filename.find(':', at), filename.size());
+    const std::string one = filename.substr(at, end - at);
+    at = end + 1;
+    std::error_code ec2;
+    if (!ec && !ec2 && fs::weakly_canonical(one, ec2) == want) continue;
+    try {
+      const devices::ResolvedTarget r = sysfs.resolve(one);
+      if (resolved_target && r.kind == devices::TargetKind::BlockDevice &&
+          resolved_target->kind == devices::TargetKind::BlockDevice &&
+          r.device == resolved_target->device)
+        continue;
+    } catch (const std::exception&) {
+    }
+    return false;
+  }
+  return true;
+}
+
+// What makes fio's figures another device's, or no device's (deviations.hpp, changes_subject):
+// a job of the null engine, and, with --target or --identity, a job whose filename is not it.
+void subject_deviations(const FioJudgeOptions& o, const JudgedDevice& device,
+                        reporting::RunResult& run) {
+  std::vector<std::string> null_jobs, elsewhere;
+  std::string where;
+  const std::string target = o.target ? *o.target : device.report.path;
+  for (const auto& r : run.workloads) {
+    if (r.skipped) continue;
+    if (r.params.ioengine == "null") null_jobs.push_back(r.id);
+    if ((o.target || o.identity_file) && r.params.ioengine != "null" &&
+        !names_target(r.params.target, target, o.sysfs_root)) {
+      if (elsewhere.empty())
+        where = r.params.target.empty() ? "a file fio named after the job (no filename)"
+                                        : r.params.target;
+      elsewhere.push_back(r.id);
+    }
+  }
+  if (!null_jobs.empty()) {
+    run.deviations.push_back({"null-engine",
+                              "fio ran " + reporting::join_text(null_jobs, ", ") +
+                                  " on ioengine=null: nothing reached a device",
+                              null_jobs});
+    run.deviations.back().changes_subject = true;
+  }
+  if (!elsewhere.empty()) {
+    run.deviations.push_back({"fio-target",
+                              "fio ran " + reporting::join_text(elsewhere, ", ") + " on " + where +
+                                  ", not on " +
+                                  (target.empty() ? std::string("the device given") : target) +
+                                  (o.target ? " (--target)" : " (--identity)"),
+                              elsewhere});
+    run.deviations.back().changes_subject = true;
+  }
+}
+
 // The verdicts as a run's (claims, then measured-only), what fio cannot decide made inconclusive,
 // and the exit code (--strict: a deviation makes a pass incomplete).
 void judge_results(const Loaded& l, const Suite& judged, const JudgedDevice& device,
@@ -201,6 +272,7 @@ void judge_results(const Loaded& l, const Suite& judged, const JudgedDevice& dev
   context.warranty_years = l.sheet.warranty_years;
   run.verdicts = judge(l.sheet, judged, run.workloads, context);
   mark_fio_undecidable(l.sheet, run.workloads, run.verdicts);
+  apply_subject_deviations(run.deviations, run.verdicts);
   int code = exit_code_for(run.verdicts);
   run.strict = o.strict;
   if (o.strict && code == kExitPass && !run.deviations.empty()) {
@@ -233,11 +305,14 @@ QualificationOutcome judge_fio_json(const FioJudgeOptions& o) {
   run.device = device.report;
   run.spec = {l.sheet.name,   l.sheet.vendor, l.sheet.source,        l.sheet.path.string(),
               l.sheet.sha256, l.suite.name,   l.suite_path.string(), l.suite.sha256};
-  if (!device.match.empty() && !l.sheet.matches(device.match))
+  if (!device.match.empty() && !l.sheet.matches(device.match)) {
     run.deviations.push_back(
         {"match",
-         "spec sheet '" + l.sheet.name + "': its <match> does not fit the device's identity",
+         "spec sheet '" + l.sheet.name +
+             "': its <match> does not fit the device's identity: its claims are another device's",
          {}});
+    run.deviations.back().changes_subject = true;
+  }
   reporting::JudgeHeader header{*run.measured_by, device.summary,           l.sheet.name,
                                 l.suite.name,     l.suite.workloads.size(), fio.notes};
   std::fputs(reporting::format_judge_header(header).c_str(), o.console);
@@ -249,6 +324,8 @@ QualificationOutcome judge_fio_json(const FioJudgeOptions& o) {
   std::fputs(reporting::format_job_matches(lines).c_str(), o.console);
   Suite judged = l.suite;
   assemble_results(jobs, matches, o, judged, run);
+  subject_deviations(o, device, run);
+  accept_deviations(o.accept_deviations, run.deviations, o.console);
   std::fputs(reporting::format_deviation_lines(run.deviations).c_str(), o.console);
   judge_results(l, judged, device, o, run);
   run.environment.end_utc = utc_now();

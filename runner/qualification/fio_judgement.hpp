@@ -26,6 +26,8 @@ struct FioJudgeOptions {
   std::optional<std::string> host;           // --host: client/server output, that server's jobs
   std::optional<std::string> suite;          // --suite NAME|FILE (overrides the sheet's)
   bool strict = false;
+  // --accept-deviation KIND: deviations.hpp (match, fio-target, null-engine)
+  std::vector<std::string> accept_deviations;
   std::string out_dir = ".";
   std::optional<std::string> junit_path, html_path, json_path, ocp_diag_path;
   bool junit_rich = false;

@@ -28,6 +28,7 @@
 #include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
 #include "devices/sysfs.hpp"
+#include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/fleet_report.hpp"
@@ -355,7 +356,10 @@ std::vector<std::string> precondition_suite(const Suite& suite,
                                             const RunWorkload& measure) {
   const WorkloadSpec region = suite_region(plan);
   std::vector<std::string> lines;
-  for (auto& line : run_preconditioning(region, *suite.precondition, nvme, measure, o.sysfs_root))
+  std::fprintf(o.console, "  preconditioning before the suite: %s\n",
+               precondition_plan_text(region, *suite.precondition, o.runtime_scale).c_str());
+  for (auto& line : run_preconditioning(region, *suite.precondition, nvme, measure, o.sysfs_root,
+                                        o.runtime_scale))
     lines.push_back("suite: " + line);
   return lines;
 }
@@ -390,9 +394,12 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     });
   }
   if (sw.precondition) {
-    for (auto& line : run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root))
+    std::fprintf(o.console, "  preconditioning before '%s': %s\n", w.id.c_str(),
+                 precondition_plan_text(w, *sw.precondition, o.runtime_scale).c_str());
+    for (auto& line :
+         run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root, o.runtime_scale))
       preconditioning.push_back(line);
-    read_data.preconditioned(w, *sw.precondition);
+    read_data.preconditioned(w, *sw.precondition, o.runtime_scale);
   }
   // Reads of written data (read_fill.hpp): the fill is outside the workload's measured time.
   if (sw.method->reads_need_written_data() && reads(w)) {
@@ -573,13 +580,13 @@ void size_jobs_to(std::uint64_t capacity, WorkloadSpec& group) {
 // The admitted target holds the guard (and a scratch file) for as long as the run needs it: the
 // caller keeps it.
 [[nodiscard]] devices::AdmittedTarget admit_plan(std::vector<WorkloadSpec>& plan,
-                                                 const QualificationOptions& o,
+                                                 const QualificationOptions& o, bool fills,
                                                  std::vector<std::string>& notes) {
   bool any_write = false, whole = false;
   std::uint64_t reach = 0;
   for (const auto& w : plan) {
     // A read workload's fill writes its region (read_fill.hpp) when the run may write.
-    any_write = any_write || writes(w) || (o.fill && o.allow_destructive && reads(w));
+    any_write = any_write || writes(w) || (fills && reads(w));
     // A group's jobs each have their region (their own offset and size, or the group's).
     for (const WorkloadSpec& m : w.jobs.empty() ? std::vector<WorkloadSpec>{w} : group_members(w)) {
       if (m.params.size == 0) whole = true;
@@ -650,7 +657,7 @@ reporting::WorkloadResult measure_planned(
   try {
     if (i == 0 && chosen.suite.precondition) {
       preconditioning = precondition_suite(chosen.suite, plan, o, device.purge, measure);
-      read_data.preconditioned(suite_region(plan), *chosen.suite.precondition);
+      read_data.preconditioned(suite_region(plan), *chosen.suite.precondition, o.runtime_scale);
     }
     if (auto unfit = unfit_block_size(plan[i])) {
       r.id = plan[i].id;
@@ -877,34 +884,47 @@ void print_deviations(std::FILE* con, const std::vector<reporting::Deviation>& d
 // How the read workloads get written data (read_fill.hpp): the scratch file is laid out already;
 // else a fill where the run may write, unless --no-fill.
 ReadPreparation read_preparation(const QualificationOptions& o,
-                                 const devices::AdmittedTarget& admitted) {
+                                 const devices::AdmittedTarget& admitted, bool read_only) {
   if (admitted.kind == devices::AdmittedKind::ScratchFile)
     return ReadPreparation(FillPolicy::LaidOut, admitted.offset + admitted.size);
   if (!o.fill) return ReadPreparation(FillPolicy::NoFill);
-  return ReadPreparation(o.allow_destructive ? FillPolicy::Fill : FillPolicy::MayNotWrite);
+  if (read_only) return ReadPreparation(FillPolicy::MayNotWrite, 0, "the device is read-only");
+  if (!o.allow_destructive)
+    return ReadPreparation(FillPolicy::MayNotWrite, 0,
+                           "the run may not write to fill them (--allow-destructive)");
+  return ReadPreparation(FillPolicy::Fill);
 }
 
-// "  writes: this run will write 4.00 GiB to fill, ... to /dev/sdb" before anything is written.
+// Whether the identity says the block device is read-only (sysfs `ro`): no fill can run there.
+bool read_only_device(const devices::DeviceIdentity& id) {
+  for (const auto& row : id.details)
+    if (row.field == "read_only") return row.value == "yes";
+  return false;
+}
+
+// "  writes: this run will write 4.00 GiB in fill passes, ... on /dev/sdb" before anything is
+// written.
 void print_planned_writes(const Suite& suite, const std::vector<WorkloadSpec>& plan,
                           const QualificationOptions& o, const devices::AdmittedTarget& admitted,
-                          std::FILE* con) {
+                          const devices::DeviceIdentity& identity, std::FILE* con) {
   if (plan.empty()) return;
   const bool scratch = admitted.kind == devices::AdmittedKind::ScratchFile;
   WrittenRegions written;
   if (scratch) written.add(0, admitted.offset + admitted.size);
   std::uint64_t preconditioning = 0;
+  const bool full = o.runtime_scale >= 1;  // a scaled one writes a share: the fill still runs
   if (suite.precondition && suite.precondition->independent) {
-    const std::uint64_t size = suite_region(plan).params.size;
-    preconditioning += 2 * size;
-    written.add(0, size);
+    const WorkloadSpec region = suite_region(plan);
+    preconditioning += precondition_bytes(region, o.runtime_scale);
+    if (full) written.add(0, region.params.size);
   }
   std::vector<bool> preconditioned;
   for (std::size_t i = 0; i < plan.size() && i < suite.workloads.size(); ++i) {
     const auto& p = suite.workloads[i].precondition;
-    preconditioned.push_back(p && p->independent);
-    if (p && p->independent) preconditioning += 2 * plan[i].params.size;
+    preconditioned.push_back(p && p->independent && full);
+    if (p && p->independent) preconditioning += precondition_bytes(plan[i], o.runtime_scale);
   }
-  const bool fills = !scratch && o.fill && o.allow_destructive;
+  const bool fills = !scratch && o.fill && o.allow_destructive && !read_only_device(identity);
   const std::uint64_t fill_bytes = fills ? planned_fill_bytes(plan, written, preconditioned) : 0;
   const std::string text = planned_writes_text(plan, fill_bytes, preconditioning);
   if (!text.empty())
@@ -924,6 +944,13 @@ void save_run_reports(const reporting::ReportSet& reports, const std::string& ou
   out.html_path = reports.html;
   std::error_code ec;
   fs::create_directories(out_dir, ec);
+  // An earlier run's reports in the same place are replaced, and the console says so.
+  std::vector<std::string> replaced;
+  for (const std::string* path : {&reports.json, &reports.junit, &reports.html})
+    if (!path->empty() && fs::exists(*path, ec)) replaced.push_back(*path);
+  if (!replaced.empty())
+    std::fprintf(console, "  note: replacing an earlier run's reports: %s\n",
+                 reporting::join_text(replaced, ", ").c_str());
   (store ? *store : reporting::default_results_store()).save(run, reports);
   std::fputs(reporting::format_verdict_table(run).c_str(), console);
   std::fputs(reporting::format_reports_line(reports).c_str(), console);
@@ -941,12 +968,14 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   IdentifiedTarget target = identify_device(o, run, notes);
   ChosenSuite chosen = choose_suite(o, target, run);
   std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
-  const devices::AdmittedTarget admitted = admit_plan(plan, o, notes);  // held to the end
+  const bool read_only = read_only_device(target.identity);
+  const devices::AdmittedTarget admitted =
+      admit_plan(plan, o, o.fill && o.allow_destructive && !read_only, notes);  // held to the end
   run.deviations = planned_deviations(chosen.suite, plan, overrides_of(o, chosen, target),
                                       target.identity, target.resolved);
   print_deviations(o.console, run.deviations);
-  ReadPreparation read_data = read_preparation(o, admitted);
-  print_planned_writes(chosen.suite, plan, o, admitted, o.console);
+  ReadPreparation read_data = read_preparation(o, admitted, read_only);
+  print_planned_writes(chosen.suite, plan, o, admitted, target.identity, o.console);
   auto health = measure_plan(chosen, plan, o, target, read_data, notes, run);
   auto more = read_data.deviations();
   const auto measured = measured_deviations(run.workloads);

@@ -109,7 +109,7 @@ void note_written(const WorkloadSpec& w, const reporting::WorkloadResult& r,
 }
 
 std::optional<bool> zero_sample(const std::string& path, std::uint64_t offset, std::uint64_t size,
-                                unsigned blocks) {
+                                unsigned blocks, std::uint64_t* bytes_read) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
   if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // a filesystem without O_DIRECT
   if (fd < 0) return std::nullopt;
@@ -134,6 +134,7 @@ std::optional<bool> zero_sample(const std::string& path, std::uint64_t offset, s
     if (::pread(fd, buf.get(), block, static_cast<off_t>(at)) != static_cast<ssize_t>(block))
       continue;
     read_any = true;
+    if (bytes_read) *bytes_read += block;
     if (std::any_of(buf.get(), buf.get() + block, [](unsigned char c) { return c != 0; })) {
       all_zero = false;
       break;
@@ -152,7 +153,8 @@ std::vector<reporting::FillReport> fill_read_region(const WorkloadSpec& w, Writt
       reporting::FillReport f;
       f.offset = gap_offset;
       f.sampled_blocks = 64;
-      const auto zeros = zero_sample(w.params.target, gap_offset, gap_size, f.sampled_blocks);
+      const auto zeros =
+          zero_sample(w.params.target, gap_offset, gap_size, f.sampled_blocks, &f.sample_bytes);
       f.sample_all_zero = zeros.value_or(false);
       if (!zeros) f.sampled_blocks = 0;
       WorkloadSpec fill = jobs_of(w).front();
@@ -244,24 +246,38 @@ std::string planned_writes_text(const std::vector<WorkloadSpec>& plan, std::uint
   return out;
 }
 
-ReadPreparation::ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes)
-    : policy_(policy) {
+ReadPreparation::ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes,
+                                 std::string why_not)
+    : policy_(policy), why_not_(std::move(why_not)) {
   if (policy == FillPolicy::LaidOut) written_.add(0, laid_out_bytes);
 }
 
-void ReadPreparation::preconditioned(const WorkloadSpec& region, const Precondition& p) {
+void ReadPreparation::preconditioned(const WorkloadSpec& region, const Precondition& p,
+                                     double scale) {
   if (p.purge != PurgeMethod::None) written_.remove(region.params.offset, region.params.size);
-  if (p.independent) written_.add(region.params.offset, region.params.size);
+  if (p.independent && scale >= 1) written_.add(region.params.offset, region.params.size);
 }
 
 std::vector<reporting::FillReport> ReadPreparation::before(const WorkloadSpec& w,
                                                            const RunWorkload& measure) {
-  if (policy_ == FillPolicy::Fill) return fill_read_region(w, written_, measure);
+  if (policy_ == FillPolicy::Fill) {
+    // A fill that fails (a file on a full filesystem: ENOSPC) does not cost the workload: it is
+    // measured on what is there, and its read claims are inconclusive with the reason.
+    try {
+      return fill_read_region(w, written_, measure);
+    } catch (const UnitError& e) {
+      zero_reads_.push_back(w.id);
+      fill_errors_.push_back(e.what());
+      return {};
+    }
+  }
   bool unwritten = false, zeros = false;
   for (const auto& [offset, size] : read_spans(w))
     for (const auto& [gap_offset, gap_size] : written_.gaps(offset, size)) {
       unwritten = true;
-      zeros = zeros || zero_sample(w.params.target, gap_offset, gap_size).value_or(false);
+      zeros =
+          zeros ||
+          zero_sample(w.params.target, gap_offset, gap_size, 64, &sampled_bytes_).value_or(false);
     }
   if (unwritten) {
     if (zeros || policy_ == FillPolicy::NoFill)
@@ -277,12 +293,17 @@ std::vector<reporting::Deviation> ReadPreparation::deviations() const {
   if (!zero_reads_.empty()) {
     reporting::Deviation d;
     d.kind = "unwritten-reads";
-    d.text = policy_ == FillPolicy::NoFill
+    d.text = !fill_errors_.empty()
+                 ? "reads of blocks this run did not write: " + fill_errors_.front() +
+                       "; a new or trimmed drive answers them from the controller, not the media"
+             : policy_ == FillPolicy::NoFill
                  ? "reads of blocks this run did not write (--no-fill): a new or trimmed drive "
                    "answers them from the controller, not the media"
-                 : "reads of never-written blocks: a sample read back all zeros and the run may "
-                   "not write to fill them (--allow-destructive); the controller answers such "
-                   "reads, not the media";
+                 : "reads of never-written blocks: a sample (" +
+                       format_bytes_iec(static_cast<double>(sampled_bytes_)) +
+                       " read) came back all zeros and " +
+                       (why_not_.empty() ? std::string("the run cannot fill them") : why_not_) +
+                       "; the controller answers such reads, not the media";
     d.workloads = zero_reads_;
     d.changes_subject = true;
     out.push_back(std::move(d));
@@ -290,10 +311,9 @@ std::vector<reporting::Deviation> ReadPreparation::deviations() const {
   if (!data_reads_.empty()) {
     reporting::Deviation d;
     d.kind = "unfilled-reads";
-    d.text =
-        "reads of data this run did not write (it may not write without "
-        "--allow-destructive): what is there, and whether the drive keeps it mapped, is not "
-        "known";
+    d.text = "reads of data this run did not write (" +
+             (why_not_.empty() ? std::string("it cannot fill them") : why_not_) +
+             "): what is there, and whether the drive keeps it mapped, is not known";
     d.workloads = data_reads_;
     out.push_back(std::move(d));
   }

@@ -50,9 +50,11 @@ void note_written(const WorkloadSpec& w, const reporting::WorkloadResult& r,
                   WrittenRegions& written);
 
 // Reads `blocks` blocks of 4 KiB (the device's logical block when larger) spread evenly over
-// [offset, offset+size) of `path`; true when every byte was zero, nullopt when it could not read.
+// [offset, offset+size) of `path`, until one is not all zeros; true when every byte was zero,
+// nullopt when it could not read. Adds the bytes it read to `*bytes_read` when given.
 [[nodiscard]] std::optional<bool> zero_sample(const std::string& path, std::uint64_t offset,
-                                              std::uint64_t size, unsigned blocks = 64);
+                                              std::uint64_t size, unsigned blocks = 64,
+                                              std::uint64_t* bytes_read = nullptr);
 
 // Fills the spans of read workload `w` that `written` lacks with sequential 1 MiB writes at
 // iodepth 8 (1 on psync) through `measure`, after a zero sample of each; adds them to `written`.
@@ -83,10 +85,13 @@ enum class FillPolicy { Fill, LaidOut, NoFill, MayNotWrite };
 // read workload read instead), and the deviations that makes.
 class ReadPreparation {
  public:
-  explicit ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes = 0);
+  // `why_not` (MayNotWrite): why the run cannot fill, for the deviation ("the run may not write
+  // (--allow-destructive)", "the device is read-only").
+  explicit ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes = 0,
+                           std::string why_not = {});
   // A <precondition> ran over `region`: a purge deallocates it, the workload-independent pass
-  // writes it.
-  void preconditioned(const WorkloadSpec& region, const Precondition& p);
+  // writes it (not when scaled below 1: then it wrote a share).
+  void preconditioned(const WorkloadSpec& region, const Precondition& p, double scale = 1);
   // Before read workload `w` is measured: its fills (FillPolicy::Fill), or a zero sample of what it
   // will read without one. Throws UnitError when a fill fails.
   [[nodiscard]] std::vector<reporting::FillReport> before(const WorkloadSpec& w,
@@ -102,8 +107,11 @@ class ReadPreparation {
 
  private:
   FillPolicy policy_;
+  std::string why_not_;
   WrittenRegions written_;
   std::vector<std::string> zero_reads_, data_reads_;  // workload ids
+  std::uint64_t sampled_bytes_ = 0;
+  std::vector<std::string> fill_errors_;  // fills that failed, why
 };
 
 }  // namespace storqual::runner

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "runner/base/units.hpp"
+#include "runner/methods/preconditioning.hpp"
 #include "runner/specs/fio_suite.hpp"
 
 namespace storqual::runner {
@@ -96,12 +97,25 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
                      (s.id == workload ? "" : ", job '" + s.id + "'") + ": " + what +
                      " has no fio equivalent");
   };
-  if (!s.early_stop.empty()) refuse("early_stop");
-  if (s.max_size) refuse("max_size");
-  if (s.io_timeout_s > 0) refuse("io_timeout");
-  if (s.verify == VerifyAlgorithm::Xxh3) refuse("verify=xxh3");
-  if (s.spin_wait_s >= 0) refuse("spin_wait");
-  std::string out = "\n[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
+  // What fio cannot do is said where it applies, and the job runs without it.
+  std::string notes;
+  if (!s.early_stop.empty())
+    notes += "; storqual: early_stop " + s.early_stop +
+             " may end this job before its runtime once its figure is known (docs/measurement.md); "
+             "fio runs the whole runtime\n";
+  if (s.max_size)
+    notes += "; storqual: the whole target up to max_size " + format_size_fio(s.max_size) +
+             "; fio takes the whole target (add size=" + format_size_fio(s.max_size) +
+             " on a larger one)\n";
+  if (s.io_timeout_s > 0)
+    notes += "; storqual: an I/O unanswered for io_timeout " + format_duration_fio(s.io_timeout_s) +
+             " is an error; fio has no such limit\n";
+  if (s.spin_wait_s >= 0)
+    notes += "; storqual: spin_wait " + format_duration_fio(s.spin_wait_s) +
+             " before sleeping for completions; fio has no such option\n";
+  if (s.verify == VerifyAlgorithm::Xxh3)
+    notes += "; storqual: verify=xxh3; fio has no xxh3, verify=xxhash checks the same way\n";
+  std::string out = "\n" + notes + "[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
                     "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
                     "\niodepth=" + std::to_string(p.iodepth) +
                     "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
@@ -151,6 +165,35 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
       out += "verify_backlog_batch=" + std::to_string(s.verify_backlog_batch) + "\n";
     if (!s.do_verify) out += "do_verify=0\n";
   }
+  if (s.verify == VerifyAlgorithm::Xxh3) out += "verify=xxhash\n";
+  return out;
+}
+
+// A <precondition> before a workload (or the suite's first) as fio can run it: the purge as the
+// command to run first, the workload-independent pass as a job of its own (two sequential passes
+// of 128 KiB writes at QD32, runner/methods/preconditioning.hpp).
+std::string precondition_text(const Precondition& p, const WorkloadSpec& w,
+                              const std::string& before) {
+  std::string out;
+  if (p.purge != PurgeMethod::None)
+    out += "\n; storqual: purge=" + std::string(to_string(p.purge)) + " before " + before +
+           " (for fio, first: blkdiscard" +
+           (w.params.size
+                ? " -o " + std::to_string(w.params.offset) + " -l " + std::to_string(w.params.size)
+                : std::string()) +
+           " DEVICE, or nvme format/sanitize)\n";
+  if (p.independent) {
+    out += "\n; storqual: workload-independent preconditioning before " + before +
+           "\n[precondition-" + (w.id.empty() ? std::string("suite") : w.id) +
+           "]\nstonewall\nioengine=" + w.params.ioengine +
+           "\nrw=write\nbs=128k\niodepth=" + (w.params.ioengine == "psync" ? "1" : "32") +
+           "\ndirect=" + bit(w.params.direct) + "\nloops=2\n";
+    if (w.params.size) out += "size=" + format_size_fio(w.params.size) + "\n";
+    if (w.params.offset) out += "offset=" + format_size_fio(w.params.offset) + "\n";
+  }
+  if (p.dependent)
+    out += "; storqual: workload-dependent preconditioning: " + before +
+           " in rounds until steady (SNIA PTS); fio runs it once\n";
   return out;
 }
 
@@ -202,9 +245,14 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else
     out += "filename=" + target + "\n";
-  if (suite.precondition) throw UsageError("the suite's <precondition> has no fio equivalent");
+  if (suite.precondition)
+    out += precondition_text(*suite.precondition, suite.workloads.front().spec, "the suite");
   for (const SuiteWorkload& w : suite.workloads) {
-    expect_plain(w, "--fio");
+    if (w.precondition) out += precondition_text(*w.precondition, w.spec, "'" + w.id() + "'");
+    if (w.method->element() != "workload" || w.method->timed())
+      out += "\n; storqual: '" + w.id() + "' is a <" + std::string(w.method->element()) +
+             "> method (docs/formats.md), which fio has no equivalent of; the job below is one "
+             "plain pass of its workload options\n";
     if (w.spec.jobs.empty()) {
       out += job_section(w.id(), w.spec, true);
       continue;

@@ -471,8 +471,13 @@ def check_ocp_run(result_json, html, what, checks):
         return None
     media_w = snap["after"][0] - snap["before"][0]
     media_r = snap["after"][1] - snap["before"][1]
-    host_w = sum(w.get("write", {}).get("bytes", 0) for w in workloads)
-    host_r = sum(w.get("read", {}).get("bytes", 0) for w in workloads)
+    # A read workload's fill (docs/measurement.md, "Reads of written data") writes its region and
+    # reads a sample of it first, outside the workload's own counts.
+    fills = [f for w in workloads for f in w.get("fill", [])]
+    host_w = sum(w.get("write", {}).get("bytes", 0) for w in workloads) + \
+        sum(f.get("bytes", 0) for f in fills)
+    host_r = sum(w.get("read", {}).get("bytes", 0) for w in workloads) + \
+        sum(f.get("sample_bytes", 0) for f in fills)
     checks.expect(host_w > 0, "%s: the run wrote nothing" % what)
     # The disk's own counters: a disk that counts shows the workload's I/O; one that does not (the
     # multipath head, queue/iostats 0) has no disk_stats rather than zeros.

@@ -349,5 +349,42 @@ TEST_F(FioJudge, ClientServerOutputOfTwoHosts) {
       << j.out;
 }
 
+// fio's figures of another file than --target, or of no device (ioengine=null), are not this
+// device's: every claim is INCONCLUSIVE (exit 3), whatever it would have been, until
+// --accept-deviation names the deviation; then the verdicts stand and the acceptance is listed.
+TEST_F(FioJudge, AnotherTargetsOrTheNullEnginesJsonIsNotThisDevicesVerdict) {
+  const fs::path sheet = write("quick-sheet-other.xml", quick_sheet(kQuickClaims));
+  const fs::path other = write("other.img", std::string(1 << 20, 'x'));
+  const auto j = judge("other", at("quick.json"), sheet, {"--target", other.string()});
+  EXPECT_EQ(j.exit_code, 3) << j.out << j.err;
+  EXPECT_NE(j.out.find("not on " + other.string() + " (--target)"), std::string::npos) << j.out;
+  for (const auto& [claim, status] : claim_statuses(at("other") / "storqual-result.json"))
+    EXPECT_EQ(status, "inconclusive") << claim;
+  const auto accepted = judge("other-accepted", at("quick.json"), sheet,
+                              {"--target", other.string(), "--accept-deviation", "fio-target"});
+  EXPECT_EQ(accepted.exit_code, 1) << accepted.out;  // the failing claim fails again
+  const Json result = Json::parse(read_file(at("other-accepted") / "storqual-result.json"));
+  bool listed = false;
+  for (const auto& d : result["deviations"])
+    if (d["kind"] == "fio-target") listed = d["accepted"].get<bool>();
+  EXPECT_TRUE(listed) << result["deviations"].dump();
+
+  // The null engine: fio's own JSON of it.
+  auto fio =
+      run_command({"fio", "--name=randread-4k-qd16", "--ioengine=null", "--rw=randread", "--bs=4k",
+                   "--iodepth=16", "--size=64m", "--runtime=1", "--time_based", "--thread",
+                   "--output-format=json", "--output=" + at("null.json").string()});
+  ASSERT_EQ(fio.exit_code, 0) << fio.out << fio.err;
+  const fs::path one = write("quick-sheet-null.xml",
+                             quick_sheet("    <claim workload=\"randread-4k-qd16\" metric=\"iops\" "
+                                         "value=\"10\"/>\n"));
+  const auto null_run = judge("null", at("null.json"), one);
+  EXPECT_EQ(null_run.exit_code, 3) << null_run.out;
+  EXPECT_NE(null_run.out.find("ioengine=null: nothing reached a device"), std::string::npos)
+      << null_run.out;
+  EXPECT_EQ(claim_statuses(at("null") / "storqual-result.json")["randread-4k-qd16 iops"],
+            "inconclusive");
+}
+
 }  // namespace
 }  // namespace storqual

@@ -270,3 +270,97 @@ TEST(FileKind, DetectsSheetsAndSuitesByTheirRoot) {
 
 }  // namespace
 }  // namespace storqual::runner
+
+namespace storqual::runner {
+namespace {
+
+// Claims read as the vendor wrote them (docs/formats.md, "Claim values").
+TEST(ClaimValueAsWritten, IopsWithTheirUnitWordInEveryCase) {
+  EXPECT_DOUBLE_EQ(value("iops", "97K IOPS"), 97000);
+  EXPECT_DOUBLE_EQ(value("iops", "97k IOPS"), 97000);
+  EXPECT_DOUBLE_EQ(value("iops", "97 KIOPS"), 97000);
+  EXPECT_DOUBLE_EQ(value("iops", "97KIOPS"), 97000);
+  EXPECT_DOUBLE_EQ(value("iops", "1.2M IOPS"), 1.2e6);
+  EXPECT_THROW((void)value("iops", "97 KB IOPS"), UnitError);
+}
+
+TEST(ClaimValueAsWritten, BitsAreBitsAndSaySo) {
+  std::string note;
+  EXPECT_DOUBLE_EQ(parse_claim_value(parse_metric("bw"), "8000Mb/s", &note), 1e9);
+  EXPECT_NE(note.find("bits per second"), std::string::npos) << note;
+  EXPECT_NE(note.find("1000"), std::string::npos) << note;
+  EXPECT_DOUBLE_EQ(value("bw", "6Gb/s"), 750e6);
+  EXPECT_DOUBLE_EQ(value("bw", "6 Gbps"), 750e6);
+  EXPECT_DOUBLE_EQ(value("bw", "800 Mbit/s"), 100e6);
+  note.clear();
+  EXPECT_DOUBLE_EQ(parse_claim_value(parse_metric("bw"), "540MB/s", &note), 540e6);
+  EXPECT_TRUE(note.empty()) << note;
+  EXPECT_DOUBLE_EQ(value("bw", "540 MBps"), 540e6);
+  // Lower case alone does not say bits or bytes.
+  for (const char* ambiguous : {"540mb/s", "3gb/s"}) {
+    try {
+      (void)value("bw", ambiguous);
+      ADD_FAILURE() << ambiguous << " accepted";
+    } catch (const UnitError& e) {
+      EXPECT_NE(std::string(e.what()).find("ambiguous"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ClaimValueAsWritten, AThousandsSeparatorIsRefusedNotGuessed) {
+  for (const char* text : {"60.000", "1,500", "60 000", "1.500.000", "97.500k", "1.500GB/s"}) {
+    const bool bw = std::string(text).find("B/s") != std::string::npos;
+    try {
+      (void)value(bw ? "bw" : "iops", text);
+      ADD_FAILURE() << text << " accepted";
+    } catch (const UnitError& e) {
+      EXPECT_NE(std::string(e.what()).find("thousands separator"), std::string::npos)
+          << text << ": " << e.what();
+    }
+  }
+  EXPECT_DOUBLE_EQ(value("iops", "60.0k"), 60000);
+  EXPECT_DOUBLE_EQ(value("iops", "60.25k"), 60250);
+  EXPECT_DOUBLE_EQ(value("lat.p99", "1.250ms"), 1.25e6);  // three decimals in a latency are common
+}
+
+TEST(ClaimValueAsWritten, BothMicroSigns) {
+  EXPECT_DOUBLE_EQ(value("lat.p99", "200\xc2\xb5s"), 200e3);  // U+00B5 MICRO SIGN
+  EXPECT_DOUBLE_EQ(value("lat.p99", "200\xce\xbcs"), 200e3);  // U+03BC GREEK SMALL LETTER MU
+  EXPECT_DOUBLE_EQ(parse_duration("200\xce\xbcs"), 200e-6);
+}
+
+TEST(ClaimValueAsWritten, ATypoOfAMetricGetsDidYouMean) {
+  try {
+    (void)parse_metric("read.iosp");
+    FAIL() << "accepted";
+  } catch (const UnitError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'read.iops'?"), std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)parse_metric("wrte.lat.p99");
+    FAIL() << "accepted";
+  } catch (const UnitError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'write.lat.p99'?"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ClaimValueAsWritten, ATolerancesNeedsItsPercentSign) {
+  const std::string sheet =
+      "<spec-sheet name=\"s\" suite=\"q\"><match model=\"*\"/><claims>"
+      "<claim workload=\"a\" metric=\"iops\" value=\"1k\" tolerance=\"TOL\"/></claims>"
+      "</spec-sheet>";
+  auto with = [&](const std::string& t) {
+    std::string s = sheet;
+    s.replace(s.find("TOL"), 3, t);
+    return s;
+  };
+  EXPECT_NE(load_error(with("0.1")).find("tolerance '0.1' needs its unit"), std::string::npos)
+      << load_error(with("0.1"));
+  EXPECT_NE(load_error(with("10")).find("needs its unit"), std::string::npos);
+  EXPECT_DOUBLE_EQ(SpecSheet::parse(with("0.1%"), "s.xml").claims[0].tolerance_pct, 0.1);
+}
+
+}  // namespace
+}  // namespace storqual::runner
