@@ -105,7 +105,7 @@ class Arm {
     JournalEntry end;
     end.type = JournalEntryType::End;
     end.end_requests = out_.acknowledged;
-    journal_.append(encode_journal_frame(end));
+    journal_.append(sequence_.frame(end));
     reap_cut_command();
     out_.seconds = static_cast<double>(monotonic_now_ns() - start_) / 1e9;
     return out_;
@@ -130,7 +130,9 @@ class Arm {
     JournalEntry shutdowns;
     shutdowns.type = JournalEntryType::Shutdowns;
     shutdowns.shutdowns = o_.shutdowns_before;
-    journal_.append(encode_journal_frame(h) + encode_journal_frame(shutdowns));
+    std::string frames = sequence_.frame(h);  // numbered in this order: two statements
+    frames += sequence_.frame(shutdowns);
+    journal_.append(frames);
   }
 
   void run_phase(unsigned depth, bool sequential) {
@@ -242,7 +244,7 @@ class Arm {
     e.type = JournalEntryType::Write;
     e.write = {slot.record_id, slot.req.offset, slot.req.length, fua,
                slot.epoch,     next_record_,    realtime_ns()};
-    frames_ += encode_journal_frame(e);
+    frames_ += sequence_.frame(e);
     ++out_.acknowledged;
     return true;
   }
@@ -271,7 +273,7 @@ class Arm {
     JournalEntry e;
     e.type = JournalEntryType::Flush;
     e.flush = {++epoch_, next_record_, realtime_ns()};
-    journal_.append(encode_journal_frame(e));
+    journal_.append(sequence_.frame(e));
     ++out_.flushes;
   }
 
@@ -321,6 +323,7 @@ class Arm {
   std::unique_ptr<unsigned char, decltype(&std::free)> buffers_{nullptr, &std::free};
   std::unique_ptr<engines::Engine> engine_;
   std::string frames_;
+  JournalSequence sequence_;  // every frame's number, in the order they are appended
   unsigned in_flight_ = 0;
   std::uint64_t issued_ = 0, cursor_ = 0, next_record_ = 1, epoch_ = 0;
   std::uint64_t start_ = 0, cut_at_ns_ = 0;

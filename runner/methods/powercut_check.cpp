@@ -304,6 +304,13 @@ reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& na
   v.status =
       check.failures() == 0 ? reporting::VerdictStatus::Pass : reporting::VerdictStatus::Fail;
   v.message = cut_summary(check);
+  if (check.acknowledged_writes == 0) {
+    // Nothing acknowledged, nothing to keep: no evidence either way (a journal cut to its header,
+    // a run cut before its first completion).
+    v.status = reporting::VerdictStatus::Inconclusive;
+    v.message +=
+        "; inconclusive: the journal holds no acknowledged write, so the cut tested nothing";
+  }
   v.figure =
       "sectors lost after a completed flush or FUA, shorn, unserializable, corrupted, "
       "misplaced or unreadable" +

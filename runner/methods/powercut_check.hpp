@@ -88,7 +88,8 @@ using SectorSource = std::function<bool(std::uint64_t offset, std::uint32_t leng
 [[nodiscard]] std::string cut_summary(const CutCheck& check);
 
 // The cut's testcase: metric "powercut", measured = failing sectors (and requests), claimed 0;
-// pass when none, fail otherwise, with cut_summary as the message. `name` is the testcase's
+// pass when none, fail otherwise, with cut_summary as the message; inconclusive when the journal
+// holds no acknowledged write (nothing was asked of the drive). `name` is the testcase's
 // workload ("cut 3").
 [[nodiscard]] reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& name);
 // The cut's class counts as measured-only verdicts (metric "powercut.<class>", one per class with

@@ -36,11 +36,15 @@ std::string reply_frame(bool accepted, const std::string& reason) {
   return encode_journal_frame(r);
 }
 
-// The checks of one client's byte stream: hello and token first, then whole journal frames.
+// The checks of one client's byte stream: hello and token first, then whole journal frames that
+// obey the journal's rules (powercut_journal.hpp JournalRules: the sequence numbers in turn, the
+// values possible), the first of a new journal a Header. A session on a journal that already holds
+// a header starts with that run's Header again (checked, not kept twice) and goes on from the
+// journal's next sequence number: a frame replayed or missing is refused.
 class StreamGate {
  public:
-  StreamGate(const std::string& token, bool have_header, std::uint64_t run_id)
-      : token_(token), have_header_(have_header), run_id_(run_id) {}
+  explicit StreamGate(const std::string& token, JournalRules& rules)
+      : token_(token), rules_(rules) {}
 
   // Takes the next bytes; whole frames to keep are appended to `keep`, the hello's reply to
   // `reply`. False when the session must end (`reason` says why).
@@ -56,7 +60,9 @@ class StreamGate {
         go_on = false;
         break;
       }
+      const bool journal_frame = greeted_;
       go_on = take(p.entry, std::string_view(buffer_).substr(at, p.consumed), keep, reply, reason);
+      if (!go_on && journal_frame) reason += " at byte " + std::to_string(offset_ + at);
       at += p.consumed;
     }
     offset_ += at;
@@ -70,57 +76,58 @@ class StreamGate {
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
 
  private:
+  bool hello(const JournalEntry& e, std::string& reply, std::string& reason) {
+    if (e.type != JournalEntryType::Hello) {
+      reason = "refused: the first frame is not a hello";
+    } else if (e.version != kListenerProtocol) {
+      reason = "refused: protocol version " + std::to_string(e.version) +
+               ", this listener speaks " + std::to_string(kListenerProtocol);
+    } else if (!same_token(e.text, token_)) {
+      reason = "refused: wrong token";
+    } else {
+      greeted_ = true;
+      reply = reply_frame(true, "accepted");
+      return true;
+    }
+    reply = reply_frame(false, reason);
+    return false;
+  }
+
   bool take(const JournalEntry& e, std::string_view frame, std::string& keep, std::string& reply,
             std::string& reason) {
-    if (!greeted_) {
-      if (e.type != JournalEntryType::Hello) {
-        reason = "refused: the first frame is not a hello";
-      } else if (e.version != 1) {
-        reason =
-            "refused: protocol version " + std::to_string(e.version) + ", this listener speaks 1";
-      } else if (!same_token(e.text, token_)) {
-        reason = "refused: wrong token";
-      } else {
-        greeted_ = true;
-        reply = reply_frame(true, "accepted");
-        return true;
+    if (!greeted_) return hello(e, reply, reason);
+    if (!introduced_ && rules_.has_header()) {
+      // A later session of the journal's run: its header again, not kept twice.
+      const JournalHeader& h = rules_.contents().header;
+      if (e.type != JournalEntryType::Header || e.sequence != 0) {
+        reason = "refused: a session on journal of run " + std::to_string(h.run_id) +
+                 " must begin with that run's header";
+        return false;
       }
-      reply = reply_frame(false, reason);
+      if (e.header.run_id != h.run_id) {
+        reason = "refused: a header of another run (the journal holds run " +
+                 std::to_string(h.run_id) + ")";
+        return false;
+      }
+      introduced_ = true;
+      return true;
+    }
+    introduced_ = true;
+    if (std::string problem = rules_.take(e); !problem.empty()) {
+      reason = "refused: " + (problem == "the first frame is not a header"
+                                  ? std::string("a journal entry before the header")
+                                  : problem);
       return false;
     }
-    switch (e.type) {
-      case JournalEntryType::Header:
-        if (have_header_ && e.header.run_id != run_id_) {
-          reason = "refused: a header of another run (the journal holds run " +
-                   std::to_string(run_id_) + ")";
-          return false;
-        }
-        have_header_ = true;
-        run_id_ = e.header.run_id;
-        break;
-      case JournalEntryType::Write:
-      case JournalEntryType::Flush:
-      case JournalEntryType::End:
-      case JournalEntryType::Shutdowns:
-        if (!have_header_) {
-          reason = "refused: a journal entry before the header";
-          return false;
-        }
-        ended_ = ended_ || e.type == JournalEntryType::End;
-        break;
-      default:
-        reason = "refused: a protocol frame inside the journal stream";
-        return false;
-    }
+    ended_ = ended_ || e.type == JournalEntryType::End;
     keep.append(frame);
     ++frames_;
     return true;
   }
 
   std::string token_;
-  bool have_header_;
-  std::uint64_t run_id_;
-  bool greeted_ = false, ended_ = false;
+  JournalRules& rules_;
+  bool greeted_ = false, introduced_ = false, ended_ = false;
   std::uint64_t frames_ = 0, offset_ = 0;
   std::string buffer_;
 };
@@ -265,8 +272,7 @@ JournalListener::JournalListener(ListenerOptions options) : options_(std::move(o
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && st.st_size > 0) {
     const JournalContents j = read_journal_file(path);  // throws when it is not a journal
-    run_id_ = j.header.run_id;
-    have_header_ = true;
+    rules_ = JournalRules::after(j);
     if (!j.tail_problem.empty()) {
       if (::truncate(path.c_str(), static_cast<off_t>(j.valid_bytes)) != 0)
         throw JournalError("journal " + path +
@@ -286,7 +292,7 @@ JournalListener::~JournalListener() {
 
 SessionOutcome JournalListener::serve(int fd) {
   SessionOutcome out;
-  StreamGate gate(options_.token, have_header_, run_id_);
+  StreamGate gate(options_.token, rules_);
   std::string chunk(kReadChunk, '\0');
   const int timeout_ms = static_cast<int>(options_.idle_timeout_s * 1000);
   bool refused = false;  // the rest of the stream is ignored, not a partial entry
@@ -342,11 +348,6 @@ bool JournalListener::keep(std::string_view frames, SessionOutcome& out) {
     return false;
   }
   journal_bytes_ += frames.size();
-  if (!have_header_) {
-    const FrameParse p = parse_journal_frame(frames);
-    run_id_ = p.entry.header.run_id;
-    have_header_ = true;
-  }
   return true;
 }
 
@@ -379,7 +380,8 @@ std::unique_ptr<JournalSink> connect_journal_listener(const std::string& address
 
 std::uint64_t accept_journal_stream(std::string_view bytes, const std::string& token,
                                     std::string& reason) {
-  StreamGate gate(token, false, 0);
+  JournalRules rules(false);
+  StreamGate gate(token, rules);
   std::string keep, reply;
   // Fed in reads of the listener's size, as serve() would receive them.
   while (!bytes.empty()) {

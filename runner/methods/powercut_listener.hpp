@@ -70,8 +70,7 @@ class JournalListener {
   ListenerOptions options_;
   int journal_fd_ = -1;
   std::uint64_t journal_bytes_ = 0;
-  std::uint64_t run_id_ = 0;
-  bool have_header_ = false;
+  JournalRules rules_{false};  // where the journal's frames stand
   std::string recovery_note_;
 };
 

@@ -207,6 +207,15 @@ TEST(PowercutCheck, ALaterUnacknowledgedWriteIsIntact) {
   EXPECT_EQ(c.failures(), 0u);
 }
 
+TEST(PowercutCheck, AJournalWithNoAcknowledgedWriteIsInconclusive) {
+  CutScene s;  // a journal cut to its header: nothing was asked of the drive
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.failures(), 0u);
+  const reporting::ClaimVerdict v = cut_verdict(c, "c");
+  EXPECT_EQ(v.status, reporting::VerdictStatus::Inconclusive);
+  EXPECT_NE(v.message.find("holds no acknowledged write"), std::string::npos) << v.message;
+}
+
 TEST(PowercutCheck, AnUnreadableDeviceFailsEverySector) {
   CutScene s;
   s.write(0, 4096, true, true);
