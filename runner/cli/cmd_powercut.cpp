@@ -404,6 +404,11 @@ int cmd_powercut_listen(const Args& args) {
       "max-bytes", po::value<std::string>()->default_value("1G"), "the journal's largest size")(
       "idle-timeout", po::value<double>()->default_value(10),
       "seconds without a byte after which a client is taken as gone")(
+      "frame-timeout", po::value<double>()->default_value(5),
+      "seconds a client has to finish its hello or a frame it began (a trickling client is "
+      "dropped)")("salvage", po::value<std::string>(),
+                  "copy the whole frames of a damaged or torn --journal to this new file, and "
+                  "exit (the journal is left as it is)")(
       "sessions", po::value<unsigned>()->default_value(0),
       "end after this many client sessions (0: until SIGINT or SIGTERM)");
   po::variables_map vm;
@@ -414,25 +419,25 @@ int cmd_powercut_listen(const Args& args) {
   lo.journal_path = vm["journal"].as<std::string>();
   lo.max_bytes = parse_size(vm["max-bytes"].as<std::string>());
   lo.idle_timeout_s = vm["idle-timeout"].as<double>();
-  JournalListener listener(lo);
-  if (!listener.recovery_note().empty()) std::cerr << listener.recovery_note() << "\n";
+  lo.frame_timeout_s = vm["frame-timeout"].as<double>();
+  if (lo.idle_timeout_s <= 0 || lo.frame_timeout_s <= 0)
+    throw UsageError("--idle-timeout and --frame-timeout: seconds above 0");
+  if (vm.count("salvage")) {
+    std::cout << salvage_journal(lo.journal_path, vm["salvage"].as<std::string>()) << "\n";
+    return kExitPass;
+  }
   const ListenAddress address = parse_listen_address(vm["listen"].as<std::string>());
+  JournalListener listener(lo);  // refuses a journal that is not whole, before binding
   const int server = listen_on(address);
   const std::atomic<bool>& stop = install_stop_handlers();
-  const unsigned sessions = vm["sessions"].as<unsigned>();
-  std::cerr << "storqual powercut listen: on " << vm["listen"].as<std::string>() << ", journal "
+  std::cerr << "storqual powercut listen: on " << describe_bound(server, address) << ", journal "
             << lo.journal_path << std::endl;
-  for (unsigned n = 0; !stop.load() && (sessions == 0 || n < sessions);) {
-    pollfd p{server, POLLIN, 0};
-    if (::poll(&p, 1, 500) <= 0) continue;
-    const int client = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) continue;
-    ++n;
-    const SessionOutcome s = listener.serve(client);
-    std::cerr << "session " << n << ": " << (s.accepted ? "accepted" : "refused") << ", "
+  unsigned n = 0;
+  listener.run(server, &stop, vm["sessions"].as<unsigned>(), [&n](const SessionOutcome& s) {
+    std::cerr << "session " << ++n << ": " << (s.accepted ? "accepted" : "refused") << ", "
               << s.frames << " entries kept" << (s.ended ? " (the run ended)" : "") << "; "
               << s.reason << std::endl;
-  }
+  });
   ::close(server);
   if (address.unix_socket) ::unlink(address.path.c_str());
   return kExitPass;
