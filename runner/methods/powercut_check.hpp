@@ -5,6 +5,8 @@
 // Per sector, with the journal's acknowledged writes to it in order (w1..wk) and what it holds:
 //   wk's sub-record, or a later request's (issued, never acknowledged)      -> intact
 //   a valid sub-record of this run whose offset is another sector          -> misplaced
+//   (and where that record's write was meant to go, when it is missing there: the same cause,
+//   misplaced too, never also lost or a barrier for unserializable)
 //   this run's magic and id, checksum wrong                                 -> corrupted
 //   an older write's sub-record, or no sub-record of this run (old data): the writes after it
 //   were lost; if one of them was covered by a completed flush or was FUA -> lost after flush
