@@ -237,13 +237,17 @@ int cmd_powercut_arm(const Args& args) {
   if (to_file) refuse_journal_on_target(vm["journal"].as<std::string>(), admitted.path);
   PowercutArmOptions o = arm_options(vm, admitted);
   o.shutdowns_before = read_unsafe_shutdowns(admitted.path);
+  // Every option checked and the target opened before the journal exists: a refused run leaves
+  // no empty journal behind to block the next.
+  PreparedPowercutArm prepared = prepare_powercut_arm(o);
   auto journal = to_file ? open_journal_file(vm["journal"].as<std::string>())
                          : connect_journal_listener(vm["listener"].as<std::string>(),
                                                     vm["token"].as<std::string>());
   std::cerr << "storqual powercut arm: " << admitted.path << " [" << o.region_offset << ", +"
             << o.region_size << "), journal to " << journal->describe() << "; "
             << describe_shutdowns(o.shutdowns_before) << std::endl;
-  const PowercutArmOutcome out = run_powercut_arm(o, *journal, &install_stop_handlers(), std::cerr);
+  const PowercutArmOutcome out =
+      run_prepared_powercut_arm(*prepared, *journal, &install_stop_handlers(), std::cerr);
   std::cout << "run " << out.run_id << ": " << out.acknowledged << " writes acknowledged ("
             << out.fua << " FUA), " << out.flushes << " flushes, " << out.errors << " errors in "
             << format_fixed(out.seconds, 1) << " s; no cut happened: `storqual powercut check` "

@@ -34,8 +34,12 @@ std::uint64_t realtime_ns() {
 
 void validate(const PowercutArmOptions& o) {
   const std::uint32_t unit = o.atomic_unit;
-  if (unit < kPowercutSector || unit % kPowercutSector != 0)
-    throw UsageError("--atomic-unit must be a multiple of 512, got " + std::to_string(unit));
+  const std::uint32_t sectors = unit / kPowercutSector;
+  // The journal reader's rule (JournalRules): a journal arm writes must be one check reads.
+  if (unit < kPowercutSector || unit % kPowercutSector != 0 || (sectors & (sectors - 1)) != 0 ||
+      unit > (64u << 20))
+    throw UsageError("--atomic-unit must be a power-of-two multiple of 512 up to 64 MiB, got " +
+                     std::to_string(unit));
   if (o.random_bs % unit != 0 || o.sequential_bs % unit != 0 || o.random_bs == 0 ||
       o.sequential_bs > 65535u * kPowercutSector)
     throw UsageError("--bs and --sequential-bs must be multiples of --atomic-unit (" +
@@ -59,14 +63,8 @@ struct Slot {
 
 class Arm {
  public:
-  Arm(const PowercutArmOptions& o, JournalSink& journal, const std::atomic<bool>* stop,
-      std::ostream& log)
-      : o_(o),
-        journal_(journal),
-        stop_(stop),
-        log_(log),
-        rng_(o.seed ? o.seed : std::random_device{}()),
-        pool_(rng_()) {
+  explicit Arm(const PowercutArmOptions& o)
+      : o_(o), rng_(o.seed ? o.seed : std::random_device{}()), pool_(rng_()) {
     out_.run_id = o.run_id ? o.run_id : (rng_() | 1);
     max_depth_ = *std::max_element(o.depths.begin(), o.depths.end());
     bs_max_ = std::max(o.random_bs, o.sequential_bs);
@@ -91,7 +89,10 @@ class Arm {
                        std::to_string(engine_->target_size()) + " bytes");
   }
 
-  PowercutArmOutcome run() {
+  PowercutArmOutcome run(JournalSink& journal, const std::atomic<bool>* stop, std::ostream& log) {
+    journal_ = &journal;
+    stop_ = stop;
+    log_ = &log;
     start_ = monotonic_now_ns();
     std::uniform_real_distribution<double> when(o_.cut_min_s, o_.cut_max_s);
     cut_at_ns_ = start_ + static_cast<std::uint64_t>(when(rng_) * 1e9);
@@ -105,7 +106,7 @@ class Arm {
     JournalEntry end;
     end.type = JournalEntryType::End;
     end.end_requests = out_.acknowledged;
-    journal_.append(sequence_.frame(end));
+    journal_->append(sequence_.frame(end));
     reap_cut_command();
     out_.seconds = static_cast<double>(monotonic_now_ns() - start_) / 1e9;
     return out_;
@@ -132,7 +133,7 @@ class Arm {
     shutdowns.shutdowns = o_.shutdowns_before;
     std::string frames = sequence_.frame(h);  // numbered in this order: two statements
     frames += sequence_.frame(shutdowns);
-    journal_.append(frames);
+    journal_->append(frames);
   }
 
   void run_phase(unsigned depth, bool sequential) {
@@ -251,7 +252,7 @@ class Arm {
 
   void flush_frames() {
     if (frames_.empty()) return;
-    journal_.append(frames_);
+    journal_->append(frames_);
     frames_.clear();
   }
 
@@ -273,7 +274,7 @@ class Arm {
     JournalEntry e;
     e.type = JournalEntryType::Flush;
     e.flush = {++epoch_, next_record_, realtime_ns()};
-    journal_.append(sequence_.frame(e));
+    journal_->append(sequence_.frame(e));
     ++out_.flushes;
   }
 
@@ -288,12 +289,12 @@ class Arm {
       return;
     out_.cut_started = true;
     if (o_.prompt) {
-      log_ << "storqual powercut: CUT THE POWER NOW (" << out_.acknowledged
-           << " writes acknowledged, " << out_.flushes << " flushes)" << std::endl;
+      *log_ << "storqual powercut: CUT THE POWER NOW (" << out_.acknowledged
+            << " writes acknowledged, " << out_.flushes << " flushes)" << std::endl;
       return;
     }
-    log_ << "storqual powercut: running the power-cut command after " << out_.acknowledged
-         << " acknowledged writes: " << o_.power_cut_cmd << std::endl;
+    *log_ << "storqual powercut: running the power-cut command after " << out_.acknowledged
+          << " acknowledged writes: " << o_.power_cut_cmd << std::endl;
     ::setenv("STORQUAL_ARM_PID", std::to_string(::getpid()).c_str(), 1);
     const char* argv[] = {"/bin/sh", "-c", o_.power_cut_cmd.c_str(), nullptr};
     if (::posix_spawn(&cut_pid_, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv),
@@ -305,15 +306,15 @@ class Arm {
     if (cut_pid_ <= 0) return;
     int status = 0;
     ::waitpid(cut_pid_, &status, 0);
-    log_ << "storqual powercut: the power-cut command ended (status "
-         << (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status))
-         << ") and this process is still running: the cut did not happen" << std::endl;
+    *log_ << "storqual powercut: the power-cut command ended (status "
+          << (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status))
+          << ") and this process is still running: the cut did not happen" << std::endl;
   }
 
-  const PowercutArmOptions& o_;
-  JournalSink& journal_;
-  const std::atomic<bool>* stop_;
-  std::ostream& log_;
+  PowercutArmOptions o_;  // a copy: the prepared run outlives the caller's options
+  JournalSink* journal_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  std::ostream* log_ = nullptr;
   std::mt19937_64 rng_;
   PayloadPool pool_;
   PowercutArmOutcome out_;
@@ -332,10 +333,30 @@ class Arm {
 
 }  // namespace
 
+class PowercutArmRun {
+ public:
+  explicit PowercutArmRun(const PowercutArmOptions& options) : arm(options) {}
+  Arm arm;
+};
+
+void PowercutArmRunDeleter::operator()(PowercutArmRun* run) const {
+  delete run;
+}
+
+PreparedPowercutArm prepare_powercut_arm(const PowercutArmOptions& options) {
+  validate(options);
+  return PreparedPowercutArm(new PowercutArmRun(options));
+}
+
+PowercutArmOutcome run_prepared_powercut_arm(PowercutArmRun& run, JournalSink& journal,
+                                             const std::atomic<bool>* stop, std::ostream& log) {
+  return run.arm.run(journal, stop, log);
+}
+
 PowercutArmOutcome run_powercut_arm(const PowercutArmOptions& options, JournalSink& journal,
                                     const std::atomic<bool>* stop, std::ostream& log) {
-  validate(options);
-  return Arm(options, journal, stop, log).run();
+  PreparedPowercutArm prepared = prepare_powercut_arm(options);
+  return run_prepared_powercut_arm(*prepared, journal, stop, log);
 }
 
 }  // namespace storqual::runner

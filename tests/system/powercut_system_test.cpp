@@ -250,5 +250,33 @@ TEST_F(PowercutLoop, RefusesWithoutAllowDestructive) {
   EXPECT_NE(missing.err.find("j"), std::string::npos);
 }
 
+// Every option is checked before the journal is created: a refused arm leaves no empty journal
+// to block its rerun.
+TEST_F(PowercutLoop, ARefusedArmCreatesNoJournal) {
+  const std::string journal = (dir_ / "j").string();
+  const std::vector<std::vector<std::string>> refused = {
+      {"--atomic-unit", "16k", "--bs", "4k"},  // a request smaller than the atomic unit
+      {"--atomic-unit", "12k", "--bs", "12k", "--sequential-bs", "48k"},  // not a power of two
+      {"--atomic-unit", "1000"},
+      {"--depths", "1", "--flush-every", "0"},
+      {"--cut-after", "5:1"},
+  };
+  for (const auto& extra : refused) {
+    std::vector<std::string> args = {
+        "powercut", "arm", "--target", loop_->path(), "--journal", journal, "--allow-destructive",
+        "--size",   "64M"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CommandResult a = storqual(args);
+    EXPECT_EQ(a.exit_code, 2) << extra[0] << " " << extra[1] << ": " << a.err;
+    EXPECT_FALSE(fs::exists(journal)) << extra[0] << " " << extra[1] << ": " << a.err;
+  }
+  // And the rerun with options that work starts at once.
+  const CommandResult ok = storqual({"powercut", "arm", "--target", loop_->path(), "--journal",
+                                     journal, "--allow-destructive", "--size", "64M",
+                                     "--atomic-unit", "16k", "--bs", "16k", "--runtime", "0.5"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(read_journal_file(journal).header.atomic_unit, 16384u);
+}
+
 }  // namespace
 }  // namespace storqual::runner
