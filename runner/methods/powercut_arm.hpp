@@ -13,7 +13,9 @@
 // Flush entry with the next epoch. Requests in flight never overlap. Records and requests are
 // aligned to `atomic_unit`.
 //
-// The cut: at a uniformly random moment in [cut_min_s, cut_max_s] `power_cut_cmd` runs through
+// The cut: at a uniformly random moment in [cut_min_s, cut_max_s] (kept by a thread of its own,
+// tied to no issue or completion, so that it lands on requests in flight at every depth)
+// `power_cut_cmd` runs through
 // /bin/sh -c (not waited for; STORQUAL_ARM_PID in its environment names this process), or with
 // `prompt` a line on `log` asks the operator to cut the power now. The writes go on until the
 // power goes (the process dies) or `runtime_s` ends: then a last flush and an End entry.
