@@ -137,7 +137,7 @@ PowercutSummary summarize_cuts(std::vector<CutCycle> cycles,
   }
   if (s.shutdowns_unread > 0)
     s.reason += "; unsafe-shutdown count not readable in " + std::to_string(s.shutdowns_unread) +
-                " of " + std::to_string(n);
+                " of " + std::to_string(s.cycles.size());  // of every cut given, checked or not
   return s;
 }
 
