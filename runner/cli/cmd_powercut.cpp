@@ -237,13 +237,17 @@ int cmd_powercut_arm(const Args& args) {
   if (to_file) refuse_journal_on_target(vm["journal"].as<std::string>(), admitted.path);
   PowercutArmOptions o = arm_options(vm, admitted);
   o.shutdowns_before = read_unsafe_shutdowns(admitted.path);
+  // Every option checked and the target opened before the journal exists: a refused run leaves
+  // no empty journal behind to block the next.
+  PreparedPowercutArm prepared = prepare_powercut_arm(o);
   auto journal = to_file ? open_journal_file(vm["journal"].as<std::string>())
                          : connect_journal_listener(vm["listener"].as<std::string>(),
                                                     vm["token"].as<std::string>());
   std::cerr << "storqual powercut arm: " << admitted.path << " [" << o.region_offset << ", +"
             << o.region_size << "), journal to " << journal->describe() << "; "
             << describe_shutdowns(o.shutdowns_before) << std::endl;
-  const PowercutArmOutcome out = run_powercut_arm(o, *journal, &install_stop_handlers(), std::cerr);
+  const PowercutArmOutcome out =
+      run_prepared_powercut_arm(*prepared, *journal, &install_stop_handlers(), std::cerr);
   std::cout << "run " << out.run_id << ": " << out.acknowledged << " writes acknowledged ("
             << out.fua << " FUA), " << out.flushes << " flushes, " << out.errors << " errors in "
             << format_fixed(out.seconds, 1) << " s; no cut happened: `storqual powercut check` "
@@ -336,17 +340,12 @@ int cmd_powercut_check(const Args& args) {
         plp);
     ::close(fd);
     run.verdicts.push_back(cut_verdict(c, name));
-    std::cout << name << ": " << cut_summary(c) << "\n";
+    std::cout << name << ": " << run.verdicts.back().message << "\n";
     for (auto& v : cut_class_verdicts(c, name)) run.verdicts.push_back(std::move(v));
   }
   run.verdicts.push_back(unsafe_shutdown_verdict(journal, read_unsafe_shutdowns(target), name));
   std::cout << name << ": " << run.verdicts.back().message << "\n";
-  run.exit_code = std::any_of(run.verdicts.begin(), run.verdicts.end(),
-                              [](const reporting::ClaimVerdict& v) {
-                                return v.status == reporting::VerdictStatus::Fail;
-                              })
-                      ? kExitClaimFailed
-                      : kExitPass;
+  run.exit_code = exit_code_for(run.verdicts);  // 3 for a cut with nothing acknowledged
   return save_reports(vm, out);
 }
 
@@ -409,6 +408,11 @@ int cmd_powercut_listen(const Args& args) {
       "max-bytes", po::value<std::string>()->default_value("1G"), "the journal's largest size")(
       "idle-timeout", po::value<double>()->default_value(10),
       "seconds without a byte after which a client is taken as gone")(
+      "frame-timeout", po::value<double>()->default_value(5),
+      "seconds a client has to finish its hello or a frame it began (a trickling client is "
+      "dropped)")("salvage", po::value<std::string>(),
+                  "copy the whole frames of a damaged or torn --journal to this new file, and "
+                  "exit (the journal is left as it is)")(
       "sessions", po::value<unsigned>()->default_value(0),
       "end after this many client sessions (0: until SIGINT or SIGTERM)");
   po::variables_map vm;
@@ -419,25 +423,25 @@ int cmd_powercut_listen(const Args& args) {
   lo.journal_path = vm["journal"].as<std::string>();
   lo.max_bytes = parse_size(vm["max-bytes"].as<std::string>());
   lo.idle_timeout_s = vm["idle-timeout"].as<double>();
-  JournalListener listener(lo);
-  if (!listener.recovery_note().empty()) std::cerr << listener.recovery_note() << "\n";
+  lo.frame_timeout_s = vm["frame-timeout"].as<double>();
+  if (lo.idle_timeout_s <= 0 || lo.frame_timeout_s <= 0)
+    throw UsageError("--idle-timeout and --frame-timeout: seconds above 0");
+  if (vm.count("salvage")) {
+    std::cout << salvage_journal(lo.journal_path, vm["salvage"].as<std::string>()) << "\n";
+    return kExitPass;
+  }
   const ListenAddress address = parse_listen_address(vm["listen"].as<std::string>());
+  JournalListener listener(lo);  // refuses a journal that is not whole, before binding
   const int server = listen_on(address);
   const std::atomic<bool>& stop = install_stop_handlers();
-  const unsigned sessions = vm["sessions"].as<unsigned>();
-  std::cerr << "storqual powercut listen: on " << vm["listen"].as<std::string>() << ", journal "
+  std::cerr << "storqual powercut listen: on " << describe_bound(server, address) << ", journal "
             << lo.journal_path << std::endl;
-  for (unsigned n = 0; !stop.load() && (sessions == 0 || n < sessions);) {
-    pollfd p{server, POLLIN, 0};
-    if (::poll(&p, 1, 500) <= 0) continue;
-    const int client = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) continue;
-    ++n;
-    const SessionOutcome s = listener.serve(client);
-    std::cerr << "session " << n << ": " << (s.accepted ? "accepted" : "refused") << ", "
+  unsigned n = 0;
+  listener.run(server, &stop, vm["sessions"].as<unsigned>(), [&n](const SessionOutcome& s) {
+    std::cerr << "session " << ++n << ": " << (s.accepted ? "accepted" : "refused") << ", "
               << s.frames << " entries kept" << (s.ended ? " (the run ended)" : "") << "; "
               << s.reason << std::endl;
-  }
+  });
   ::close(server);
   if (address.unix_socket) ::unlink(address.path.c_str());
   return kExitPass;

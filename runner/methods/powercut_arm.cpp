@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "engines/engine.hpp"
 #include "runner/measure/clock.hpp"
@@ -34,8 +37,12 @@ std::uint64_t realtime_ns() {
 
 void validate(const PowercutArmOptions& o) {
   const std::uint32_t unit = o.atomic_unit;
-  if (unit < kPowercutSector || unit % kPowercutSector != 0)
-    throw UsageError("--atomic-unit must be a multiple of 512, got " + std::to_string(unit));
+  const std::uint32_t sectors = unit / kPowercutSector;
+  // The journal reader's rule (JournalRules): a journal arm writes must be one check reads.
+  if (unit < kPowercutSector || unit % kPowercutSector != 0 || (sectors & (sectors - 1)) != 0 ||
+      unit > (64u << 20))
+    throw UsageError("--atomic-unit must be a power-of-two multiple of 512 up to 64 MiB, got " +
+                     std::to_string(unit));
   if (o.random_bs % unit != 0 || o.sequential_bs % unit != 0 || o.random_bs == 0 ||
       o.sequential_bs > 65535u * kPowercutSector)
     throw UsageError("--bs and --sequential-bs must be multiples of --atomic-unit (" +
@@ -50,6 +57,77 @@ void validate(const PowercutArmOptions& o) {
     throw UsageError("--cut-after MIN:MAX needs 0 <= MIN <= MAX");
 }
 
+// The power cut at its moment, from a thread of its own: the moment is random in the workload's
+// time, tied to no issue and no completion, so at every depth it lands while requests are queued
+// and partly written (at depth 1 a request is in flight nearly all the time; a cut taken between
+// issues would land before the next request's first piece). `power_cut_cmd` is spawned and not
+// waited for; with `prompt` a line asks the operator.
+class CutTimer {
+ public:
+  CutTimer(const PowercutArmOptions& o, std::uint64_t at_ns, std::ostream& log,
+           const std::atomic<std::uint64_t>& acknowledged, const std::atomic<unsigned>& in_flight)
+      : o_(o),
+        at_ns_(at_ns),
+        log_(log),
+        acknowledged_(acknowledged),
+        in_flight_(in_flight),
+        thread_([this] { wait(); }) {}
+  ~CutTimer() { stop(); }
+  CutTimer(const CutTimer&) = delete;
+  CutTimer& operator=(const CutTimer&) = delete;
+
+  // Ends the wait (the workload is over) and joins.
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  [[nodiscard]] bool started() const { return started_.load(); }
+  [[nodiscard]] pid_t pid() const { return pid_; }  // after stop()
+
+ private:
+  void wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      if (stopping_) return;
+      const std::uint64_t now = monotonic_now_ns();
+      // At its moment, and while a request is on its way (a queued one or a synchronous
+      // FUA write), so the power goes with requests queued and partly written.
+      if (now >= at_ns_ && in_flight_.load(std::memory_order_relaxed) > 0) break;
+      cv_.wait_for(lock, now >= at_ns_ ? std::chrono::nanoseconds(200000)
+                                       : std::chrono::nanoseconds(at_ns_ - now));
+    }
+    lock.unlock();
+    started_ = true;
+    if (o_.prompt) {
+      log_ << "storqual powercut: CUT THE POWER NOW (" << acknowledged_.load()
+           << " writes acknowledged)" << std::endl;
+      return;
+    }
+    log_ << "storqual powercut: running the power-cut command after " << acknowledged_.load()
+         << " acknowledged writes: " << o_.power_cut_cmd << std::endl;
+    const char* argv[] = {"/bin/sh", "-c", o_.power_cut_cmd.c_str(), nullptr};
+    if (::posix_spawn(&pid_, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv),
+                      environ) != 0)
+      pid_ = -1;
+  }
+
+  const PowercutArmOptions& o_;
+  std::uint64_t at_ns_;
+  std::ostream& log_;
+  const std::atomic<std::uint64_t>& acknowledged_;
+  const std::atomic<unsigned>& in_flight_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::atomic<bool> started_{false};
+  pid_t pid_ = -1;
+  std::thread thread_;  // last: started once the rest is in place
+};
+
 struct Slot {
   engines::IoRequest req;
   std::uint64_t record_id = 0;
@@ -59,14 +137,8 @@ struct Slot {
 
 class Arm {
  public:
-  Arm(const PowercutArmOptions& o, JournalSink& journal, const std::atomic<bool>* stop,
-      std::ostream& log)
-      : o_(o),
-        journal_(journal),
-        stop_(stop),
-        log_(log),
-        rng_(o.seed ? o.seed : std::random_device{}()),
-        pool_(rng_()) {
+  explicit Arm(const PowercutArmOptions& o)
+      : o_(o), rng_(o.seed ? o.seed : std::random_device{}()), pool_(rng_()) {
     out_.run_id = o.run_id ? o.run_id : (rng_() | 1);
     max_depth_ = *std::max_element(o.depths.begin(), o.depths.end());
     bs_max_ = std::max(o.random_bs, o.sequential_bs);
@@ -91,11 +163,18 @@ class Arm {
                        std::to_string(engine_->target_size()) + " bytes");
   }
 
-  PowercutArmOutcome run() {
+  PowercutArmOutcome run(JournalSink& journal, const std::atomic<bool>* stop, std::ostream& log) {
+    journal_ = &journal;
+    stop_ = stop;
+    log_ = &log;
     start_ = monotonic_now_ns();
     std::uniform_real_distribution<double> when(o_.cut_min_s, o_.cut_max_s);
     cut_at_ns_ = start_ + static_cast<std::uint64_t>(when(rng_) * 1e9);
     write_header();
+    if (!o_.power_cut_cmd.empty() || o_.prompt) {
+      ::setenv("STORQUAL_ARM_PID", std::to_string(::getpid()).c_str(), 1);  // before the thread
+      cut_ = std::make_unique<CutTimer>(o_, cut_at_ns_, *log_, acknowledged_, queued_);
+    }
     for (std::uint64_t phase = 0; !over(); ++phase) {
       const unsigned depth = o_.depths[phase % o_.depths.size()];
       const bool sequential = (phase / o_.depths.size()) % 2 == 1;
@@ -105,7 +184,7 @@ class Arm {
     JournalEntry end;
     end.type = JournalEntryType::End;
     end.end_requests = out_.acknowledged;
-    journal_.append(encode_journal_frame(end));
+    journal_->append(sequence_.frame(end));
     reap_cut_command();
     out_.seconds = static_cast<double>(monotonic_now_ns() - start_) / 1e9;
     return out_;
@@ -113,7 +192,6 @@ class Arm {
 
  private:
   bool over() {
-    maybe_cut();
     return (stop_ && stop_->load()) ||
            monotonic_now_ns() - start_ >= static_cast<std::uint64_t>(o_.runtime_s * 1e9);
   }
@@ -130,7 +208,9 @@ class Arm {
     JournalEntry shutdowns;
     shutdowns.type = JournalEntryType::Shutdowns;
     shutdowns.shutdowns = o_.shutdowns_before;
-    journal_.append(encode_journal_frame(h) + encode_journal_frame(shutdowns));
+    std::string frames = sequence_.frame(h);  // numbered in this order: two statements
+    frames += sequence_.frame(shutdowns);
+    journal_->append(frames);
   }
 
   void run_phase(unsigned depth, bool sequential) {
@@ -144,7 +224,9 @@ class Arm {
       }
       Slot* slot = free_slot();
       prepare(*slot, offset, bs);
+      queued_.fetch_add(1);  // on its way (an engine may write it inside queue())
       if (engine_->queue(slot->req) == engines::QueueStatus::Completed) {
+        queued_.fetch_sub(1);
         complete(*slot);
         flush_frames();
         continue;
@@ -208,9 +290,11 @@ class Arm {
     prepare(slot, offset, bs);
     iovec v{slot.req.buf, bs};
     ssize_t n;
+    queued_.fetch_add(1);
     do {
       n = ::pwritev2(engine_->fd(), &v, 1, static_cast<off_t>(offset), RWF_DSYNC);
     } while (n < 0 && errno == EINTR);
+    queued_.fetch_sub(1);
     slot.req.res = n < 0 ? -errno : n;
     if (complete(slot, true)) ++out_.fua;
     flush_frames();
@@ -228,6 +312,7 @@ class Arm {
       auto* slot = static_cast<Slot*>(done[i]->cookie);
       slot->busy = false;
       --in_flight_;
+      queued_.fetch_sub(1);
       complete(*slot);
     }
     flush_frames();
@@ -242,14 +327,15 @@ class Arm {
     e.type = JournalEntryType::Write;
     e.write = {slot.record_id, slot.req.offset, slot.req.length, fua,
                slot.epoch,     next_record_,    realtime_ns()};
-    frames_ += encode_journal_frame(e);
+    frames_ += sequence_.frame(e);
     ++out_.acknowledged;
+    acknowledged_.store(out_.acknowledged, std::memory_order_relaxed);
     return true;
   }
 
   void flush_frames() {
     if (frames_.empty()) return;
-    journal_.append(frames_);
+    journal_->append(frames_);
     frames_.clear();
   }
 
@@ -271,7 +357,7 @@ class Arm {
     JournalEntry e;
     e.type = JournalEntryType::Flush;
     e.flush = {++epoch_, next_record_, realtime_ns()};
-    journal_.append(encode_journal_frame(e));
+    journal_->append(sequence_.frame(e));
     ++out_.flushes;
   }
 
@@ -280,38 +366,22 @@ class Arm {
     if (!out_.first_errno) out_.first_errno = err;
   }
 
-  void maybe_cut() {
-    if (out_.cut_started || (o_.power_cut_cmd.empty() && !o_.prompt) ||
-        monotonic_now_ns() < cut_at_ns_)
-      return;
-    out_.cut_started = true;
-    if (o_.prompt) {
-      log_ << "storqual powercut: CUT THE POWER NOW (" << out_.acknowledged
-           << " writes acknowledged, " << out_.flushes << " flushes)" << std::endl;
-      return;
-    }
-    log_ << "storqual powercut: running the power-cut command after " << out_.acknowledged
-         << " acknowledged writes: " << o_.power_cut_cmd << std::endl;
-    ::setenv("STORQUAL_ARM_PID", std::to_string(::getpid()).c_str(), 1);
-    const char* argv[] = {"/bin/sh", "-c", o_.power_cut_cmd.c_str(), nullptr};
-    if (::posix_spawn(&cut_pid_, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv),
-                      environ) != 0)
-      cut_pid_ = -1;
-  }
-
   void reap_cut_command() {
-    if (cut_pid_ <= 0) return;
+    if (!cut_) return;
+    cut_->stop();
+    out_.cut_started = cut_->started();
+    if (cut_->pid() <= 0) return;
     int status = 0;
-    ::waitpid(cut_pid_, &status, 0);
-    log_ << "storqual powercut: the power-cut command ended (status "
-         << (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status))
-         << ") and this process is still running: the cut did not happen" << std::endl;
+    ::waitpid(cut_->pid(), &status, 0);
+    *log_ << "storqual powercut: the power-cut command ended (status "
+          << (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status))
+          << ") and this process is still running: the cut did not happen" << std::endl;
   }
 
-  const PowercutArmOptions& o_;
-  JournalSink& journal_;
-  const std::atomic<bool>* stop_;
-  std::ostream& log_;
+  PowercutArmOptions o_;  // a copy: the prepared run outlives the caller's options
+  JournalSink* journal_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  std::ostream* log_ = nullptr;
   std::mt19937_64 rng_;
   PayloadPool pool_;
   PowercutArmOutcome out_;
@@ -321,18 +391,41 @@ class Arm {
   std::unique_ptr<unsigned char, decltype(&std::free)> buffers_{nullptr, &std::free};
   std::unique_ptr<engines::Engine> engine_;
   std::string frames_;
+  JournalSequence sequence_;  // every frame's number, in the order they are appended
   unsigned in_flight_ = 0;
   std::uint64_t issued_ = 0, cursor_ = 0, next_record_ = 1, epoch_ = 0;
   std::uint64_t start_ = 0, cut_at_ns_ = 0;
-  pid_t cut_pid_ = -1;
+  std::atomic<std::uint64_t> acknowledged_{0};  // out_.acknowledged, for the cut's line
+  std::atomic<unsigned> queued_{0};             // in_flight_, for the cut's moment
+  std::unique_ptr<CutTimer> cut_;
 };
 
 }  // namespace
 
+class PowercutArmRun {
+ public:
+  explicit PowercutArmRun(const PowercutArmOptions& options) : arm(options) {}
+  Arm arm;
+};
+
+void PowercutArmRunDeleter::operator()(PowercutArmRun* run) const {
+  delete run;
+}
+
+PreparedPowercutArm prepare_powercut_arm(const PowercutArmOptions& options) {
+  validate(options);
+  return PreparedPowercutArm(new PowercutArmRun(options));
+}
+
+PowercutArmOutcome run_prepared_powercut_arm(PowercutArmRun& run, JournalSink& journal,
+                                             const std::atomic<bool>* stop, std::ostream& log) {
+  return run.arm.run(journal, stop, log);
+}
+
 PowercutArmOutcome run_powercut_arm(const PowercutArmOptions& options, JournalSink& journal,
                                     const std::atomic<bool>* stop, std::ostream& log) {
-  validate(options);
-  return Arm(options, journal, stop, log).run();
+  PreparedPowercutArm prepared = prepare_powercut_arm(options);
+  return run_prepared_powercut_arm(*prepared, journal, stop, log);
 }
 
 }  // namespace storqual::runner

@@ -13,7 +13,9 @@
 // Flush entry with the next epoch. Requests in flight never overlap. Records and requests are
 // aligned to `atomic_unit`.
 //
-// The cut: at a uniformly random moment in [cut_min_s, cut_max_s] `power_cut_cmd` runs through
+// The cut: at a uniformly random moment in [cut_min_s, cut_max_s] (kept by a thread of its own,
+// tied to no issue or completion, so that it lands on requests in flight at every depth)
+// `power_cut_cmd` runs through
 // /bin/sh -c (not waited for; STORQUAL_ARM_PID in its environment names this process), or with
 // `prompt` a line on `log` asks the operator to cut the power now. The writes go on until the
 // power goes (the process dies) or `runtime_s` ends: then a last flush and an End entry.
@@ -21,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -62,9 +65,24 @@ struct PowercutArmOutcome {
   double seconds = 0;
 };
 
-// Throws UsageError for options that cannot work (region too small, sizes not multiples of the
-// atomic unit), engines::EngineError when the target cannot be opened, JournalError when the
-// journal cannot be kept (the workload stops at once: nothing unjournalled is written after).
+// The workload ready to start: every option checked and the target opened, nothing written and
+// no journal yet, so that `arm` creates its journal only once the run is known to start. Throws
+// UsageError for options that cannot work (region too small or beyond the target, sizes not
+// multiples of the atomic unit, an atomic unit that is not a power-of-two multiple of 512 up to
+// 64 MiB), engines::EngineError when the target cannot be opened.
+class PowercutArmRun;
+struct PowercutArmRunDeleter {
+  void operator()(PowercutArmRun* run) const;
+};
+using PreparedPowercutArm = std::unique_ptr<PowercutArmRun, PowercutArmRunDeleter>;
+[[nodiscard]] PreparedPowercutArm prepare_powercut_arm(const PowercutArmOptions& options);
+// Runs a prepared workload once; throws JournalError when the journal cannot be kept (the
+// workload stops at once: nothing unjournalled is written after).
+[[nodiscard]] PowercutArmOutcome run_prepared_powercut_arm(PowercutArmRun& run,
+                                                           JournalSink& journal,
+                                                           const std::atomic<bool>* stop,
+                                                           std::ostream& log);
+// prepare_powercut_arm, then run_prepared_powercut_arm.
 [[nodiscard]] PowercutArmOutcome run_powercut_arm(const PowercutArmOptions& options,
                                                   JournalSink& journal,
                                                   const std::atomic<bool>* stop, std::ostream& log);

@@ -45,6 +45,12 @@ struct SectorState {
   std::uint64_t barrier = kNoBarrier;  // of the earliest durable write lost here
 };
 
+struct PendingSector {
+  std::uint64_t sector = 0;
+  SectorState state{};
+  std::uint64_t expected = 0;  // the last acknowledged write's record id
+};
+
 class Classifier {
  public:
   Classifier(const JournalContents& j, bool plp)
@@ -74,6 +80,9 @@ class Classifier {
         &std::free);
     for (std::uint32_t i = 0; i < j_.writes.size(); ++i) check_request(i, read, buf.get());
     scan_unnamed_units(read);
+    // Only now is every misdirected write known: the sectors it explains are misplaced, not lost.
+    for (const auto& p : pending_) tally(p.sector, resolve_misplaced(p), p.expected);
+    pending_.clear();
     count_unserializable();
     std::sort(check_.findings.begin(), check_.findings.end(),
               [](const CutFinding& a, const CutFinding& b) { return a.offset < b.offset; });
@@ -93,10 +102,22 @@ class Classifier {
       states[s] = readable ? classify(s, buf + (s - w.offset)) : SectorState{CutClass::Unreadable};
     }
     mark_shorn(states);
-    for (const auto& [s, st] : states) tally(s, st, w.record_id);
+    for (const auto& [s, st] : states) pending_.push_back({s, st, w.record_id});
   }
 
-  SectorState classify(std::uint64_t sector, const unsigned char* bytes) const {
+  // A sector whose last acknowledged write was found at another sector (a misdirected write) is
+  // misplaced with it: one cause, one class; no flush lied there.
+  SectorState resolve_misplaced(const PendingSector& p) const {
+    const bool missing = p.state.cls == CutClass::LostAfterFlush ||
+                         p.state.cls == CutClass::LostBeforeFlush || p.state.cls == CutClass::Shorn;
+    if (!missing || !misdirected_.count({p.sector, p.expected})) return p.state;
+    SectorState st = p.state;
+    st.cls = CutClass::Misplaced;
+    st.barrier = kNoBarrier;
+    return st;
+  }
+
+  SectorState classify(std::uint64_t sector, const unsigned char* bytes) {
     const SectorRead r = read_powercut_sector(bytes, j_.header.run_id);
     const auto& h = history_.at(sector);
     const JournalWrite& latest = j_.writes[h.back()];
@@ -105,7 +126,10 @@ class Classifier {
     std::uint64_t found = 0;
     if (r.content == SectorContent::Record) {
       found = r.record.record_id;
-      if (r.record.offset != sector) return {CutClass::Misplaced, kCorruptVersion, found};
+      if (r.record.offset != sector) {
+        misdirected_.insert({r.record.offset, found});
+        return {CutClass::Misplaced, kCorruptVersion, found};
+      }
       if (found >= latest.record_id) return {CutClass::Intact, found, found};
     }
     st.version = found;
@@ -188,7 +212,13 @@ class Classifier {
     bool ours = false;
     for (std::uint32_t s = 0; s < unit_; s += kPowercutSector) {
       const SectorRead r = read_powercut_sector(bytes + s, j_.header.run_id);
-      const bool record = r.content == SectorContent::Record && r.record.offset == unit + s;
+      const bool valid = r.content == SectorContent::Record;
+      if (valid && r.record.offset != unit + s) {  // a write meant for another sector landed here
+        misdirected_.insert({r.record.offset, r.record.record_id});
+        ++check_.counts[static_cast<std::size_t>(CutClass::Misplaced)];
+        add_finding({CutClass::Misplaced, unit + s, 0, r.record.record_id});
+      }
+      const bool record = valid && r.record.offset == unit + s;
       ours |= record;
       versions.push_back(record ? r.record.record_id : 0);
     }
@@ -223,6 +253,9 @@ class Classifier {
   std::uint32_t unit_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> history_;
   std::set<std::uint64_t> present_;  // record ids found intact
+  // (the sector it was meant for, record id) of every valid record found at another sector
+  std::set<std::pair<std::uint64_t, std::uint64_t>> misdirected_;
+  std::vector<PendingSector> pending_;  // classified, counted once misdirected_ is complete
   std::uint64_t earliest_barrier_ = kNoBarrier;
   CutCheck check_;
 };
@@ -304,6 +337,13 @@ reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& na
   v.status =
       check.failures() == 0 ? reporting::VerdictStatus::Pass : reporting::VerdictStatus::Fail;
   v.message = cut_summary(check);
+  if (check.acknowledged_writes == 0) {
+    // Nothing acknowledged, nothing to keep: no evidence either way (a journal cut to its header,
+    // a run cut before its first completion).
+    v.status = reporting::VerdictStatus::Inconclusive;
+    v.message +=
+        "; inconclusive: the journal holds no acknowledged write, so the cut tested nothing";
+  }
   v.figure =
       "sectors lost after a completed flush or FUA, shorn, unserializable, corrupted, "
       "misplaced or unreadable" +

@@ -5,6 +5,8 @@
 // Per sector, with the journal's acknowledged writes to it in order (w1..wk) and what it holds:
 //   wk's sub-record, or a later request's (issued, never acknowledged)      -> intact
 //   a valid sub-record of this run whose offset is another sector          -> misplaced
+//   (and where that record's write was meant to go, when it is missing there: the same cause,
+//   misplaced too, never also lost or a barrier for unserializable)
 //   this run's magic and id, checksum wrong                                 -> corrupted
 //   an older write's sub-record, or no sub-record of this run (old data): the writes after it
 //   were lost; if one of them was covered by a completed flush or was FUA -> lost after flush
@@ -88,7 +90,8 @@ using SectorSource = std::function<bool(std::uint64_t offset, std::uint32_t leng
 [[nodiscard]] std::string cut_summary(const CutCheck& check);
 
 // The cut's testcase: metric "powercut", measured = failing sectors (and requests), claimed 0;
-// pass when none, fail otherwise, with cut_summary as the message. `name` is the testcase's
+// pass when none, fail otherwise, with cut_summary as the message; inconclusive when the journal
+// holds no acknowledged write (nothing was asked of the drive). `name` is the testcase's
 // workload ("cut 3").
 [[nodiscard]] reporting::ClaimVerdict cut_verdict(const CutCheck& check, const std::string& name);
 // The cut's class counts as measured-only verdicts (metric "powercut.<class>", one per class with

@@ -15,11 +15,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/measure/clock.hpp"
+
 namespace storqual::runner {
 
 namespace {
 
 constexpr std::size_t kReadChunk = kMaxJournalFrame + 8;
+
+std::string seconds_text(double seconds) {
+  std::ostringstream o;
+  o << seconds;
+  return o.str();
+}
 
 bool same_token(std::string_view a, std::string_view b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
@@ -36,11 +44,18 @@ std::string reply_frame(bool accepted, const std::string& reason) {
   return encode_journal_frame(r);
 }
 
-// The checks of one client's byte stream: hello and token first, then whole journal frames.
+// The checks of one client's byte stream: hello and token first, then whole journal frames that
+// obey the journal's rules (powercut_journal.hpp JournalRules: the sequence numbers in turn, the
+// values possible), the first of a new journal a Header. A session on a journal that already holds
+// a header starts with that run's Header again (checked, not kept twice) and goes on from the
+// journal's next sequence number: a frame replayed or missing is refused.
 class StreamGate {
  public:
-  StreamGate(const std::string& token, bool have_header, std::uint64_t run_id)
-      : token_(token), have_header_(have_header), run_id_(run_id) {}
+  // `writer_busy`: whether another session writes the journal (set here when this one is
+  // accepted); `closed`: why no session may write any more ("" while one may).
+  StreamGate(const std::string& token, JournalRules& rules, bool& writer_busy,
+             const std::string& closed)
+      : token_(token), rules_(rules), writer_busy_(writer_busy), closed_(closed) {}
 
   // Takes the next bytes; whole frames to keep are appended to `keep`, the hello's reply to
   // `reply`. False when the session must end (`reason` says why).
@@ -56,7 +71,9 @@ class StreamGate {
         go_on = false;
         break;
       }
+      const bool journal_frame = greeted_;
       go_on = take(p.entry, std::string_view(buffer_).substr(at, p.consumed), keep, reply, reason);
+      if (!go_on && journal_frame) reason += " at byte " + std::to_string(offset_ + at);
       at += p.consumed;
     }
     offset_ += at;
@@ -65,62 +82,71 @@ class StreamGate {
   }
 
   [[nodiscard]] std::size_t pending() const { return buffer_.size(); }
+  [[nodiscard]] std::uint64_t consumed() const { return offset_; }
   [[nodiscard]] bool greeted() const { return greeted_; }
   [[nodiscard]] bool ended() const { return ended_; }
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
 
  private:
+  bool hello(const JournalEntry& e, std::string& reply, std::string& reason) {
+    if (e.type != JournalEntryType::Hello) {
+      reason = "refused: the first frame is not a hello";
+    } else if (e.version != kListenerProtocol) {
+      reason = "refused: protocol version " + std::to_string(e.version) +
+               ", this listener speaks " + std::to_string(kListenerProtocol);
+    } else if (!same_token(e.text, token_)) {
+      reason = "refused: wrong token";
+    } else if (!closed_.empty()) {
+      reason = "refused: " + closed_;
+    } else if (writer_busy_) {
+      reason = "refused: another session is writing this journal";
+    } else {
+      greeted_ = true;
+      writer_busy_ = true;
+      reply = reply_frame(true, "accepted");
+      return true;
+    }
+    reply = reply_frame(false, reason);
+    return false;
+  }
+
   bool take(const JournalEntry& e, std::string_view frame, std::string& keep, std::string& reply,
             std::string& reason) {
-    if (!greeted_) {
-      if (e.type != JournalEntryType::Hello) {
-        reason = "refused: the first frame is not a hello";
-      } else if (e.version != 1) {
-        reason =
-            "refused: protocol version " + std::to_string(e.version) + ", this listener speaks 1";
-      } else if (!same_token(e.text, token_)) {
-        reason = "refused: wrong token";
-      } else {
-        greeted_ = true;
-        reply = reply_frame(true, "accepted");
-        return true;
+    if (!greeted_) return hello(e, reply, reason);
+    if (!introduced_ && rules_.has_header()) {
+      // A later session of the journal's run: its header again, not kept twice.
+      const JournalHeader& h = rules_.contents().header;
+      if (e.type != JournalEntryType::Header || e.sequence != 0) {
+        reason = "refused: a session on journal of run " + std::to_string(h.run_id) +
+                 " must begin with that run's header";
+        return false;
       }
-      reply = reply_frame(false, reason);
+      if (e.header.run_id != h.run_id) {
+        reason = "refused: a header of another run (the journal holds run " +
+                 std::to_string(h.run_id) + ")";
+        return false;
+      }
+      introduced_ = true;
+      return true;
+    }
+    introduced_ = true;
+    if (std::string problem = rules_.take(e); !problem.empty()) {
+      reason = "refused: " + (problem == "the first frame is not a header"
+                                  ? std::string("a journal entry before the header")
+                                  : problem);
       return false;
     }
-    switch (e.type) {
-      case JournalEntryType::Header:
-        if (have_header_ && e.header.run_id != run_id_) {
-          reason = "refused: a header of another run (the journal holds run " +
-                   std::to_string(run_id_) + ")";
-          return false;
-        }
-        have_header_ = true;
-        run_id_ = e.header.run_id;
-        break;
-      case JournalEntryType::Write:
-      case JournalEntryType::Flush:
-      case JournalEntryType::End:
-      case JournalEntryType::Shutdowns:
-        if (!have_header_) {
-          reason = "refused: a journal entry before the header";
-          return false;
-        }
-        ended_ = ended_ || e.type == JournalEntryType::End;
-        break;
-      default:
-        reason = "refused: a protocol frame inside the journal stream";
-        return false;
-    }
+    ended_ = ended_ || e.type == JournalEntryType::End;
     keep.append(frame);
     ++frames_;
     return true;
   }
 
   std::string token_;
-  bool have_header_;
-  std::uint64_t run_id_;
-  bool greeted_ = false, ended_ = false;
+  JournalRules& rules_;
+  bool& writer_busy_;
+  const std::string& closed_;
+  bool greeted_ = false, introduced_ = false, ended_ = false;
   std::uint64_t frames_ = 0, offset_ = 0;
   std::string buffer_;
 };
@@ -223,6 +249,12 @@ ListenAddress parse_listen_address(std::string_view text) {
     throw UsageError("listener address '" + std::string(text) +
                      "': expected unix:/path or HOST:PORT");
   a.host = std::string(text.substr(0, colon));
+  if (a.host.empty() || a.host == "[]")
+    throw UsageError("listener address '" + std::string(text) +
+                     "' names no host: give the address to listen on (0.0.0.0" + std::string(text) +
+                     " or [::]" + std::string(text) +
+                     " for every address of this machine, 127.0.0.1" + std::string(text) +
+                     " for this machine only)");
   if (a.host.size() >= 2 && a.host.front() == '[' && a.host.back() == ']')
     a.host = a.host.substr(1, a.host.size() - 2);
   a.port = std::string(text.substr(colon + 1));
@@ -231,25 +263,50 @@ ListenAddress parse_listen_address(std::string_view text) {
   return a;
 }
 
-int listen_on(const ListenAddress& a) {
-  if (a.unix_socket) {
-    sockaddr_un sun;
+namespace {
+
+// A Unix socket file left by a listener that died: nothing answers on it.
+bool stale_unix_socket(const ListenAddress& a) {
+  struct stat st {};
+  if (::lstat(a.path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+  sockaddr_un sun;
+  const int fd = unix_socket(a, sun);
+  if (fd < 0) return false;
+  const bool answered = ::connect(fd, reinterpret_cast<sockaddr*>(&sun), sizeof sun) == 0;
+  const int err = errno;
+  ::close(fd);
+  return !answered && err == ECONNREFUSED;
+}
+
+int listen_unix(const ListenAddress& a) {
+  sockaddr_un sun;
+  for (int attempt = 0;; ++attempt) {
     const int fd = unix_socket(a, sun);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0 ||
-        ::listen(fd, 4) != 0) {
-      const int err = errno;
-      if (fd >= 0) ::close(fd);
-      throw JournalError("listen on unix:" + a.path + ": " + std::strerror(err));
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&sun), sizeof sun) == 0 &&
+        ::listen(fd, 16) == 0)
+      return fd;
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (err == EADDRINUSE && attempt == 0 && stale_unix_socket(a)) {
+      ::unlink(a.path.c_str());  // a dead listener's socket: nothing listens on it
+      continue;
     }
-    return fd;
+    throw JournalError("listen on unix:" + a.path + ": " + std::strerror(err) +
+                       (err == EADDRINUSE ? " (another listener answers on it)" : ""));
   }
+}
+
+}  // namespace
+
+int listen_on(const ListenAddress& a) {
+  if (a.unix_socket) return listen_unix(a);
   addrinfo* res = resolve(a, true);
   int err = EADDRNOTAVAIL;
   for (addrinfo* ai = res; ai; ai = ai->ai_next) {
     const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     const int one = 1;
     if (fd >= 0 && ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0 &&
-        ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && ::listen(fd, 4) == 0) {
+        ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && ::listen(fd, 16) == 0) {
       ::freeaddrinfo(res);
       return fd;
     }
@@ -260,93 +317,222 @@ int listen_on(const ListenAddress& a) {
   throw JournalError("listen on " + a.host + ":" + a.port + ": " + std::strerror(err));
 }
 
-JournalListener::JournalListener(ListenerOptions options) : options_(std::move(options)) {
+std::string describe_bound(int fd, const ListenAddress& a) {
+  if (a.unix_socket) return "unix:" + a.path;
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  char host[NI_MAXHOST], port[NI_MAXSERV];
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0 ||
+      ::getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return a.host + ":" + a.port;
+  const std::string h = host;
+  const bool v6 = ss.ss_family == AF_INET6;
+  std::string out = (v6 ? "[" + h + "]" : h) + ":" + port;
+  if (h == "0.0.0.0") out += " (every IPv4 address of this machine)";
+  if (h == "::") out += " (every address of this machine)";
+  return out;
+}
+
+std::string salvage_journal(const std::string& path, const std::string& out) {
+  const std::string bytes = read_journal_bytes_of(path);
+  const JournalReading r = read_journal_bytes(bytes);
+  if (r.contents.frames == 0)
+    throw JournalError("journal " + path + ": no sound header: nothing to salvage");
+  const std::string why =
+      r.damage ? describe_damage(path, *r.damage)
+               : (r.contents.tail_problem.empty() ? std::string("whole")
+                                                  : "torn tail: " + r.contents.tail_problem);
+  open_journal_file(out)->append(std::string_view(bytes).substr(0, r.contents.valid_bytes));
+  return "salvaged " + std::to_string(r.contents.frames) + " whole frames (" +
+         std::to_string(r.contents.valid_bytes) + " of " + std::to_string(bytes.size()) +
+         " bytes) of " + path + " to " + out + "; " + path + " left as it was (" + why + ")";
+}
+
+JournalListener::JournalListener(ListenerOptions options)
+    : options_(std::move(options)), chunk_(kReadChunk, '\0') {
   const std::string& path = options_.journal_path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && st.st_size > 0) {
-    const JournalContents j = read_journal_file(path);  // throws when it is not a journal
-    run_id_ = j.header.run_id;
-    have_header_ = true;
-    if (!j.tail_problem.empty()) {
-      if (::truncate(path.c_str(), static_cast<off_t>(j.valid_bytes)) != 0)
-        throw JournalError("journal " + path +
-                           ": cannot cut its torn tail: " + std::strerror(errno));
-      recovery_note_ = "journal " + path + ": torn tail cut off (" + j.tail_problem + ")";
-    }
-    journal_bytes_ = j.valid_bytes;
+    const std::string bytes = read_journal_bytes_of(path);
+    const JournalReading r = read_journal_bytes(bytes);
+    const std::string refuse =
+        "; the listener never rewrites a journal: give a new --journal, or --salvage OUT to copy "
+        "its " +
+        std::to_string(r.contents.frames) + " whole frames to OUT";
+    if (r.damage) throw JournalError(describe_damage(path, *r.damage) + refuse);
+    if (!r.contents.tail_problem.empty())
+      throw JournalError("journal " + path + " ends in a torn tail (" + r.contents.tail_problem +
+                         "): appending after it would damage it" + refuse);
+    rules_ = JournalRules::after(r.contents);
+    journal_bytes_ = bytes.size();
   }
   journal_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_DSYNC | O_CLOEXEC, 0644);
   if (journal_fd_ < 0)
     throw JournalError("journal " + path + ": cannot open: " + std::strerror(errno));
 }
 
+struct JournalListener::Client {
+  Client(int fd_, StreamGate gate_, std::uint64_t now) : fd(fd_), gate(std::move(gate_)) {
+    connected_ns = last_byte_ns = now;
+  }
+  int fd;
+  StreamGate gate;
+  std::uint64_t connected_ns = 0, last_byte_ns = 0, frame_started_ns = 0;
+  SessionOutcome out;
+  bool done = false;
+};
+
 JournalListener::~JournalListener() {
+  for (auto& c : clients_)
+    if (!c->done) ::close(c->fd);
   if (journal_fd_ >= 0) ::close(journal_fd_);
 }
 
 SessionOutcome JournalListener::serve(int fd) {
+  clients_.push_back(std::make_unique<Client>(
+      fd, StreamGate(options_.token, rules_, writer_busy_, closed_), monotonic_now_ns()));
   SessionOutcome out;
-  StreamGate gate(options_.token, have_header_, run_id_);
-  std::string chunk(kReadChunk, '\0');
-  const int timeout_ms = static_cast<int>(options_.idle_timeout_s * 1000);
-  bool refused = false;  // the rest of the stream is ignored, not a partial entry
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      out.reason = "client silent for " + std::to_string(options_.idle_timeout_s) +
-                   " s: taken as gone (its power cut?)";
-      break;
+  run(-1, nullptr, 1, [&](const SessionOutcome& s) { out = s; });
+  return out;
+}
+
+void JournalListener::run(int server, const std::atomic<bool>* stop, unsigned sessions,
+                          const std::function<void(const SessionOutcome&)>& report) {
+  unsigned ended = 0;
+  std::vector<pollfd> fds;
+  while (!(stop && stop->load()) && (sessions == 0 || ended < sessions) &&
+         (server >= 0 || !clients_.empty())) {
+    fds.clear();
+    const bool accepting = server >= 0;
+    if (accepting) fds.push_back({server, POLLIN, 0});
+    for (const auto& c : clients_) fds.push_back({c->fd, POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), poll_timeout_ms(monotonic_now_ns()));
+    if (ready < 0 && errno != EINTR) break;
+    const std::uint64_t now = monotonic_now_ns();
+    const std::size_t first = accepting ? 1 : 0;
+    const std::size_t served = clients_.size();  // those polled; an accepted one waits a turn
+    if (accepting && ready > 0 && (fds[0].revents & POLLIN)) accept_client(server, now);
+    for (std::size_t i = 0; i < served; ++i) {
+      Client& c = *clients_[i];
+      if (ready > 0 && (fds[first + i].revents & (POLLIN | POLLHUP | POLLERR))) read_from(c, now);
+      if (!c.done) check_deadlines(c, now);
     }
-    const ssize_t n = ::recv(fd, chunk.data(), chunk.size(), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      out.reason = n == 0 ? "client closed the stream"
-                          : std::string("client vanished: ") + std::strerror(errno);
-      break;
-    }
-    std::string keep, reply, reason;
-    const bool go_on =
-        gate.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)), keep, reply, reason);
-    if (!keep.empty() && !this->keep(keep, out)) {
-      refused = true;
-      break;
-    }
-    if (!reply.empty() && !write_all(fd, reply))
-      reason = reason.empty() ? "client vanished before the reply" : reason;
-    if (!go_on) {
-      out.reason = reason;
-      refused = true;
-      break;
+    for (auto it = clients_.begin(); it != clients_.end();) {
+      if (!(*it)->done) {
+        ++it;
+        continue;
+      }
+      report((*it)->out);
+      ++ended;
+      it = clients_.erase(it);
     }
   }
-  out.accepted = gate.greeted();
-  out.ended = gate.ended();
-  out.frames = gate.frames();
-  out.dropped_bytes = refused ? 0 : gate.pending();
+}
+
+int JournalListener::poll_timeout_ms(std::uint64_t now) const {
+  std::uint64_t next = now + 200'000'000;  // stop is looked at this often
+  const auto frame = static_cast<std::uint64_t>(options_.frame_timeout_s * 1e9);
+  const auto idle = static_cast<std::uint64_t>(options_.idle_timeout_s * 1e9);
+  for (const auto& c : clients_) {
+    if (!c->gate.greeted()) next = std::min(next, c->connected_ns + frame);
+    if (c->gate.greeted()) next = std::min(next, c->last_byte_ns + idle);
+    if (c->frame_started_ns) next = std::min(next, c->frame_started_ns + frame);
+  }
+  return next <= now ? 0 : static_cast<int>((next - now) / 1'000'000 + 1);
+}
+
+void JournalListener::accept_client(int server, std::uint64_t now) {
+  const int fd = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return;
+  if (clients_.size() >= kMaxClients) {
+    SessionOutcome out;
+    out.reason = "refused: " + std::to_string(kMaxClients) + " clients connected already";
+    (void)write_all(fd, reply_frame(false, out.reason));
+    ::close(fd);
+    return;
+  }
+  clients_.push_back(
+      std::make_unique<Client>(fd, StreamGate(options_.token, rules_, writer_busy_, closed_), now));
+}
+
+void JournalListener::read_from(Client& c, std::uint64_t now) {
+  const ssize_t n = ::recv(c.fd, chunk_.data(), chunk_.size(), MSG_DONTWAIT);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  if (n <= 0) {
+    end(c,
+        n == 0 ? "client closed the stream"
+               : std::string("client vanished: ") + std::strerror(errno),
+        false);
+    return;
+  }
+  c.last_byte_ns = now;
+  const std::uint64_t before = c.gate.consumed();
+  const bool pending_before = c.gate.pending() > 0;
+  std::string keep, reply, reason;
+  const bool go_on = c.gate.feed(std::string_view(chunk_.data(), static_cast<std::size_t>(n)), keep,
+                                 reply, reason);
+  if (!keep.empty() && !this->keep(keep, c.out)) {
+    end(c, c.out.reason, true);
+    return;
+  }
+  if (!reply.empty() && !write_all(c.fd, reply) && reason.empty())
+    reason = "client vanished before the reply";
+  if (!go_on || !reason.empty()) {
+    end(c, reason, true);
+    return;
+  }
+  // The frame now begun started with this read, unless the last one was still being waited for.
+  if (c.gate.pending() == 0)
+    c.frame_started_ns = 0;
+  else if (!pending_before || c.gate.consumed() != before)
+    c.frame_started_ns = now;
+}
+
+void JournalListener::check_deadlines(Client& c, std::uint64_t now) {
+  const auto frame = static_cast<std::uint64_t>(options_.frame_timeout_s * 1e9);
+  const auto idle = static_cast<std::uint64_t>(options_.idle_timeout_s * 1e9);
+  const std::string secs = seconds_text(options_.frame_timeout_s);
+  if (!c.gate.greeted() && now - c.connected_ns >= frame)
+    end(c, "no whole hello within " + secs + " s of connecting: dropped", false);
+  else if (c.frame_started_ns && now - c.frame_started_ns >= frame)
+    end(c,
+        "a frame not whole within " + secs + " s of its first byte (a trickling client): dropped",
+        false);
+  else if (c.gate.greeted() && now - c.last_byte_ns >= idle)
+    end(c,
+        "client silent for " + seconds_text(options_.idle_timeout_s) +
+            " s: taken as gone (its power cut?)",
+        false);
+}
+
+void JournalListener::end(Client& c, std::string reason, bool refused) {
+  SessionOutcome& out = c.out;
+  out.reason = std::move(reason);
+  out.accepted = c.gate.greeted();
+  out.ended = c.gate.ended();
+  out.frames = c.gate.frames();
+  out.dropped_bytes = refused ? 0 : c.gate.pending();
   if (out.dropped_bytes)
     out.reason += "; a partial entry of " + std::to_string(out.dropped_bytes) + " bytes dropped";
-  ::close(fd);
-  return out;
+  if (out.accepted) writer_busy_ = false;
+  ::close(c.fd);
+  c.done = true;
 }
 
 bool JournalListener::keep(std::string_view frames, SessionOutcome& out) {
   if (journal_bytes_ + frames.size() > options_.max_bytes) {
-    out.reason = "journal full: " + std::to_string(options_.max_bytes) +
-                 " bytes (--max-bytes); the rest refused";
+    closed_ = "journal full: " + std::to_string(options_.max_bytes) +
+              " bytes (--max-bytes); the rest refused";
+    out.reason = closed_;
     return false;
   }
   if (!write_file(journal_fd_, frames)) {
-    out.reason = "journal " + options_.journal_path + ": write failed: " + std::strerror(errno);
+    closed_ = "journal " + options_.journal_path + ": write failed: " + std::strerror(errno);
+    out.reason = closed_;
     return false;
   }
   journal_bytes_ += frames.size();
-  if (!have_header_) {
-    const FrameParse p = parse_journal_frame(frames);
-    run_id_ = p.entry.header.run_id;
-    have_header_ = true;
-  }
   return true;
 }
 
@@ -378,15 +564,20 @@ std::unique_ptr<JournalSink> connect_journal_listener(const std::string& address
 }
 
 std::uint64_t accept_journal_stream(std::string_view bytes, const std::string& token,
-                                    std::string& reason) {
-  StreamGate gate(token, false, 0);
+                                    std::string& reason, std::string* kept) {
+  JournalRules rules(false);
+  bool busy = false;
+  const std::string open;
+  StreamGate gate(token, rules, busy, open);
   std::string keep, reply;
   // Fed in reads of the listener's size, as serve() would receive them.
   while (!bytes.empty()) {
     const std::size_t n = std::min(bytes.size(), kReadChunk);
-    if (!gate.feed(bytes.substr(0, n), keep, reply, reason)) break;
-    bytes.remove_prefix(n);
+    const bool go_on = gate.feed(bytes.substr(0, n), keep, reply, reason);
+    if (kept) kept->append(keep);
     keep.clear();
+    if (!go_on) break;
+    bytes.remove_prefix(n);
   }
   if (reason.empty() && gate.pending())
     reason = "a partial entry of " + std::to_string(gate.pending()) + " bytes dropped";

@@ -83,6 +83,8 @@ PowercutSummary summarize_cuts(std::vector<CutCycle> cycles,
     for (std::size_t i = 0; i < kCutClasses; ++i) s.totals[i] += c.counts[i];
     if (c.status == VerdictStatus::Pass)
       ++s.passed;
+    else if (c.status == VerdictStatus::Inconclusive)
+      ++s.unchecked;
     else
       ++s.failed;
     if (c.shutdowns == VerdictStatus::Pass)
@@ -92,8 +94,19 @@ PowercutSummary summarize_cuts(std::vector<CutCycle> cycles,
     else
       ++s.shutdowns_unread;
   }
-  const auto n = static_cast<unsigned>(s.cycles.size());
-  const std::string checked = std::to_string(n) + (n == 1 ? " cut" : " cuts") + " checked";
+  const auto n = static_cast<unsigned>(s.cycles.size()) - s.unchecked;
+  const std::string unchecked =
+      s.unchecked
+          ? " (" + std::to_string(s.unchecked) + " more with no acknowledged write: not checked, " +
+                names_of(
+                    s.cycles,
+                    [](const CutCycle& c) { return c.status == VerdictStatus::Inconclusive; }) +
+                ")"
+          : std::string();
+  const std::string checked =
+      std::to_string(n) + (n == 1 ? " cut" : " cuts") + " checked" + unchecked;
+  // Without a claim, the cuts given are the claim: each must have been checked.
+  const unsigned wanted = claimed_cycles ? *claimed_cycles : static_cast<unsigned>(s.cycles.size());
   if (s.failed > 0 || s.shutdowns_failed > 0) {
     s.status = VerdictStatus::Fail;
     s.reason = checked;
@@ -110,12 +123,12 @@ PowercutSummary summarize_cuts(std::vector<CutCycle> cycles,
           ")";
   } else if (n == 0) {
     s.status = VerdictStatus::Inconclusive;
-    s.reason = "no cut checked";
-  } else if (claimed_cycles && n < *claimed_cycles) {
+    s.reason = "no cut checked" + unchecked;
+  } else if (n < wanted) {
     s.status = VerdictStatus::Inconclusive;
-    s.reason = checked + ", every one passed, but " + std::to_string(*claimed_cycles) +
-               " cycles are claimed: " + std::to_string(*claimed_cycles - n) +
-               " more cuts to judge the claim";
+    s.reason = checked + ", every one passed, but " + std::to_string(wanted) +
+               (claimed_cycles ? " cycles are claimed: " : " cuts were given: ") +
+               std::to_string(wanted - n) + " more cuts to judge the claim";
   } else {
     s.status = VerdictStatus::Pass;
     s.reason =
@@ -124,7 +137,7 @@ PowercutSummary summarize_cuts(std::vector<CutCycle> cycles,
   }
   if (s.shutdowns_unread > 0)
     s.reason += "; unsafe-shutdown count not readable in " + std::to_string(s.shutdowns_unread) +
-                " of " + std::to_string(n);
+                " of " + std::to_string(s.cycles.size());  // of every cut given, checked or not
   return s;
 }
 

@@ -6,7 +6,9 @@
 //
 // The device's verdict: fail when any cut failed (a class that fails, a device that did not come
 // back) or the unsafe-shutdown count did not rise by exactly one in a cut; else inconclusive when
-// no cut was checked or fewer cuts were checked than the sheet claims; else pass. A cut whose
+// no cut was checked or fewer cuts were checked than the sheet claims (without a claim: than the
+// cuts given); else pass. A cut whose check was inconclusive (its journal held no acknowledged
+// write) is not a checked cut. A cut whose
 // unsafe-shutdown count was not readable is counted and named, never a pass of that count.
 #pragma once
 
@@ -42,6 +44,7 @@ struct PowercutSummary {
   std::vector<CutCycle> cycles;
   std::array<std::uint64_t, kCutClasses> totals{};
   unsigned passed = 0, failed = 0;
+  unsigned unchecked = 0;  // inconclusive cuts (no acknowledged write): not counted as checked
   unsigned shutdowns_passed = 0, shutdowns_failed = 0, shutdowns_unread = 0;
   std::optional<unsigned> claimed_cycles;
   reporting::VerdictStatus status = reporting::VerdictStatus::Inconclusive;

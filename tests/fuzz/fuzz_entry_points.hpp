@@ -524,15 +524,28 @@ inline Outcome feed_powercut_journal(std::string_view bytes) {
   const unsigned char selector = static_cast<unsigned char>(bytes.front());
   const std::string_view rest = bytes.substr(1);
   if (selector % 2 == 1) {
-    std::string reason;
-    const std::uint64_t frames = runner::accept_journal_stream(rest, "fuzz-token", reason);
+    std::string reason, kept;
+    const std::uint64_t frames = runner::accept_journal_stream(rest, "fuzz-token", reason, &kept);
     if (frames > 0 && rest.find("fuzz-token") == std::string_view::npos)
       broken("the listener kept frames without the token", reason);
+    if (frames > 0) {
+      // What the listener keeps, check reads whole: every frame, no tail, no damage.
+      const runner::JournalReading r = runner::read_journal_bytes(kept);
+      if (r.damage || !r.contents.tail_problem.empty() || r.contents.frames != frames)
+        broken("the listener kept a journal that does not read whole",
+               r.damage ? r.damage->problem : r.contents.tail_problem);
+    }
     return reason.empty() || frames > 0 ? Outcome::Accepted : Outcome::Refused;
   }
   try {
     const runner::JournalContents j = runner::parse_journal(rest, "fuzz");
     if (j.valid_bytes > j.total_bytes) broken("journal: valid bytes beyond its end");
+    // Whole or torn at its last frame only: the bytes after the valid ones are fewer than a
+    // frame's largest, or zeros.
+    const std::string_view after = rest.substr(j.valid_bytes);
+    if (after.size() > 8 + runner::kMaxJournalFrame &&
+        after.find_first_not_of('\0') != std::string_view::npos)
+      broken("journal: a torn tail longer than one frame", j.tail_problem);
     const runner::JournalContents again =
         runner::parse_journal(rest.substr(0, j.valid_bytes), "fuzz");
     if (!again.tail_problem.empty() || again.writes.size() != j.writes.size() ||

@@ -8,8 +8,15 @@
 mode=$1
 cut=pc
 indicators=1
+depths=1,8 unit=4k bs=4k
 for a in $(cat /proc/cmdline); do
-  case $a in pc_cut=*) cut=${a#pc_cut=} ;; pc_indicators=*) indicators=${a#pc_indicators=} ;; esac
+  case $a in
+    pc_cut=*) cut=${a#pc_cut=} ;;
+    pc_indicators=*) indicators=${a#pc_indicators=} ;;
+    pc_depths=*) depths=${a#pc_depths=} ;;
+    pc_unit=*) unit=${a#pc_unit=} ;;
+    pc_bs=*) bs=${a#pc_bs=} ;;
+  esac
 done
 emit() {
   echo "LAB:BEGIN $1"
@@ -36,7 +43,8 @@ case $mode in
   powercut-arm)
     echo "LAB:ARMED $cut"
     storqual powercut arm --target "/dev/$t" --journal "/j/$cut" --allow-destructive \
-      --size 32M --depths 1,8 --flush-every 32 --fua-every 8 --cut-after 6:12 --runtime 120 \
+      --size 32M --depths "$depths" --atomic-unit "$unit" --bs "$bs" --flush-every 32 \
+      --fua-every 8 --cut-after 6:12 --runtime 120 \
       --power-cut-cmd 'echo LAB:CUT-NOW > /dev/console' > /tmp/arm.log 2>&1
     echo "exit $?" >> /tmp/arm.log
     emit "arm" /tmp/arm.log

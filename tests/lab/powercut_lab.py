@@ -16,7 +16,15 @@
 #             request reaches the image in delayed 512-byte pieces, so a cut lands inside one;
 #   bitflip   (--devices bitflip) the lab's own filter (tests/lab/nbdkit-bitflip-filter.c): honest
 #             about flushes, but one bit of every 64th write request is inverted on its way to
-#             the image (bit corruption).
+#             the image (bit corruption);
+#   tear4k-qd1, tear4k-qd8  (--devices) the blocksize filter (maxdata=4096) with the delay filter
+#             (20 ms a piece) under arm's --atomic-unit 16k --bs 16k, at depth 1 or 8 alone: a
+#             request torn inside its atomic unit (shorn) at either depth;
+#   misdirect (--devices misdirect) the lab's own filter (tests/lab/nbdkit-misdirect-filter.c):
+#             every 64th write request lands 1 MiB away, flushes honest (misplaced only);
+#   flushlag  (--devices flushlag) the lab's own filter (tests/lab/nbdkit-flushlag-filter.c) over
+#             the write-back cache: a flush within 1 s of the last is acknowledged and not done
+#             (lost after a flush).
 # Killing nbdkit and QEMU (SIGKILL) when arm prints LAB:CUT-NOW (its --power-cut-cmd, at a random
 # moment) is the power cut; both start again, the guest boots and checks. The journal is a file on
 # a second disk (a plain image on the host, ext4 in the guest), not on the target and not over a
@@ -25,7 +33,8 @@
 # lost-after-flush; reorder fails with lost-after-flush and unserializable requests in every cut
 # that came after a flush or FUA write.
 #
-#   powercut_lab.py [--build DIR] [--cuts N] [--devices plp,volatile,liar,reorder]
+#   powercut_lab.py [--build DIR] [--cuts N] [--devices plp,volatile,liar,reorder,tear4k-qd1,
+#                   tear4k-qd8,misdirect,flushlag]  (also: shorn, bitflip)
 #
 # Exit 0 when every check held, 1 when one did not, 77 when QEMU, the kernel or nbdkit cannot be
 # had.
@@ -53,7 +62,23 @@ DEVICES = {
     # Not in the default list: a device that writes a request in 512-byte pieces, each delayed,
     # so that a cut lands inside a request (shorn writes).
     "shorn": {"filters": ["blocksize", "delay"], "params": ["maxdata=512", "wdelay=5ms"]},
+    # A device that tears at 4 KiB (20 ms a piece) inside a declared 16 KiB atomic unit, armed at
+    # depth 1 alone and at depth 8 alone: the cut is taken as a request is issued, so it lands
+    # inside one at either depth (shorn).
+    "tear4k-qd1": {"filters": ["blocksize", "delay"], "params": ["maxdata=4096", "wdelay=200ms"],
+                   "arm": {"depths": "1", "unit": "16k", "bs": "16k"}},
+    "tear4k-qd8": {"filters": ["blocksize", "delay"], "params": ["maxdata=4096", "wdelay=20ms"],
+                   "arm": {"depths": "8", "unit": "16k", "bs": "16k"}},
+    # The lab's own filter (tests/lab/nbdkit-misdirect-filter.c): every 64th write request lands
+    # 1 MiB away inside the 32 MiB region; honest about flushes. Only misplaced.
+    "misdirect": {"filters": [None], "params": ["misdirect-every=64", "misdirect-shift=1048576",
+                                                "misdirect-window=33554432"]},
+    # The lab's own filter (tests/lab/nbdkit-flushlag-filter.c) over the write-back cache: a flush
+    # within 1 s of the last is acknowledged and not done (lost after a flush). Under TCG arm
+    # flushes about every 0.5 s: a 50 ms lag (the device) would never trigger here.
+    "flushlag": {"filters": [None, "cache"], "params": ["cache=writeback", "flushlag-ms=1000"]},
 }
+OWN_FILTERS = ("reorder", "bitflip", "misdirect", "flushlag")
 
 
 def fetch_nbdkit(lab):
@@ -117,12 +142,18 @@ def start_nbdkit(nbd_root, device, image, sock):
     raise RuntimeError("nbdkit did not open %s: %s" % (sock, " ".join(cmd)))
 
 
+def device_of(cut):
+    return cut.rsplit("-", 1)[0]
+
+
 def qemu_args(kernel, initrd, mode, cut, sock, journal):
+    arm = DEVICES[device_of(cut)].get("arm", {})
+    own = " ".join("pc_%s=%s" % kv for kv in sorted(arm.items()))
+    plain = device_of(cut) in ("plp", "volatile", "liar", "reorder")
     return ["-accel", "tcg", "-smp", "1", "-m", "1024", "-display", "none", "-serial", "stdio",
             "-monitor", "none", "-no-reboot", "-nic", "none", "-kernel", kernel, "-initrd", initrd,
             "-append", "console=ttyS0 quiet panic=-1 no_timer_check lab=%s pc_cut=%s "
-                       "pc_indicators=%d" % (mode, cut,
-                                             0 if cut.startswith(("shorn", "bitflip")) else 1),
+                       "pc_indicators=%d %s" % (mode, cut, 1 if plain else 0, own),
             "-device", "virtio-scsi-pci,id=vs0",
             "-blockdev", "driver=nbd,server.type=unix,server.path=%s,node-name=pct" % sock,
             "-device", "scsi-hd,drive=pct,bus=vs0.0,product=PCTARGET,serial=SQPCT0001,"
@@ -216,6 +247,14 @@ def judge(device, blocks, checks, n):
         else:
             checks.expect(exit_of(check) in (0, 1),
                           "%s: no flush before the cut: %s" % (what, line))
+    elif device == "flushlag":
+        checks.expect(exit_of(check) == 1 and c.get("lost-after-flush", 0) > 0,
+                      "%s: fails with lost-after-flush: %s" % (what, line))
+    elif device == "misdirect":
+        # Misplaced where a misdirected copy survived; where a later write overwrote the copy
+        # before the cut no trace of it is left, and check can only see the write lost.
+        checks.expect(exit_of(check) == 1 and c.get("misplaced", 0) > 0,
+                      "%s: fails with misplaced sectors: %s" % (what, line))
     elif device == "bitflip":
         checks.expect(exit_of(check) == 1 and c.get("corrupted", 0) > 0 and
                       c.get("lost-after-flush", 0) == 0,
@@ -240,12 +279,12 @@ def setup(args):
     nbd_root = fetch_nbdkit(lab)
     if not nbd_root:
         return None
-    for name in ("reorder", "bitflip"):
+    for name in OWN_FILTERS:
         if name in args.devices.split(","):
             built = build_lab_filter(nbd_root, name)
             if not built:
                 return None
-            DEVICES[name]["filters"] = [built]
+            DEVICES[name]["filters"] = [built if f is None else f for f in DEVICES[name]["filters"]]
     with open(os.path.join(lab, "fetched")) as f:
         _, kernel_pkg = f.read().split()
     root = os.path.join(lab, "root")
@@ -310,7 +349,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--cuts", type=int, default=1, help="cuts per device")
-    ap.add_argument("--devices", default="plp,volatile,liar,reorder")
+    ap.add_argument("--devices", default="plp,volatile,liar,reorder,tear4k-qd1,tear4k-qd8,"
+                                         "misdirect,flushlag")
     args = ap.parse_args()
     t0 = time.time()
     env = setup(args)

@@ -5,7 +5,16 @@
 // must pass; the same device with a flushed record then overwritten must fail as lost after flush.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include <string>
 #include <vector>
@@ -20,6 +29,7 @@ using storqual::testing::CommandResult;
 using storqual::testing::LoopDevice;
 using storqual::testing::run_command;
 using storqual::testing::ScratchDir;
+namespace fs = std::filesystem;
 
 CommandResult storqual(std::vector<std::string> args) {
   args.insert(args.begin(), STORQUAL_BINARY);
@@ -147,6 +157,72 @@ TEST_F(PowercutLoop, TheListenersJournalChecksLikeAFile) {
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
 
+// A client that announces a frame and trickles a byte every 200 ms stays connected (its frame
+// deadline is 30 s) while a real arm streams: the arm's hello is answered at once and its run
+// checks like a file. Then the listener, restarted on that journal with a byte flipped in frame
+// 3, refuses to start and leaves the file byte-identical.
+TEST_F(PowercutLoop, ARealArmRunsWhileAClientTricklesAndADamagedJournalIsKept) {
+  const fs::path sock = dir_ / "sock";
+  const std::string socket = "unix:" + sock.string();
+  const std::string journal = (dir_ / "listened").string();
+  storqual::testing::BackgroundCommand listener(
+      {STORQUAL_BINARY, "powercut", "listen", "--listen", socket, "--token", "token-1234",
+       "--journal", journal, "--sessions", "1", "--idle-timeout", "2", "--frame-timeout", "30"},
+      dir_ / "listen.out", dir_ / "listen.err");
+  for (int i = 0; i < 100 && !fs::exists(sock); ++i) ::usleep(20000);
+  sockaddr_un sun{};
+  sun.sun_family = AF_UNIX;
+  std::strcpy(sun.sun_path, sock.c_str());
+  const int slow = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_EQ(::connect(slow, reinterpret_cast<sockaddr*>(&sun), sizeof sun), 0);
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const char announce[8] = {0, 0x10, 0, 0, 1, 2, 3, 4};  // a frame of 4096 bytes
+    for (std::size_t i = 0; !done.load(); ++i) {
+      (void)::send(slow, announce + i % 8, 1, MSG_NOSIGNAL);
+      ::usleep(200000);
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandResult a =
+      storqual({"powercut", "arm", "--target", loop_->path(), "--listener", socket, "--token",
+                "token-1234", "--allow-destructive", "--size", "64M", "--cut-after", "0.5:1",
+                "--runtime", "30", "--power-cut-cmd", "kill -KILL $STORQUAL_ARM_PID"});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  done = true;
+  trickle.join();
+  EXPECT_EQ(a.exit_code, 128 + 9) << a.err;
+  EXPECT_EQ(a.err.find("no reply to the hello"), std::string::npos) << a.err;
+  EXPECT_LT(took, 8.0);
+  EXPECT_EQ(listener.wait(), 0);
+  ::close(slow);
+  const CommandResult c = storqual({"powercut", "check", "--target", loop_->path(), "--journal",
+                                    journal, "--out", (dir_ / "out").string()});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  // Frame 3 damaged: the listener refuses it and never rewrites it.
+  std::string bytes = storqual::testing::read_file(journal);
+  std::size_t at = 0;
+  for (int frame = 0; frame < 3; ++frame) {
+    std::uint32_t length = 0;
+    std::memcpy(&length, bytes.data() + at, 4);
+    at += 8 + length;
+  }
+  bytes[at + 12] ^= 0x10;
+  {
+    std::ofstream out(journal, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  const CommandResult again = storqual({"powercut", "listen", "--listen", socket, "--token",
+                                        "token-1234", "--journal", journal, "--sessions", "1"});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("(frame 3)"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("never rewrites a journal"), std::string::npos) << again.err;
+  EXPECT_EQ(storqual::testing::read_file(journal), bytes);
+  const CommandResult damaged = storqual({"powercut", "check", "--target", loop_->path(),
+                                          "--journal", journal, "--out", (dir_ / "out2").string()});
+  EXPECT_EQ(damaged.exit_code, 2) << damaged.out << damaged.err;
+}
+
 TEST_F(PowercutLoop, ADeviceThatDoesNotComeBackFails) {
   const std::string journal = (dir_ / "journal").string();
   ASSERT_EQ(arm(journal).exit_code, 128 + 9);
@@ -172,6 +248,34 @@ TEST_F(PowercutLoop, RefusesWithoutAllowDestructive) {
       {"powercut", "check", "--target", "/dev/storqual-gone", "--journal", (dir_ / "j").string()});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;  // no journal: a usage error naming it
   EXPECT_NE(missing.err.find("j"), std::string::npos);
+}
+
+// Every option is checked before the journal is created: a refused arm leaves no empty journal
+// to block its rerun.
+TEST_F(PowercutLoop, ARefusedArmCreatesNoJournal) {
+  const std::string journal = (dir_ / "j").string();
+  const std::vector<std::vector<std::string>> refused = {
+      {"--atomic-unit", "16k", "--bs", "4k"},  // a request smaller than the atomic unit
+      {"--atomic-unit", "12k", "--bs", "12k", "--sequential-bs", "48k"},  // not a power of two
+      {"--atomic-unit", "1000"},
+      {"--depths", "1", "--flush-every", "0"},
+      {"--cut-after", "5:1"},
+  };
+  for (const auto& extra : refused) {
+    std::vector<std::string> args = {
+        "powercut", "arm", "--target", loop_->path(), "--journal", journal, "--allow-destructive",
+        "--size",   "64M"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CommandResult a = storqual(args);
+    EXPECT_EQ(a.exit_code, 2) << extra[0] << " " << extra[1] << ": " << a.err;
+    EXPECT_FALSE(fs::exists(journal)) << extra[0] << " " << extra[1] << ": " << a.err;
+  }
+  // And the rerun with options that work starts at once.
+  const CommandResult ok = storqual({"powercut", "arm", "--target", loop_->path(), "--journal",
+                                     journal, "--allow-destructive", "--size", "64M",
+                                     "--atomic-unit", "16k", "--bs", "16k", "--runtime", "0.5"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(read_journal_file(journal).header.atomic_unit, 16384u);
 }
 
 }  // namespace

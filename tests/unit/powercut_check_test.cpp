@@ -197,6 +197,48 @@ TEST(PowercutCheck, ARecordAtAnotherOffsetIsMisplaced) {
   EXPECT_EQ(c.count(CutClass::Misplaced), 8u);
 }
 
+// One cause, one class: a write that landed at another sector is misplaced there and where it was
+// meant to go; no flush lied, so nothing is lost after a flush and nothing is unserializable.
+TEST(PowercutCheck, AMisdirectedWriteIsMisplacedOnlyNotAlsoLostOrUnserializable) {
+  CutScene s;
+  s.write(8192, 4096, true, true);  // Y
+  s.flush();
+  auto x = s.write(0, 4096, true, false);               // X, meant for 0, acknowledged and flushed
+  std::memcpy(s.image_.data() + 8192, x.data(), 4096);  // ... written over Y instead
+  s.flush();
+  s.write(16384, 4096, true, true);  // a later request, present
+  s.flush();
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.count(CutClass::Misplaced), 16u);  // at 8192 (X's record) and at 0 (X missing)
+  EXPECT_EQ(c.count(CutClass::LostAfterFlush), 0u);
+  EXPECT_EQ(c.count(CutClass::LostBeforeFlush), 0u);
+  EXPECT_EQ(c.count(CutClass::Unserializable), 0u);
+  EXPECT_EQ(c.count(CutClass::Intact), 8u);
+  EXPECT_EQ(cut_verdict(c, "c").status, reporting::VerdictStatus::Fail);
+}
+
+TEST(PowercutCheck, AWriteMisdirectedIntoAnUnwrittenUnitIsMisplacedThere) {
+  CutScene s;
+  auto x = s.write(0, 4096, true, false);
+  std::memcpy(s.image_.data() + 65536, x.data(), 4096);  // a unit no acknowledged write names
+  s.flush();
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.count(CutClass::Misplaced), 16u);
+  EXPECT_EQ(c.count(CutClass::LostAfterFlush), 0u);
+  EXPECT_EQ(c.count(CutClass::Shorn), 0u);
+}
+
+TEST(PowercutCheck, AWriteLostWhileAnotherWasMisdirectedIsStillLost) {
+  CutScene s;
+  auto x = s.write(0, 4096, true, false);
+  std::memcpy(s.image_.data() + 8192 + 0, x.data(), 4096);  // X misdirected onto 8192 ...
+  s.write(4096, 4096, true, false);                         // ... and Z simply lost
+  s.flush();
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.count(CutClass::Misplaced), 16u);
+  EXPECT_EQ(c.count(CutClass::LostAfterFlush), 8u);  // Z's: another cause, its own class
+}
+
 TEST(PowercutCheck, ALaterUnacknowledgedWriteIsIntact) {
   CutScene s;
   s.write(0, 4096, true, true);
@@ -205,6 +247,15 @@ TEST(PowercutCheck, ALaterUnacknowledgedWriteIsIntact) {
   const CutCheck c = s.check();
   EXPECT_EQ(c.count(CutClass::Intact), 8u);
   EXPECT_EQ(c.failures(), 0u);
+}
+
+TEST(PowercutCheck, AJournalWithNoAcknowledgedWriteIsInconclusive) {
+  CutScene s;  // a journal cut to its header: nothing was asked of the drive
+  const CutCheck c = s.check();
+  EXPECT_EQ(c.failures(), 0u);
+  const reporting::ClaimVerdict v = cut_verdict(c, "c");
+  EXPECT_EQ(v.status, reporting::VerdictStatus::Inconclusive);
+  EXPECT_NE(v.message.find("holds no acknowledged write"), std::string::npos) << v.message;
 }
 
 TEST(PowercutCheck, AnUnreadableDeviceFailsEverySector) {

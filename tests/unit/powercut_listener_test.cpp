@@ -5,10 +5,15 @@
 // nothing is kept silently.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "runner/methods/powercut_listener.hpp"
@@ -32,15 +37,18 @@ std::string frame_header(std::uint64_t run) {
   h.header.region_size = 1 << 20;
   return encode_journal_frame(h);
 }
+// A write of record `id`, the journal's frame `id` (after the header, frame 0).
 std::string frame_write(std::uint64_t id) {
   JournalEntry w;
   w.type = JournalEntryType::Write;
+  w.sequence = id;
   w.write = {id, id * 4096, 4096, false, 0, id + 1, 0};
   return encode_journal_frame(w);
 }
-std::string frame_end() {
+std::string frame_end(std::uint64_t sequence) {
   JournalEntry e;
   e.type = JournalEntryType::End;
+  e.sequence = sequence;
   return encode_journal_frame(e);
 }
 
@@ -85,9 +93,9 @@ class ListenerTest : public ::testing::Test {
 
 TEST_F(ListenerTest, KeepsAWholeJournalFromTheRightClient) {
   std::string reply;
-  const SessionOutcome s =
-      session(frame_hello(kToken) + frame_header(9) + frame_write(1) + frame_write(2) + frame_end(),
-              &reply);
+  const SessionOutcome s = session(
+      frame_hello(kToken) + frame_header(9) + frame_write(1) + frame_write(2) + frame_end(3),
+      &reply);
   EXPECT_TRUE(s.accepted);
   EXPECT_TRUE(s.ended);
   EXPECT_EQ(s.frames, 4u);
@@ -159,7 +167,8 @@ TEST_F(ListenerTest, RefusesAnEntryBeforeTheHeaderAndAnotherRunsHeader) {
   EXPECT_EQ(session(frame_hello(kToken) + frame_header(9)).frames, 1u);
   const SessionOutcome other = session(frame_hello(kToken) + frame_header(10));
   EXPECT_NE(other.reason.find("another run"), std::string::npos) << other.reason;
-  EXPECT_EQ(session(frame_hello(kToken) + frame_header(9) + frame_write(1)).frames, 2u);
+  // The same run again: its header checked, not kept twice; the journal goes on at frame 1.
+  EXPECT_EQ(session(frame_hello(kToken) + frame_header(9) + frame_write(1)).frames, 1u);
   EXPECT_EQ(read_journal_file(options_.journal_path).writes.size(), 1u);
 }
 
@@ -172,15 +181,144 @@ TEST_F(ListenerTest, StopsAtItsDiskBound) {
   EXPECT_LE(fs::file_size(options_.journal_path), options_.max_bytes);
 }
 
-TEST_F(ListenerTest, CutsTheTornTailOfItsOwnJournalOnReopening) {
-  const std::string good = frame_header(9) + frame_write(1);
-  {
-    std::ofstream out(options_.journal_path, std::ios::binary);
-    out << good << frame_write(2).substr(0, 7);
+// A journal that is not whole (a byte flipped in frame 3 of 100, a torn tail) is never rewritten:
+// the listener refuses to start on it, naming it, and leaves it byte-identical; --salvage copies
+// its whole frames to another file.
+TEST_F(ListenerTest, RefusesADamagedOrTornJournalAndLeavesItByteIdentical) {
+  std::string good = frame_header(9);
+  for (std::uint64_t i = 1; i < 100; ++i) good += frame_write(i);
+  std::string damaged = good;
+  const std::size_t frame3 = frame_header(9).size() + 2 * frame_write(1).size();
+  damaged[frame3 + 12] ^= 0x10;
+  const std::string torn = good + frame_write(100).substr(0, 7);
+  for (const std::string& bytes : {damaged, torn}) {
+    {
+      std::ofstream out(options_.journal_path, std::ios::binary | std::ios::trunc);
+      out << bytes;
+    }
+    try {
+      JournalListener listener(options_);
+      ADD_FAILURE() << "the listener started on a journal that is not whole";
+    } catch (const JournalError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(options_.journal_path), std::string::npos) << what;
+      EXPECT_NE(what.find("never rewrites a journal"), std::string::npos) << what;
+      EXPECT_NE(what.find(&bytes == &damaged ? "(frame 3)" : "torn tail"), std::string::npos)
+          << what;
+    }
+    std::ifstream in(options_.journal_path, std::ios::binary);
+    const std::string after((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(after, bytes) << "the journal was changed";
   }
+  const std::string salvaged = (dir_ / "salvaged").string();
+  const std::string note = salvage_journal(options_.journal_path, salvaged);
+  EXPECT_NE(note.find("salvaged 100 whole frames"), std::string::npos) << note;
+  EXPECT_EQ(read_journal_file(salvaged).writes.size(), 99u);
+  EXPECT_EQ(fs::file_size(options_.journal_path), torn.size());
+  EXPECT_THROW((void)salvage_journal(options_.journal_path, salvaged), JournalError);  // exists
+}
+
+TEST_F(ListenerTest, RefusesAReplayedOrMissingFrame) {
+  SessionOutcome s = session(frame_hello(kToken) + frame_header(9) + frame_write(1) +
+                             frame_write(1) + frame_write(2));
+  EXPECT_EQ(s.frames, 2u);
+  EXPECT_NE(s.reason.find("a frame repeated (replayed)"), std::string::npos) << s.reason;
+  // A later session replaying the run from its start: refused at its first write.
+  s = session(frame_hello(kToken) + frame_header(9) + frame_write(1));
+  EXPECT_EQ(s.frames, 0u);
+  EXPECT_NE(s.reason.find("sequence number 1 where 2 was due"), std::string::npos) << s.reason;
+  s = session(frame_hello(kToken) + frame_header(9) + frame_write(4));
+  EXPECT_NE(s.reason.find("a gap"), std::string::npos) << s.reason;
+  EXPECT_EQ(read_journal_file(options_.journal_path).writes.size(), 1u);
+}
+
+TEST_F(ListenerTest, DropsATricklingClientByItsFrameDeadline) {
+  options_.frame_timeout_s = 0.3;
+  options_.idle_timeout_s = 10;  // each byte would reset an idle timer: the deadline is per frame
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  const std::string start = frame_hello(kToken) + frame_header(9);
+  ASSERT_EQ(::send(sv[0], start.data(), start.size(), 0), static_cast<ssize_t>(start.size()));
   JournalListener listener(options_);
-  EXPECT_NE(listener.recovery_note().find("torn tail"), std::string::npos);
-  EXPECT_EQ(fs::file_size(options_.journal_path), good.size());
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const std::uint32_t announced = 4096;  // a frame of 4096 bytes, sent a byte at a time
+    std::string bytes(reinterpret_cast<const char*>(&announced), 4);
+    bytes += std::string(4, 'x');
+    for (std::size_t i = 0; !done.load() && i < 200; ++i) {
+      (void)::send(sv[0], bytes.data() + (i % bytes.size()), 1, MSG_NOSIGNAL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const SessionOutcome s = listener.serve(sv[1]);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  done = true;
+  trickle.join();
+  ::close(sv[0]);
+  EXPECT_NE(s.reason.find("a frame not whole within 0.3 s"), std::string::npos) << s.reason;
+  EXPECT_LT(took, 2.0);
+  EXPECT_EQ(read_journal_file(options_.journal_path).frames, 1u);
+}
+
+// While a client that never finishes its hello is connected, and while one with the token is
+// writing, a real arm's hello is answered at once; a second writer of the journal is refused.
+TEST_F(ListenerTest, AnswersAHelloWithinOneSecondWhileASlowClientIsConnected) {
+  options_.frame_timeout_s = 5;
+  const std::string address = "unix:" + (dir_ / "sock").string();
+  const ListenAddress a = parse_listen_address(address);
+  const int server = listen_on(a);
+  JournalListener listener(options_);
+  std::atomic<bool> stop{false};
+  std::vector<SessionOutcome> outcomes;
+  std::thread serving([&] {
+    listener.run(server, &stop, 0, [&](const SessionOutcome& s) { outcomes.push_back(s); });
+  });
+  sockaddr_un sun{};
+  sun.sun_family = AF_UNIX;
+  std::strcpy(sun.sun_path, a.path.c_str());
+  const int slow = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_EQ(::connect(slow, reinterpret_cast<sockaddr*>(&sun), sizeof sun), 0);
+  const std::string hello = frame_hello(kToken);
+  ASSERT_EQ(::send(slow, hello.data(), 3, 0), 3);  // and no more
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    auto sink = connect_journal_listener(address, kToken);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(took, 1.0) << "the hello waited for the slow client";
+    try {
+      (void)connect_journal_listener(address, kToken);
+      ADD_FAILURE() << "a second writer of the journal was accepted";
+    } catch (const JournalError& e) {
+      EXPECT_NE(std::string(e.what()).find("another session is writing this journal"),
+                std::string::npos)
+          << e.what();
+    }
+    sink->append(frame_header(5) + frame_write(1));
+  }
+  for (int i = 0; i < 100 && outcomes.size() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop = true;
+  serving.join();
+  ::close(slow);
+  ::close(server);
+  EXPECT_EQ(read_journal_file(options_.journal_path).writes.size(), 1u);
+}
+
+TEST(ListenAddress, AStaleUnixSocketIsReplacedALiveOneRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("storqual-stale-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const ListenAddress a = parse_listen_address("unix:" + (dir / "sock").string());
+  const int first = listen_on(a);
+  EXPECT_THROW((void)listen_on(a), JournalError);  // a listener answers on it
+  ::close(first);                                  // dies without unlinking: the socket file stays
+  ASSERT_TRUE(fs::exists(dir / "sock"));
+  const int second = listen_on(a);
+  EXPECT_GE(second, 0);
+  EXPECT_EQ(describe_bound(second, a), "unix:" + (dir / "sock").string());
+  ::close(second);
+  fs::remove_all(dir);
 }
 
 TEST_F(ListenerTest, ArmsClientIsRefusedOrAcceptedOverAUnixSocket) {
@@ -218,6 +356,17 @@ TEST(ListenAddress, ParsesUnixAndHostPortAndNamesBadOnes) {
   EXPECT_THROW((void)parse_listen_address("127.0.0.1"), UsageError);
   EXPECT_THROW((void)parse_listen_address("host:port"), UsageError);
   EXPECT_THROW((void)parse_listen_address("unix:"), UsageError);
+  try {
+    (void)parse_listen_address(":9000");  // no host: every address, silently, before
+    ADD_FAILURE() << "an address without a host was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("names no host"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0.0.0.0:9000"), std::string::npos) << e.what();
+  }
+  const ListenAddress loopback = parse_listen_address("127.0.0.1:0");
+  const int fd = listen_on(loopback);
+  EXPECT_EQ(describe_bound(fd, loopback).rfind("127.0.0.1:", 0), 0u);
+  ::close(fd);
 }
 
 }  // namespace

@@ -165,6 +165,8 @@ TEST(UnsafeShutdownJournal, TheCountBeforeArmRoundTripsAndComesOnlyBeforeTheRun)
   w.type = JournalEntryType::Write;
   w.write = {1, 0, 4096, false, 0, 2, 5};
   const std::string head = encode_journal_frame(h);
+  s.sequence = 1;
+  w.sequence = 2;
   JournalContents j = parse_journal(head + encode_journal_frame(s) + encode_journal_frame(w), "t");
   ASSERT_TRUE(j.shutdowns_before);
   EXPECT_TRUE(j.shutdowns_before->readable);
@@ -174,6 +176,8 @@ TEST(UnsafeShutdownJournal, TheCountBeforeArmRoundTripsAndComesOnlyBeforeTheRun)
   EXPECT_EQ(j.shutdowns_before->source, "nvme:smart-log");
   EXPECT_EQ(j.writes.size(), 1u);
   EXPECT_FALSE(parse_journal(head, "t").shutdowns_before);
+  w.sequence = 1;
+  s.sequence = 2;
   EXPECT_THROW((void)parse_journal(head + encode_journal_frame(w) + encode_journal_frame(s), "t"),
                JournalError);
 }

@@ -21,6 +21,7 @@ reporting::RunResult check_result(const std::string& name,
                                   std::optional<std::uint64_t> shutdown_rise = 1) {
   CutCheck c;
   for (const auto& [cls, n] : counts) c.counts[static_cast<std::size_t>(cls)] = n;
+  c.acknowledged_writes = counts.size() == 0 ? 0 : 10;  // none: a journal cut to its header
   reporting::RunResult r;
   r.verdicts.push_back(cut_verdict(c, name));
   for (auto& v : cut_class_verdicts(c, name)) r.verdicts.push_back(std::move(v));
@@ -111,6 +112,27 @@ TEST(PowercutSummary, TheUnsafeShutdownCountFailsOrIsNamedNotReadable) {
   EXPECT_EQ(s.reason,
             "3 cuts checked, the unsafe-shutdown count did not rise by exactly 1 in 1 (c2); "
             "unsafe-shutdown count not readable in 1 of 3");
+}
+
+TEST(PowercutSummary, ACutWithNoAcknowledgedWriteIsNotCounted) {
+  std::vector<CutCycle> cycles;
+  cycles.push_back(cut_cycle_of(check_result("empty", {}, std::nullopt), "e"));
+  EXPECT_EQ(cycles[0].status, VerdictStatus::Inconclusive);
+  PowercutSummary s = summarize_cuts(cycles, 1u);
+  EXPECT_EQ(s.unchecked, 1u);
+  EXPECT_EQ(s.passed, 0u);
+  EXPECT_EQ(s.failed, 0u);
+  EXPECT_EQ(s.status, VerdictStatus::Inconclusive);
+  EXPECT_EQ(s.reason,
+            "no cut checked (1 more with no acknowledged write: not checked, empty); "
+            "unsafe-shutdown count not readable in 1 of 1");
+  cycles.push_back(cut_cycle_of(check_result("c1", {{CutClass::Intact, 100}}), "1"));
+  s = summarize_cuts(cycles, std::nullopt);  // without a claim, the two cuts given are the claim
+  EXPECT_EQ(s.status, VerdictStatus::Inconclusive);
+  EXPECT_NE(s.reason.find("1 cut checked (1 more with no acknowledged write: not checked, empty)"),
+            std::string::npos)
+      << s.reason;
+  EXPECT_EQ(summarize_cuts(cycles, 1u).status, VerdictStatus::Pass);
 }
 
 }  // namespace
