@@ -3,6 +3,9 @@
 // holds a password (archive_location.cpp refuses one); libpq reads credentials from its own
 // environment (PGPASSWORD, PGSERVICE), service file and ~/.pgpass.
 #include <libpq-fe.h>
+#include <poll.h>
+
+#include <cerrno>
 
 #include <charconv>
 #include <cstdlib>
@@ -87,7 +90,7 @@ class PostgresConnection final : public SqlConnection {
     execute_script("BEGIN");
     in_transaction_ = true;
     execute_script(kWriterLockWait);
-    PGresult* res = PQexec(conn_, kWriterLock);
+    PGresult* res = wait_for_lock();
     if (res && PQresultStatus(res) != PGRES_TUPLES_OK) {
       const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
       if (state && std::string_view(state) == "55P03") {  // lock_not_available
@@ -141,6 +144,29 @@ class PostgresConnection final : public SqlConnection {
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     throw ArchiveError(where() + ": " + why);
   }
+  // The writer lock's statement, sent and waited for in steps of 100 ms so that a stop signal
+  // (archive_stop_requested) cancels the wait instead of waiting out the 60 s.
+  PGresult* wait_for_lock() {
+    if (!PQsendQuery(conn_, kWriterLock)) return nullptr;
+    while (PQisBusy(conn_)) {
+      if (archive_stop_requested()) {
+        if (PGcancel* cancel = PQgetCancel(conn_)) {
+          char error[256];
+          (void)PQcancel(cancel, error, sizeof error);
+          PQfreeCancel(cancel);
+        }
+        while (PGresult* r = PQgetResult(conn_)) PQclear(r);
+        throw ArchiveError(where() + ": interrupted while waiting for the archive's writer lock");
+      }
+      pollfd fd{PQsocket(conn_), POLLIN, 0};
+      if (::poll(&fd, 1, 100) < 0 && errno != EINTR) break;
+      if (!PQconsumeInput(conn_)) break;
+    }
+    PGresult* res = PQgetResult(conn_);
+    while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+    return res;
+  }
+
   static SqlCell cell(PGresult* res, int r, int c) {
     if (PQgetisnull(res, r, c)) return std::monostate{};
     const char* text = PQgetvalue(res, r, c);

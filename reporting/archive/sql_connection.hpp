@@ -11,6 +11,7 @@
 // by any number of processes; a connection destroyed inside a transaction rolls it back.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +52,13 @@ class SqlConnection {
   // Whether the table exists (schema_version before the first migration).
   [[nodiscard]] virtual bool has_table(const std::string& name) = 0;
 };
+
+// The flag a stop signal sets (runner/qualification/signals.hpp): a writer waiting for the
+// archive's lock (SQLite's busy wait, PostgreSQL's advisory lock) watches it and gives up within a
+// tenth of a second once it is set (ArchiveError "interrupted while waiting ..."), so that SIGINT
+// or SIGTERM ends the run with its reports written. Null (the default): only the 60 s bound.
+void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept;
+[[nodiscard]] bool archive_stop_requested() noexcept;
 
 // What a command does with the archive: verify, history, audit and export only read it (a read-only
 // connection that never creates, migrates or marks anything); a command that records writes.

@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -23,6 +24,20 @@ namespace {
 // How long a writer waits for the lock another process holds (a record takes milliseconds;
 // eight processes appending at once wait for each other, docs/archive.md "Many writers").
 constexpr int kBusyTimeoutMs = 60'000;
+std::atomic<const std::atomic<bool>*> g_stop{nullptr};
+
+// SQLite's busy wait, as sqlite3_busy_timeout's (short sleeps, up to kBusyTimeoutMs in all), that
+// also gives up when a stop signal came.
+int busy_wait(void* started_ms, int attempt) {
+  using namespace std::chrono;
+  auto& started = *static_cast<std::int64_t*>(started_ms);
+  const std::int64_t now =
+      duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+  if (attempt == 0) started = now;
+  if (archive_stop_requested() || now - started >= kBusyTimeoutMs) return 0;
+  std::this_thread::sleep_for(milliseconds(attempt < 10 ? 2 : 25));
+  return 1;
+}
 
 constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 
@@ -106,7 +121,7 @@ class SqliteConnection final : public SqlConnection {
   // Apart from the constructor, so that a failure here closes the file (the destructor runs).
   void prepare(bool write, bool check_mark) {
     sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    sqlite3_busy_handler(db_, busy_wait, &busy_started_ms_);
     // Reading the header first: a file that is not a database fails here, before anything
     // could write to it; then whose database it is.
     query("SELECT count(*) FROM sqlite_master", {});
@@ -197,6 +212,8 @@ class SqliteConnection final : public SqlConnection {
   [[noreturn]] void fail(const std::string& why) {
     std::string what = path_ + ": " + why;
     const int code = sqlite3_extended_errcode(db_);
+    if ((code & 0xff) == SQLITE_BUSY && archive_stop_requested())
+      throw ArchiveError(path_ + ": interrupted while waiting for the archive's writer lock");
     if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
       what = path_ + ": not an SQLite database, or a damaged one (" + why +
              "); storqual leaves it as it is";
@@ -249,9 +266,19 @@ class SqliteConnection final : public SqlConnection {
   std::string path_;
   sqlite3* db_ = nullptr;
   bool in_transaction_ = false;
+  std::int64_t busy_started_ms_ = 0;
 };
 
 }  // namespace
+
+void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept {
+  g_stop.store(stop);
+}
+
+bool archive_stop_requested() noexcept {
+  const std::atomic<bool>* stop = g_stop.load();
+  return stop && stop->load();
+}
 
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, ArchiveAccess access) {
   check_archive_file(path);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "reporting/archive/sql_connection.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
 
@@ -225,6 +226,50 @@ TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
   EXPECT_EQ(imported.exit_code, 0) << imported.out << imported.err;
   const auto history = storqual({"history", "--tag", "late=yes", "--archive", uri, "--json"});
   EXPECT_EQ(Json::parse(history.out)["runs"].size(), 1u) << history.out << history.err;
+}
+
+// Issue 44: a run that finds the PostgreSQL writer lock held waits for it 60 s at most, and a
+// SIGTERM during the wait ends the wait at once; either way its reports are written and the
+// command that records it later is printed.
+TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  const std::string uri = server->create_database("locked");
+  QuickRun q;
+  ASSERT_EQ(q.run("first", {"--archive", uri}).exit_code, 0) << "made the archive";
+  auto holder = reporting::open_postgresql(uri, reporting::ArchiveAccess::Record);
+  holder->begin_write();  // pg_advisory_xact_lock(290029) until the rollback
+  using Clock = std::chrono::steady_clock;
+  {
+    std::vector<std::string> argv = q.args("term");
+    argv.insert(argv.begin(), STORQUAL_BINARY);
+    argv.insert(argv.end(), {"--archive", uri});
+    testing::BackgroundCommand run(argv, q.dir / "term.out", q.dir / "term.err");
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(q.dir / "term" / "storqual-report.html") && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // waiting for the lock now
+    const auto sent = Clock::now();
+    run.signal(SIGTERM);
+    (void)run.wait();
+    EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+    const std::string err = read_file(q.dir / "term.err");
+    EXPECT_NE(err.find("interrupted while waiting for the archive's writer lock"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("record it later with: storqual archive import"), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(q.dir / "term" / "storqual-result.json"));
+  }
+  const auto start = Clock::now();
+  const auto bounded = q.run("bounded", {"--archive", uri});
+  const auto waited = Clock::now() - start;
+  EXPECT_LT(waited, std::chrono::seconds(70));
+  EXPECT_GE(waited, std::chrono::seconds(59));
+  EXPECT_NE(bounded.err.find("held by another writer for longer than 60 s"), std::string::npos)
+      << bounded.err;
+  EXPECT_TRUE(fs::exists(q.dir / "bounded" / "storqual-result.json"));
+  holder->rollback();
 }
 
 TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
