@@ -127,6 +127,7 @@ class SqliteConnection final : public SqlConnection {
     query("SELECT count(*) FROM sqlite_master", {});
     if (check_mark) check_is_archive();
     if (!write) return;
+    if (check_mark) check_not_damaged();
     set_wal();
     execute_script("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON");
   }
@@ -207,6 +208,22 @@ class SqliteConnection final : public SqlConnection {
     throw ArchiveError(path_ +
                        ": an SQLite database that is not a storqual archive (it has neither "
                        "storqual's mark nor its tables); storqual leaves it as it is");
+  }
+
+  // A damaged file is not appended to (a record over a broken b-tree could be lost with it):
+  // SQLite's quick_check (every page and index entry, not the index contents) before the first
+  // write.
+  void check_not_damaged() {
+    const auto rows = query("PRAGMA quick_check(3)", {});
+    std::string found;
+    for (const auto& r : rows) {
+      const auto* text = r.empty() ? nullptr : std::get_if<std::string>(&r[0]);
+      if (text && *text == "ok") return;
+      found += (found.empty() ? "" : "; ") + (text ? *text : std::string("?"));
+    }
+    throw ArchiveError(path_ + ": the archive is damaged (PRAGMA quick_check: " + found +
+                       "); storqual does not append to it (copy what it can read with sqlite3's "
+                       ".recover, or record into another archive)");
   }
 
   [[noreturn]] void fail(const std::string& why) {

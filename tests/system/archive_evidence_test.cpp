@@ -258,6 +258,37 @@ TEST(ArchiveOpening, AnArchiveOnAReadOnlyMountIsRead) {
   EXPECT_NE(h.out.find("1 run"), std::string::npos) << h.out;
 }
 
+// A damaged file (a page of an index overwritten) is not appended to: quick_check before a write.
+TEST(ArchiveOpening, ADamagedArchiveIsNotAppendedTo) {
+  ScratchDir dir("archive-evidence");
+  const fs::path p = dir / "archive.sqlite";
+  std::int64_t page = 0, size = 0;
+  {
+    auto a = Archive::open(at(p));
+    for (int i = 0; i < 20; ++i) record_sample(*a, "D" + std::to_string(i));
+    page = std::get<std::int64_t>(a->connection().query(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'device_serial'", {})[0][0]);
+    size = std::get<std::int64_t>(a->connection().query("PRAGMA page_size", {})[0][0]);
+  }
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((page - 1) * size + 8);
+    const std::string garbage(static_cast<std::size_t>(size) - 8, '\x5a');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const std::string before = read_file(p);
+  try {
+    auto a = Archive::open(at(p));
+    record_sample(*a, "D99");
+    FAIL() << "recorded into a damaged archive";
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("the archive is damaged (PRAGMA quick_check"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(read_file(p) == before) << "the damaged file changed";
+}
+
 TEST(ArchiveOpening, VerifyHeadSeesARollbackACutAndAnEmptiedFile) {
   ScratchDir dir("archive-evidence");
   const fs::path p = dir / "archive.sqlite";
