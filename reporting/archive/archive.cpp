@@ -625,8 +625,8 @@ std::optional<std::string> Archive::result_json(const std::string& sha256) {
 
 std::vector<SqlRow> Archive::chain_segment(std::int64_t first, std::int64_t last) {
   return db_->query(
-      "SELECT seq, result_sha256, content_sha256, prev_hash, record_hash FROM record "
-      "WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
+      "SELECT seq, result_sha256, content_sha256, prev_hash, record_hash, kind, recorded_utc "
+      "FROM record WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
       {first, last});
 }
 

@@ -155,7 +155,7 @@ class Archive {
   [[nodiscard]] std::optional<std::string> result_json(const std::string& sha256);
   [[nodiscard]] std::int64_t record_count();
   // The chain's links of records first..last: (seq, result_sha256, content_sha256, prev_hash,
-  // record_hash) each.
+  // record_hash, kind, recorded_utc) each.
   [[nodiscard]] std::vector<SqlRow> chain_segment(std::int64_t first, std::int64_t last);
   // The report files a record lists.
   [[nodiscard]] std::vector<ArchivedFile> report_files(std::int64_t seq);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
+#include "reporting/archive/archive_rows.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/result_json.hpp"
 
@@ -79,7 +80,15 @@ class ExportFolder {
         folder + (hash_in_name ? sha256.substr(0, 12) + "-" : "") + safe_file_name(path);
     if (written_.insert(relative).second) write(relative, *bytes);
   }
-  void finish() { write_file_atomically((dir_ / "MANIFEST.sha256").string(), manifest_); }
+  void finish(const Ed25519Key* signer) {
+    write_file_atomically((dir_ / "MANIFEST.sha256").string(), manifest_);
+    if (!signer) return;
+    const std::string signature =
+        signer->sign_hex(export_signature_message(archive_sha256_hex(manifest_)));
+    write_file_atomically(
+        (dir_ / "MANIFEST.sha256.sig").string(),
+        "storqual export manifest v1\nkey " + signer->key_id() + "\nsignature " + signature + "\n");
+  }
 
  private:
   fs::path dir_;
@@ -91,7 +100,7 @@ class ExportFolder {
 }  // namespace
 
 ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& rows,
-                             const std::string& dir) {
+                             const std::string& dir, const Ed25519Key* signer) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
     throw UsageError("--out " + dir + ": not empty (an export goes into a new folder)");
@@ -107,7 +116,8 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
     Json reports = Json::array();
     for (const auto& f : archive.report_files(row.record)) {
       out.copy("report", f.path, f.sha256, "reports/" + std::to_string(row.record) + "/", false);
-      reports.push_back({{"kind", f.kind}, {"path", f.path}, {"sha256", f.sha256}});
+      reports.push_back(
+          {{"kind", f.kind}, {"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
     }
     const RunResult run = run_result_from_json(*text);
     if (!run.spec.path.empty()) out.copy("spec sheet", run.spec.path, run.spec.sha256, "specs/");
@@ -129,13 +139,13 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
   std::string chain;
   if (first)
     for (const auto& link : archive.chain_segment(first, last))
-      chain += Json{{"record", std::get<std::int64_t>(link[0])},
-                    {"result_sha256", cell_text(link[1])},
-                    {"content_sha256", cell_text(link[2])},
-                    {"prev_hash", cell_text(link[3])},
-                    {"record_hash", cell_text(link[4])}}
-                   .dump() +
-               "\n";
+      chain +=
+          Json{{"record", std::get<std::int64_t>(link[0])}, {"result_sha256", cell_text(link[1])},
+               {"content_sha256", cell_text(link[2])},      {"prev_hash", cell_text(link[3])},
+               {"record_hash", cell_text(link[4])},         {"kind", cell_text(link[5])},
+               {"recorded_utc", cell_text(link[6])}}
+              .dump() +
+          "\n";
   out.write("chain.jsonl", chain);
   const ChainCheck check = archive.verify();
   Json about{{"archive", archive.location().display()},
@@ -144,8 +154,12 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
              {"chain", check.problem ? *check.problem : "whole"},
              {"records", records}};
   out.write("export.json", about.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
-  out.finish();
+  out.finish(signer);
   return summary;
+}
+
+std::string export_signature_message(std::string_view manifest_sha256) {
+  return "storqual export manifest v1 " + std::string(manifest_sha256);
 }
 
 }  // namespace storqual::reporting

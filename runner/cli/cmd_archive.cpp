@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "usage: storqual archive verify [--archive X] [--head HASH] [--public-key FILE]\n"
     "       storqual archive import FILE... [--archive X] [--tag K=V...]\n"
     "       storqual archive export --tag K=V | --serial S | --model M [--since D] [--until D]\n"
-    "                               --out DIR [--archive X]\n\n"
+    "                               --out DIR [--archive X] [--sign-key FILE]\n"
+    "       storqual archive verify-export DIR [--public-key FILE]\n\n"
     "verify walks the archive's chain of records from the first and names the first record that\n"
     "was edited, inserted or removed (exit 1); it prints the last record's hash, to keep\n"
     "elsewhere; with --head, exit 1 also when the archive is not at or past that head (a cut,\n"
@@ -35,7 +36,9 @@ constexpr const char* kUsage =
     "files (storqual report --json); a result already in the archive (by its SHA-256) is not\n"
     "recorded again.\n"
     "export writes the matching records into DIR for the audit file: the results, their report\n"
-    "files, sheets and suites, the chain's links over them and MANIFEST.sha256 (sha256sum -c).\n";
+    "files, sheets and suites, the chain's links over them and MANIFEST.sha256 (sha256sum -c),\n"
+    "signed with --sign-key. verify-export checks an export from its own files: the manifest (and\n"
+    "with --public-key its signature), the chain's links and each record's content hash.\n";
 
 int verify(const reporting::ArchiveLocation& where, const po::variables_map& vm) {
   std::shared_ptr<const reporting::Ed25519Key> key;
@@ -167,12 +170,32 @@ int export_to(const reporting::ArchiveLocation& where, const po::variables_map& 
   const auto archive = reporting::Archive::open_to_read(where);
   const auto rows = archive->history(q);
   if (rows.empty()) throw UsageError("export: no record matches");
-  const auto summary = reporting::export_records(*archive, rows, dir);
+  const auto signer = archive_signer_of(vm);
+  const auto summary = reporting::export_records(*archive, rows, dir, signer.get());
   for (const auto& n : summary.not_copied)
     std::fprintf(stderr, "storqual archive export: %s\n", n.c_str());
   std::printf(
-      "exported %zu records, %zu files, into %s (check: cd %s && sha256sum -c MANIFEST.sha256)\n",
-      summary.records, summary.files, dir.c_str(), dir.c_str());
+      "exported %zu records, %zu files, into %s (check: cd %s && sha256sum -c MANIFEST.sha256; "
+      "storqual archive verify-export %s%s)\n",
+      summary.records, summary.files, dir.c_str(), dir.c_str(), dir.c_str(),
+      signer ? " --public-key KEY.pub" : "");
+  return kExitPass;
+}
+
+int verify_export(const std::vector<std::string>& rest, const po::variables_map& vm) {
+  if (rest.size() != 1) throw UsageError("verify-export: give the export's folder (see --help)");
+  std::shared_ptr<const reporting::Ed25519Key> key;
+  if (vm.count("public-key"))
+    key = reporting::Ed25519Key::load_public(vm["public-key"].as<std::string>(), "--public-key");
+  const reporting::ExportCheck c = reporting::verify_export(rest[0], key.get());
+  if (c.problem) {
+    std::printf("export %s: does not verify: %s\n", rest[0].c_str(), c.problem->c_str());
+    return kExitClaimFailed;
+  }
+  const std::string signed_by =
+      key ? ", the manifest signed by key " + key->key_id().substr(0, 16) : std::string();
+  std::printf("export %s: %zu records, %zu files, every hash recomputed%s; head %s\n",
+              rest[0].c_str(), c.records, c.files, signed_by.c_str(), c.head_hash.c_str());
   return kExitPass;
 }
 
@@ -188,7 +211,8 @@ int cmd_archive(const Args& args) {
       "until", po::value<std::string>()->value_name("D"), "export: records of runs before D (UTC)")(
       "out", po::value<std::string>()->value_name("DIR"), "export: the folder to write")(
       "public-key", po::value<std::string>()->value_name("FILE"),
-      "verify: every record must be signed by this Ed25519 public key (PEM)")(
+      "verify: every record must be signed by this Ed25519 public key (PEM); verify-export: the "
+      "manifest must be")(
       "head", po::value<std::string>()->value_name("HASH"),
       "verify: the archive must be at or past this head (a record hash verify printed before)");
   po::options_description hidden;
@@ -201,16 +225,17 @@ int cmd_archive(const Args& args) {
   po::variables_map vm;
   if (parse_command_options(args, all, visible, vm, &positional)) return kExitPass;
   if (words.empty()) throw UsageError("give verify or import (see --help)");
-  const reporting::ArchiveLocation where = archive_location_of(vm);
-  if (where.kind == reporting::ArchiveLocation::Kind::Off)
-    throw UsageError("the archive is off (--archive or STORQUAL_ARCHIVE): nothing to " + words[0]);
   const std::vector<std::string> rest(words.begin() + 1, words.end());
   if (words[0] != "export")
     for (const char* o : {"serial", "model", "since", "until", "out"})
       if (vm.count(o)) throw UsageError(std::string("--") + o + " goes with export only");
-  if (words[0] != "verify" && vm.count("public-key"))
-    throw UsageError("--public-key goes with verify only");
+  if (words[0] != "verify" && words[0] != "verify-export" && vm.count("public-key"))
+    throw UsageError("--public-key goes with verify and verify-export only");
   if (words[0] != "verify" && vm.count("head")) throw UsageError("--head goes with verify only");
+  if (words[0] == "verify-export") return verify_export(rest, vm);  // no archive: the folder only
+  const reporting::ArchiveLocation where = archive_location_of(vm);
+  if (where.kind == reporting::ArchiveLocation::Kind::Off)
+    throw UsageError("the archive is off (--archive or STORQUAL_ARCHIVE): nothing to " + words[0]);
   if (words[0] == "verify" && vm.count("sign-key")) throw UsageError("verify takes no --sign-key");
   if (words[0] == "verify") {
     if (!rest.empty()) throw UsageError("verify takes no file (see --help)");
@@ -226,7 +251,8 @@ int cmd_archive(const Args& args) {
     if (!rest.empty()) throw UsageError("export takes no file (see --help)");
     return export_to(where, vm);
   }
-  throw UsageError("unknown archive command '" + words[0] + "' (verify, import, export)");
+  throw UsageError("unknown archive command '" + words[0] +
+                   "' (verify, import, export, verify-export)");
 }
 
 }  // namespace storqual::runner

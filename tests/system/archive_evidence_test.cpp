@@ -24,6 +24,7 @@
 #include "reporting/archive/archive_export.hpp"
 #include "reporting/archive/archive_store.hpp"
 #include "reporting/archive/history_format.hpp"
+#include "reporting/archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
@@ -440,6 +441,67 @@ TEST(ArchiveExport, OnlyWhatTheRecordProvesIsCopied) {
       << said;
   const auto about = nlohmann::json::parse(read_file(dir / "out" / "export.json"));
   EXPECT_EQ(about["records"][0]["tags"][0]["value"], "1");
+}
+
+// The manifest as sha256sum writes it, for an attacker who edits an export and regenerates it.
+void regenerate_manifest(const fs::path& out) {
+  ASSERT_EQ(run_shell("cd '" + out.string() +
+                      "' && find . -type f ! -name 'MANIFEST.sha256*' -printf '%P\\n' | sort | "
+                      "xargs sha256sum > MANIFEST.sha256")
+                .exit_code,
+            0);
+}
+
+TEST(ArchiveExport, AnExportProvesItselfAndItsSignedManifestCannotBeRegenerated) {
+  if (run_shell("command -v openssl").exit_code != 0) GTEST_SKIP() << "no openssl command";
+  ScratchDir dir("archive-evidence");
+  const std::string priv = (dir / "lab.pem").string(), pub = (dir / "lab.pub").string();
+  const std::string other = (dir / "other.pub").string();
+  ASSERT_EQ(run_shell("openssl genpkey -algorithm ed25519 -out " + priv + " && openssl pkey -in " +
+                      priv + " -pubout -out " + pub + " && openssl genpkey -algorithm ed25519 | " +
+                      "openssl pkey -pubout -out " + other)
+                .exit_code,
+            0);
+  auto a = Archive::open(at(dir / "a.sqlite"));
+  for (int i = 0; i < 3; ++i) {
+    RunResult r = sample::run(false);
+    r.environment.start_utc = "2026-11-29T18:0" + std::to_string(i) + ":00Z";
+    (void)a->record(r, to_json_text(r), {}, {{"po", "4711"}, {"unit", std::to_string(i)}});
+  }
+  HistoryQuery q;
+  q.tags = {{"po", "4711"}};
+  const fs::path out = dir / "out";
+  const auto key = Ed25519Key::load_private(priv, "--sign-key");
+  (void)export_records(*a, a->history(q), out.string(), key.get());
+  const auto lab = Ed25519Key::load_public(pub, "--public-key");
+  ExportCheck c = verify_export(out.string(), lab.get());
+  EXPECT_FALSE(c.problem) << *c.problem;
+  EXPECT_EQ(c.records, 3u);
+  EXPECT_EQ(c.head_hash, a->verify().head_hash);
+  const auto stranger = Ed25519Key::load_public(other, "--public-key");
+  EXPECT_NE(verify_export(out.string(), stranger.get()).problem.value_or("").find("not signed by"),
+            std::string::npos);
+  const auto cli = storqual({"archive", "verify-export", out.string(), "--public-key", pub});
+  EXPECT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+  // A unit moved out of the order in export.json, the manifest regenerated: the content hash no
+  // longer follows, and the signature no longer covers the manifest.
+  std::string about = read_file(out / "export.json");
+  about.replace(about.find("\"4711\""), 6, "\"4712\"");
+  std::ofstream(out / "export.json", std::ios::trunc) << about;
+  regenerate_manifest(out);
+  EXPECT_NE(verify_export(out.string(), nullptr)
+                .problem.value_or("")
+                .find("its content hash does not follow from its exported result"),
+            std::string::npos)
+      << verify_export(out.string(), nullptr).problem.value_or("");
+  EXPECT_EQ(verify_export(out.string(), lab.get()).problem.value_or(""),
+            "the manifest's signature does not verify with the key given");
+  const auto bad = storqual({"archive", "verify-export", out.string()});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  // A file the manifest does not list.
+  std::ofstream(out / "extra.txt") << "x";
+  EXPECT_EQ(verify_export(out.string(), nullptr).problem.value_or(""),
+            "extra.txt is in the export but not in the manifest");
 }
 
 }  // namespace

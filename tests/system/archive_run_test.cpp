@@ -127,6 +127,10 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
       read_file(out / "results" / (h["runs"][0]["result_sha256"].get<std::string>() + ".json")),
       read_file(q.dir / (has_lot(h["runs"][0]) ? "r1" : "r2") / "storqual-result.json"));
   EXPECT_GE(count(read_file(out / "MANIFEST.sha256"), "  suites/"), 1u) << "the suite file";
+  // The export proves its records from its own files (issue 44): manifest, links, content hashes.
+  const auto proved = storqual({"archive", "verify-export", out.string()});
+  EXPECT_EQ(proved.exit_code, 0) << proved.out << proved.err;
+  EXPECT_NE(proved.out.find("2 records"), std::string::npos) << proved.out;
   EXPECT_EQ(storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()}).exit_code, 2)
       << "an export does not write into a folder that is not empty";
 
