@@ -14,6 +14,7 @@
 #include "reporting/archive/archive_rows.hpp"
 #include "reporting/result_json.hpp"
 #include "reporting/results_store.hpp"
+#include "reporting/text_sanitize.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
@@ -62,8 +63,10 @@ int verify(const reporting::ArchiveLocation& where, const po::variables_map& vm)
   }
   const reporting::ChainCheck check = archive->verify(key.get());
   if (check.problem) {
+    // A problem may quote a name from the archive (a trigger's): no control character printed.
     std::printf("archive %s: %lld records; the chain is broken: %s\n", where.display().c_str(),
-                static_cast<long long>(check.records), check.problem->c_str());
+                static_cast<long long>(check.records),
+                reporting::terminal_text(*check.problem).c_str());
     return kExitClaimFailed;
   }
   // A head kept from before must still be in the chain: a cut tail, a rollback to a copy of

@@ -26,6 +26,7 @@
 #include "reporting/archive/history_format.hpp"
 #include "reporting/archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
+#include "reporting/run_console.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
@@ -370,6 +371,21 @@ TEST(ArchiveOutput, TheTerminalGetsNoControlCharacterAndRepeatedTagsStay) {
   EXPECT_EQ(tags[0]["key"], "po");
   EXPECT_EQ(tags[1]["key"], "po");
   EXPECT_EQ(tags[1]["value"], "\t=2");
+}
+
+TEST(ArchiveOutput, TheRunHeaderGetsNoControlCharacterFromTheDevice) {
+  RunHeader h;
+  h.target = "/dev/sdx";
+  h.vendor = "ACME\x1b]0;owned\x07";
+  h.model =
+      "X1\x1b[2J\xc2\x9b"
+      "31m";
+  h.transport = "sata\r";
+  const std::string text = format_run_header(h);
+  for (char c : text)
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c) << " in " << text;
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos) << "a C1 control (CSI)";
+  EXPECT_NE(text.find("ACME]0;owned X1[2J31m (sata )"), std::string::npos) << text;
 }
 
 TEST(ArchiveLocationText, AKeyValueStringIsPostgresqlAndItsPasswordIsRefusedUnrepeated) {
