@@ -222,21 +222,22 @@ std::unique_ptr<SqlConnection> open_sqlite_archive(const ArchiveLocation& where,
       throw ArchiveError(where.target + ": cannot make " + dir.string() + ": " + ec.message());
   }
   struct stat st {};
-  if (access == ArchiveAccess::Record && ::lstat(where.target.c_str(), &st) != 0 && errno == ENOENT)
+  if (access != ArchiveAccess::Read && ::lstat(where.target.c_str(), &st) != 0 && errno == ENOENT)
     create_sqlite_archive(where.target, tool_version);
   return open_sqlite(where.target, access);
 }
 
 }  // namespace
 
-std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where,
-                                       std::string_view tool_version) {
+std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where, std::string_view tool_version,
+                                       ArchiveAccess access) {
   if (where.kind == ArchiveLocation::Kind::Off) throw ArchiveError("the archive is off");
+  if (access == ArchiveAccess::Read)
+    throw ArchiveError("Archive::open records: open_to_read reads");
   const std::string_view version = tool_version.empty() ? "storqual" : tool_version;
-  std::unique_ptr<SqlConnection> db =
-      where.kind == ArchiveLocation::Kind::Postgresql
-          ? open_postgresql(where.target, ArchiveAccess::Record)
-          : open_sqlite_archive(where, ArchiveAccess::Record, version);
+  std::unique_ptr<SqlConnection> db = where.kind == ArchiveLocation::Kind::Postgresql
+                                          ? open_postgresql(where.target, access)
+                                          : open_sqlite_archive(where, access, version);
   check_archive_to_record(*db, where.display());
   migrate_archive(*db, version);
   return std::unique_ptr<Archive>(new Archive(where, std::move(db)));

@@ -118,8 +118,10 @@ class Archive {
   // Opens to record (creating an SQLite file, not a missing directory given by name) and
   // migrates; `tool_version` is what schema_version says applied a migration. What is not a
   // storqual archive is refused and left as it is (open_sqlite, check_archive_to_record).
+  // `access`: Record (a run's recording, after SQLite's quick_check) or Import (`archive import`).
   [[nodiscard]] static std::unique_ptr<Archive> open(const ArchiveLocation& where,
-                                                     std::string_view tool_version = {});
+                                                     std::string_view tool_version = {},
+                                                     ArchiveAccess access = ArchiveAccess::Record);
   // Opens an existing archive read-only (verify, history, audit, export, drift): it creates,
   // migrates and marks nothing, and reads an archive on a read-only mount.
   [[nodiscard]] static std::unique_ptr<Archive> open_to_read(const ArchiveLocation& where);

@@ -61,8 +61,11 @@ void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept;
 [[nodiscard]] bool archive_stop_requested() noexcept;
 
 // What a command does with the archive: verify, history, audit and export only read it (a read-only
-// connection that never creates, migrates or marks anything); a command that records writes.
-enum class ArchiveAccess { Read, Record };
+// connection that never creates, migrates or marks anything); a command that records writes, and
+// a run's recording (one record) first runs SQLite's quick_check over the file; `archive import`
+// (Import: many records at once, where a whole-file check each time would cost more than the
+// import) relies on SQLite refusing the damaged pages it reads.
+enum class ArchiveAccess { Read, Record, Import };
 
 // The mark of a storqual archive in an SQLite file's header (PRAGMA application_id, "SQRA";
 // user_version is its schema version), docs/archive.md "Where".

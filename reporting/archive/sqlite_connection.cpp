@@ -119,7 +119,7 @@ class SqliteConnection final : public SqlConnection {
     }
   }
   // Apart from the constructor, so that a failure here closes the file (the destructor runs).
-  void prepare(bool write, bool check_mark) {
+  void prepare(bool write, bool check_mark, bool check_damage = false) {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_handler(db_, busy_wait, &busy_started_ms_);
     // Reading the header first: a file that is not a database fails here, before anything
@@ -127,7 +127,7 @@ class SqliteConnection final : public SqlConnection {
     query("SELECT count(*) FROM sqlite_master", {});
     if (check_mark) check_is_archive();
     if (!write) return;
-    if (check_mark) check_not_damaged();
+    if (check_damage) check_not_damaged();
     set_wal();
     execute_script("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON");
   }
@@ -300,14 +300,14 @@ bool archive_stop_requested() noexcept {
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, ArchiveAccess access) {
   check_archive_file(path);
   std::unique_ptr<SqliteConnection> connection;
-  if (access == ArchiveAccess::Record)
+  if (access != ArchiveAccess::Read)
     connection = std::make_unique<SqliteConnection>(path, path, SQLITE_OPEN_READWRITE);
   else if (on_read_only_mount(path))
     connection = std::make_unique<SqliteConnection>(path, immutable_uri(path),
                                                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   else
     connection = std::make_unique<SqliteConnection>(path, path, SQLITE_OPEN_READONLY);
-  connection->prepare(access == ArchiveAccess::Record, true);
+  connection->prepare(access != ArchiveAccess::Read, true, access == ArchiveAccess::Record);
   return connection;
 }
 
@@ -316,7 +316,7 @@ std::unique_ptr<SqlConnection> create_sqlite(const std::string& path) {
   if (::lstat(path.c_str(), &st) == 0) throw ArchiveError(path + ": exists already");
   auto connection =
       std::make_unique<SqliteConnection>(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  connection->prepare(false, false);
+  connection->prepare(false, false, false);
   connection->execute_script("PRAGMA synchronous=FULL");
   return connection;
 }

@@ -121,7 +121,8 @@ int import(const reporting::ArchiveLocation& where, const std::vector<std::strin
       items.push_back({path, std::move(r), std::move(json)});
     }
   }
-  const auto archive = reporting::Archive::open(where, version_string());
+  const auto archive =
+      reporting::Archive::open(where, version_string(), reporting::ArchiveAccess::Import);
   if (signer) archive->sign_with(std::move(signer));
   std::size_t added = 0;
   std::map<std::string, std::vector<reporting::ArchivedFile>> listed_of;  // hashed once per file
