@@ -276,6 +276,33 @@ TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
   holder->rollback();
 }
 
+// The same on SQLite: a writer holds the file's write lock; SIGTERM ends the busy wait at once.
+TEST(ArchiveRun, SigtermEndsTheWaitForASqliteWriterLock) {
+  QuickRun q;
+  const std::string archive = (q.dir / "locked.sqlite").string();
+  ASSERT_EQ(q.run("first", {"--archive", archive}).exit_code, 0) << "made the archive";
+  auto holder = reporting::open_sqlite(archive, reporting::ArchiveAccess::Record);
+  holder->begin_write();  // BEGIN IMMEDIATE: the write lock until the rollback
+  std::vector<std::string> argv = q.args("term");
+  argv.insert(argv.begin(), STORQUAL_BINARY);
+  argv.insert(argv.end(), {"--archive", archive});
+  testing::BackgroundCommand run(argv, q.dir / "term.out", q.dir / "term.err");
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(q.dir / "term" / "storqual-report.html") && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = Clock::now();
+  run.signal(SIGTERM);
+  (void)run.wait();
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+  const std::string err = read_file(q.dir / "term.err");
+  EXPECT_NE(err.find("interrupted while waiting for the archive's writer lock"), std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(q.dir / "term" / "storqual-result.json"));
+  holder->rollback();
+}
+
 TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
   QuickRun q;
   const auto tag = q.run("r", {"--tag", "=4711", "--archive", "off"});
