@@ -145,11 +145,13 @@ class PostgresConnection final : public SqlConnection {
     throw ArchiveError(where() + ": " + why);
   }
   // The writer lock's statement, sent and waited for in steps of 100 ms so that a stop signal
-  // (archive_stop_requested) cancels the wait instead of waiting out the 60 s.
+  // that comes during the wait (archive_stop_requested) cancels it instead of waiting out the 60 s
+  // (a run interrupted before, which records what it measured, waits as any other).
   PGresult* wait_for_lock() {
+    const bool stopped_before = archive_stop_requested();
     if (!PQsendQuery(conn_, kWriterLock)) return nullptr;
     while (PQisBusy(conn_)) {
-      if (archive_stop_requested()) {
+      if (!stopped_before && archive_stop_requested()) {
         if (PGcancel* cancel = PQgetCancel(conn_)) {
           char error[256];
           (void)PQcancel(cancel, error, sizeof error);

@@ -55,8 +55,10 @@ class SqlConnection {
 
 // The flag a stop signal sets (runner/qualification/signals.hpp): a writer waiting for the
 // archive's lock (SQLite's busy wait, PostgreSQL's advisory lock) watches it and gives up within a
-// tenth of a second once it is set (ArchiveError "interrupted while waiting ..."), so that SIGINT
-// or SIGTERM ends the run with its reports written. Null (the default): only the 60 s bound.
+// tenth of a second once it is set during the wait (ArchiveError "interrupted while waiting ..."),
+// so that SIGINT or SIGTERM ends the run with its reports written. A run interrupted before it
+// records (its result says so) waits as any other, 60 s at most. Null (the default): only the
+// 60 s bound.
 void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept;
 [[nodiscard]] bool archive_stop_requested() noexcept;
 

@@ -26,15 +26,21 @@ namespace {
 constexpr int kBusyTimeoutMs = 60'000;
 std::atomic<const std::atomic<bool>*> g_stop{nullptr};
 
+struct BusyWait {
+  std::int64_t started_ms = 0;
+  bool stopped_before = false;  // a run interrupted before it records still waits (60 s at most)
+};
+
 // SQLite's busy wait, as sqlite3_busy_timeout's (short sleeps, up to kBusyTimeoutMs in all), that
-// also gives up when a stop signal came.
-int busy_wait(void* started_ms, int attempt) {
+// also gives up when a stop signal comes during it.
+int busy_wait(void* state, int attempt) {
   using namespace std::chrono;
-  auto& started = *static_cast<std::int64_t*>(started_ms);
+  auto& wait = *static_cast<BusyWait*>(state);
   const std::int64_t now =
       duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-  if (attempt == 0) started = now;
-  if (archive_stop_requested() || now - started >= kBusyTimeoutMs) return 0;
+  if (attempt == 0) wait = {now, archive_stop_requested()};
+  if ((!wait.stopped_before && archive_stop_requested()) || now - wait.started_ms >= kBusyTimeoutMs)
+    return 0;
   std::this_thread::sleep_for(milliseconds(attempt < 10 ? 2 : 25));
   return 1;
 }
@@ -121,7 +127,7 @@ class SqliteConnection final : public SqlConnection {
   // Apart from the constructor, so that a failure here closes the file (the destructor runs).
   void prepare(bool write, bool check_mark, bool check_damage = false) {
     sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_handler(db_, busy_wait, &busy_started_ms_);
+    sqlite3_busy_handler(db_, busy_wait, &busy_);
     // Reading the header first: a file that is not a database fails here, before anything
     // could write to it; then whose database it is.
     query("SELECT count(*) FROM sqlite_master", {});
@@ -229,7 +235,7 @@ class SqliteConnection final : public SqlConnection {
   [[noreturn]] void fail(const std::string& why) {
     std::string what = path_ + ": " + why;
     const int code = sqlite3_extended_errcode(db_);
-    if ((code & 0xff) == SQLITE_BUSY && archive_stop_requested())
+    if ((code & 0xff) == SQLITE_BUSY && !busy_.stopped_before && archive_stop_requested())
       throw ArchiveError(path_ + ": interrupted while waiting for the archive's writer lock");
     if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
       what = path_ + ": not an SQLite database, or a damaged one (" + why +
@@ -283,7 +289,7 @@ class SqliteConnection final : public SqlConnection {
   std::string path_;
   sqlite3* db_ = nullptr;
   bool in_transaction_ = false;
-  std::int64_t busy_started_ms_ = 0;
+  BusyWait busy_;
 };
 
 }  // namespace

@@ -276,6 +276,31 @@ TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
   holder->rollback();
 }
 
+// A run interrupted while it measures (SIGINT) still records its interrupted result: the stop
+// flag set before the record does not cut its lock wait short (the wait is for a signal during it).
+TEST(ArchiveRun, ARunInterruptedWhileItMeasuresStillRecords) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  const std::string uri = server->create_database("interrupted");
+  QuickRun q;
+  std::string slow = kQuickSuite;
+  const std::string quick_runtime = "runtime=\"100ms\"";
+  slow.replace(slow.find(quick_runtime), quick_runtime.size(), "runtime=\"20s\"");
+  write_text(q.dir / "slow.xml", slow);
+  std::vector<std::string> argv = q.args("int");
+  argv[4] = (q.dir / "slow.xml").string();
+  argv.insert(argv.begin(), STORQUAL_BINARY);
+  argv.insert(argv.end(), {"--archive", uri});
+  testing::BackgroundCommand run(argv, q.dir / "int.out", q.dir / "int.err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  run.signal(SIGINT);
+  EXPECT_EQ(run.wait(), 130) << read_file(q.dir / "int.err");
+  const std::string out = read_file(q.dir / "int.out");
+  EXPECT_NE(out.find("archive: recorded as record 1"), std::string::npos)
+      << out << read_file(q.dir / "int.err");
+}
+
 // The same on SQLite: a writer holds the file's write lock; SIGTERM ends the busy wait at once.
 TEST(ArchiveRun, SigtermEndsTheWaitForASqliteWriterLock) {
   QuickRun q;
