@@ -8,6 +8,7 @@
 #include "model/quantity_format.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fleet_report.hpp"
+#include "reporting/text_sanitize.hpp"
 
 namespace storqual::reporting {
 namespace {
@@ -36,10 +37,11 @@ constexpr const char* kFleetRow = "%-3zu %-22s %-24s %-20s %-9s %-5d %s\n";
 }  // namespace
 
 std::string format_run_header(const RunHeader& h) {
-  std::string who = h.vendor;  // either may be unknown (""): no double space
-  if (!h.model.empty()) who += (who.empty() ? "" : " ") + h.model;
+  // The vendor, model and transport came from the device: no control character to the terminal.
+  std::string who = terminal_text(h.vendor);  // either may be unknown (""): no double space
+  if (!h.model.empty()) who += (who.empty() ? "" : " ") + terminal_text(h.model);
   return printf_text("storqual run: %s, %s%s(%s)\n", h.target.c_str(), who.c_str(),
-                     who.empty() ? "" : " ", h.transport.c_str()) +
+                     who.empty() ? "" : " ", terminal_text(h.transport).c_str()) +
          printf_text("  spec sheet: %s (%s)\n", h.sheet ? h.sheet->c_str() : "none",
                      h.sheet_why.c_str()) +
          printf_text("  suite: %s, %s\n", h.suite.c_str(),
@@ -193,8 +195,9 @@ std::string format_fleet_row(std::size_t number, const std::string& target, cons
   // At most 159 characters, as the fixed buffer this text was printed into: a longer JSON path is
   // cut (kept so the console stays byte-identical; the JSON path is also on the "reports:" line).
   if (counts.size() > 159) counts.resize(159);
-  return printf_text(kFleetRow, number, target.c_str(), unit_model(run).c_str(),
-                     identity_field(run, "serial").c_str(), c.overall(), exit_code, counts.c_str());
+  return printf_text(kFleetRow, number, target.c_str(), terminal_text(unit_model(run)).c_str(),
+                     terminal_text(identity_field(run, "serial")).c_str(), c.overall(), exit_code,
+                     counts.c_str());
 }
 
 std::string format_fleet_not_run_row(std::size_t number, const std::string& target, int exit_code,

@@ -15,57 +15,80 @@ bool allowed_code_point(std::uint32_t cp) {
   return cp <= 0x10FFFF;
 }
 
+// The code point at text[i] and its length in bytes; false for a byte that starts no valid UTF-8
+// sequence (a stray continuation byte, 0xF8..0xFF, a truncated or overlong sequence), which is
+// then one byte long.
+bool decode_at(std::string_view text, std::size_t i, std::uint32_t& cp, std::size_t& len) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  std::uint32_t min_cp = 0;
+  len = 1;
+  if (lead < 0x80) {
+    cp = lead;
+    return true;
+  }
+  if ((lead & 0xE0) == 0xC0) {
+    len = 2;
+    cp = lead & 0x1F;
+    min_cp = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    len = 3;
+    cp = lead & 0x0F;
+    min_cp = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    len = 4;
+    cp = lead & 0x07;
+    min_cp = 0x10000;
+  } else {
+    return false;
+  }
+  if (i + len > text.size()) {
+    len = 1;
+    return false;
+  }
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(text[i + k]);
+    if ((c & 0xC0) != 0x80) {
+      len = 1;
+      return false;
+    }
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  if (cp < min_cp || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    len = 1;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string sanitize_text(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t len = 0;
+  for (std::size_t i = 0; i < text.size();) {
     std::uint32_t cp = 0;
-    std::uint32_t min_cp = 0;
-    if (lead < 0x80) {
-      len = 1;
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      len = 2;
-      cp = lead & 0x1F;
-      min_cp = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {
-      len = 3;
-      cp = lead & 0x0F;
-      min_cp = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {
-      len = 4;
-      cp = lead & 0x07;
-      min_cp = 0x10000;
-    } else {
-      ++i;  // stray continuation byte or 0xF8..0xFF
-      continue;
-    }
-    if (i + len > n) {
-      ++i;
-      continue;
-    }
-    bool valid = true;
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      if ((c & 0xC0) != 0x80) {
-        valid = false;
-        break;
-      }
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if (!valid || cp < min_cp) {  // broken sequence or overlong form: drop the lead byte only
-      ++i;
-      continue;
-    }
-    if (allowed_code_point(cp)) out.append(text.substr(i, len));
+    std::size_t len = 1;
+    // A broken sequence or an overlong form: drop the lead byte only.
+    if (decode_at(text, i, cp, len) && allowed_code_point(cp)) out.append(text.substr(i, len));
     i += len;
   }
+  return out;
+}
+
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::uint32_t cp = 0;
+    std::size_t len = 1;
+    if (!decode_at(text, i, cp, len)) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string terminal_text(std::string_view text) {
+  std::string out = sanitize_text(text);
+  for (char& c : out)
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
   return out;
 }
 

@@ -2,12 +2,19 @@
 // The acceptance archive: recording, the chain check and the history (archive.hpp).
 #include "reporting/archive/archive.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -81,6 +88,16 @@ std::optional<std::string> check_record(const std::vector<ChainRecord>& records,
   const std::string seq = std::to_string(r.head.seq);
   const std::string expected_prev = k ? records[k - 1].record_hash : std::string(kGenesisHash);
   const std::int64_t expected_seq = k ? records[k - 1].head.seq + 1 : 1;
+  // The next record links to the one before and this one to the next: the two were swapped.
+  if (k + 1 < records.size() && r.prev_hash != expected_prev &&
+      records[k + 1].prev_hash == expected_prev && r.prev_hash == records[k + 1].record_hash)
+    return "records " + seq + " and " + std::to_string(records[k + 1].head.seq) +
+           " were reordered: each holds the other's place in the chain";
+  // This one links to a later record: the records were moved.
+  for (std::size_t j = k + 1; j < records.size() && r.prev_hash != expected_prev; ++j)
+    if (records[j].record_hash == r.prev_hash)
+      return "record " + seq + " was reordered: it follows record " +
+             std::to_string(records[j].head.seq) + " in the chain, which comes after it";
   // The next record links over this one: this one was put in between.
   if (k + 1 < records.size() && records[k + 1].prev_hash == expected_prev &&
       r.record_hash != expected_prev)
@@ -111,6 +128,17 @@ std::optional<std::string> check_record(const std::vector<ChainRecord>& records,
     return "record " + seq +
            " was edited: its result JSON no longer has the SHA-256 it is filed under";
   return std::nullopt;
+}
+
+// Rows already there for the record about to be appended would become part of it: refused.
+void refuse_planted_rows(SqlConnection& db, std::int64_t seq) {
+  std::string sql = "SELECT 1 FROM record_signature WHERE record_seq = $1";
+  for (const auto& t : archive_tables())
+    sql += " UNION ALL SELECT 1 FROM " + std::string(t.name) + " WHERE record_seq = $1";
+  if (!db.query(sql + " LIMIT 1", {seq}).empty())
+    throw ArchiveError("the archive holds rows of record " + std::to_string(seq) +
+                       " before it was recorded (planted, or left by a removed record): see "
+                       "storqual archive verify; nothing recorded");
 }
 
 }  // namespace
@@ -151,30 +179,76 @@ std::vector<ArchivedFile> archived_files(const ReportSet& reports) {
 Archive::Archive(ArchiveLocation where, std::unique_ptr<SqlConnection> db)
     : where_(std::move(where)), db_(std::move(db)) {}
 
-std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where,
-                                       std::string_view tool_version) {
-  std::unique_ptr<SqlConnection> db;
-  switch (where.kind) {
-    case ArchiveLocation::Kind::Off:
-      throw ArchiveError("the archive is off");
-    case ArchiveLocation::Kind::Postgresql:
-      db = open_postgresql(where.target);
-      break;
-    case ArchiveLocation::Kind::Sqlite: {
-      const fs::path dir = fs::path(where.target).parent_path();
-      std::error_code ec;
-      if (!dir.empty() && !fs::is_directory(dir, ec)) {
-        if (!where.is_default)
-          throw ArchiveError(where.target + ": its directory " + dir.string() + " does not exist");
-        fs::create_directories(dir, ec);
-        if (ec)
-          throw ArchiveError(where.target + ": cannot make " + dir.string() + ": " + ec.message());
-      }
-      db = open_sqlite(where.target);
-      break;
-    }
+namespace {
+
+// A new SQLite archive: made and migrated under a temporary name beside it, then moved to its name
+// unless another process made one there first (then that one is used). So an archive file exists
+// only as a whole, marked archive, and an empty file is never one.
+void create_sqlite_archive(const std::string& path, std::string_view tool_version) {
+  char suffix[48];
+  std::snprintf(
+      suffix, sizeof suffix, ".new-%d-%llx", static_cast<int>(::getpid()),
+      static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const std::string temporary = path + suffix;
+  auto remove_temporary = [&] {
+    std::error_code ec;
+    fs::remove(temporary, ec);
+    fs::remove(temporary + "-journal", ec);
+  };
+  try {
+    auto db = create_sqlite(temporary);
+    migrate_archive(*db, tool_version);
+  } catch (...) {
+    remove_temporary();
+    throw;
   }
-  migrate_archive(*db, tool_version.empty() ? "storqual" : tool_version);
+  if (::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
+    const int e = errno;
+    remove_temporary();
+    if (e != EEXIST) throw ArchiveError(path + ": cannot make the archive: " + std::strerror(e));
+  }
+}
+
+std::unique_ptr<SqlConnection> open_sqlite_archive(const ArchiveLocation& where,
+                                                   ArchiveAccess access,
+                                                   std::string_view tool_version) {
+  const fs::path dir = fs::path(where.target).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    if (!where.is_default || access == ArchiveAccess::Read)
+      throw ArchiveError(where.target + ": its directory " + dir.string() + " does not exist");
+    fs::create_directories(dir, ec);
+    if (ec)
+      throw ArchiveError(where.target + ": cannot make " + dir.string() + ": " + ec.message());
+  }
+  struct stat st {};
+  if (access != ArchiveAccess::Read && ::lstat(where.target.c_str(), &st) != 0 && errno == ENOENT)
+    create_sqlite_archive(where.target, tool_version);
+  return open_sqlite(where.target, access);
+}
+
+}  // namespace
+
+std::unique_ptr<Archive> Archive::open(const ArchiveLocation& where, std::string_view tool_version,
+                                       ArchiveAccess access) {
+  if (where.kind == ArchiveLocation::Kind::Off) throw ArchiveError("the archive is off");
+  if (access == ArchiveAccess::Read)
+    throw ArchiveError("Archive::open records: open_to_read reads");
+  const std::string_view version = tool_version.empty() ? "storqual" : tool_version;
+  std::unique_ptr<SqlConnection> db = where.kind == ArchiveLocation::Kind::Postgresql
+                                          ? open_postgresql(where.target, access)
+                                          : open_sqlite_archive(where, access, version);
+  check_archive_to_record(*db, where.display());
+  migrate_archive(*db, version);
+  return std::unique_ptr<Archive>(new Archive(where, std::move(db)));
+}
+
+std::unique_ptr<Archive> Archive::open_to_read(const ArchiveLocation& where) {
+  if (where.kind == ArchiveLocation::Kind::Off) throw ArchiveError("the archive is off");
+  std::unique_ptr<SqlConnection> db = where.kind == ArchiveLocation::Kind::Postgresql
+                                          ? open_postgresql(where.target, ArchiveAccess::Read)
+                                          : open_sqlite_archive(where, ArchiveAccess::Read, {});
+  check_archive_to_read(*db, where.display());
   return std::unique_ptr<Archive>(new Archive(where, std::move(db)));
 }
 
@@ -209,6 +283,7 @@ RecordOutcome Archive::append(const RecordItem& item, const std::vector<ArchiveT
   const auto last = db_->query("SELECT seq, record_hash FROM record ORDER BY seq DESC LIMIT 1", {});
   RecordHead head{last.empty() ? 1 : int_of(last[0][0]) + 1, "run", out.result_sha256,
                   utc_now_micro()};
+  refuse_planted_rows(*db_, head.seq);
   const std::string prev = last.empty() ? std::string(kGenesisHash) : text_of(last[0][1]);
   const std::string content_sha = archive_sha256_hex(canonical_record(head, rows));
   db_->query("INSERT INTO result_json (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING",
@@ -236,46 +311,123 @@ RecordOutcome Archive::append(const RecordItem& item, const std::vector<ArchiveT
   return out;
 }
 
+namespace {
+
+// Everything verify reads, in one read transaction.
+struct ChainContents {
+  std::vector<ChainRecord> records;
+  std::map<std::int64_t, RecordRows> rows;
+  std::map<std::string, std::string> blob_sha;  // result_json: filed-under SHA-256 -> actual
+  std::map<std::int64_t, std::pair<std::string, std::string>> signatures;
+  std::optional<std::string> problem;  // a value of another type than its column's
+};
+
+// A cell as a message shows it (a double in its shortest spelling: record 6.5).
+std::string shown(const SqlCell& c) {
+  if (const auto* d = std::get_if<double>(&c)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", *d);
+    return buf;
+  }
+  return text_of(c);
+}
+
+bool all_text(const SqlRow& r, std::size_t from) {
+  for (std::size_t i = from; i < r.size(); ++i)
+    if (!std::holds_alternative<std::string>(r[i])) return false;
+  return true;
+}
+
+// The record table, each value of its column's type (seq 6.5 is not record 6).
+void read_records(SqlConnection& db, ChainContents& c) {
+  for (const auto& r : db.query("SELECT seq, kind, result_sha256, recorded_utc, content_sha256, "
+                                "prev_hash, record_hash FROM record ORDER BY seq",
+                                {})) {
+    if ((!std::holds_alternative<std::int64_t>(r[0]) || !all_text(r, 1)) && !c.problem)
+      c.problem = "record " + shown(r[0]) +
+                  " was edited: its record row holds a value of another type than its column's";
+    c.records.push_back({{int_of(r[0]), text_of(r[1]), text_of(r[2]), text_of(r[3])},
+                         text_of(r[4]),
+                         text_of(r[5]),
+                         text_of(r[6])});
+  }
+}
+
+void read_contents(SqlConnection& db, ChainContents& c) {
+  read_records(db, c);
+  for (const auto& t : archive_tables())
+    for (auto& r : db.query(select_sql(t), {})) {
+      if (!std::holds_alternative<std::int64_t>(r[0]) && !c.problem)
+        c.problem = "table " + std::string(t.name) + " holds a row whose record number (" +
+                    shown(r[0]) + ") is not an integer";
+      c.rows[int_of(r[0])][std::string(t.name)].push_back(SqlRow(r.begin() + 1, r.end()));
+    }
+  for (const auto& r : db.query("SELECT sha256, content FROM result_json", {}))
+    c.blob_sha[text_of(r[0])] = archive_sha256_hex(text_of(r[1]));
+  for (const auto& r :
+       db.query("SELECT record_seq, key_sha256, signature FROM record_signature", {}))
+    c.signatures[int_of(r[0])] = {text_of(r[1]), text_of(r[2])};
+}
+
+// Rows, results and signatures that no record of the chain holds: planted (they would attach to
+// the record of that number when it is appended) or left by a removed record.
+std::optional<std::string> orphan_problem(const ChainContents& c) {
+  std::set<std::int64_t> seqs;
+  std::set<std::string> results;
+  for (const auto& r : c.records) {
+    seqs.insert(r.head.seq);
+    results.insert(r.head.result_sha256);
+  }
+  for (const auto& [seq, tables] : c.rows)
+    if (!seqs.count(seq))
+      return "table " + tables.begin()->first + " holds rows of record " + std::to_string(seq) +
+             ", which is not in the chain (planted, or left by a removed record)";
+  for (const auto& [seq, signature] : c.signatures)
+    if (!seqs.count(seq))
+      return "table record_signature holds a signature of record " + std::to_string(seq) +
+             ", which is not in the chain";
+  for (const auto& [sha, actual] : c.blob_sha)
+    if (!results.count(sha))
+      return "table result_json holds a result (" + sha.substr(0, 12) +
+             ") that no record of the chain files";
+  return std::nullopt;
+}
+
+std::optional<std::string> signature_problem(const ChainContents& c, const Ed25519Key& key) {
+  for (const ChainRecord& r : c.records) {
+    const std::string seq = std::to_string(r.head.seq);
+    const auto s = c.signatures.find(r.head.seq);
+    if (s == c.signatures.end() || s->second.first != key.key_id())
+      return "record " + seq + " is not signed by the key given (" + key.key_id().substr(0, 16) +
+             ")";
+    if (!key.verify_hex(record_signature_message(r.record_hash), s->second.second))
+      return "record " + seq + "'s signature does not verify with the key given";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ChainCheck Archive::verify(const Ed25519Key* public_key) {
   ChainCheck check;
+  ChainContents c;
   db_->begin_read();
-  std::vector<ChainRecord> records;
-  for (const auto& r : db_->query("SELECT seq, kind, result_sha256, recorded_utc, content_sha256, "
-                                  "prev_hash, record_hash FROM record ORDER BY seq",
-                                  {}))
-    records.push_back({{int_of(r[0]), text_of(r[1]), text_of(r[2]), text_of(r[3])},
-                       text_of(r[4]),
-                       text_of(r[5]),
-                       text_of(r[6])});
-  std::map<std::int64_t, RecordRows> rows;
-  for (const auto& t : archive_tables())
-    for (auto& r : db_->query(select_sql(t), {})) {
-      const std::int64_t seq = int_of(r[0]);
-      rows[seq][std::string(t.name)].push_back(SqlRow(r.begin() + 1, r.end()));
-    }
-  std::map<std::string, std::string> blob_sha;
-  for (const auto& r : db_->query("SELECT sha256, content FROM result_json", {}))
-    blob_sha[text_of(r[0])] = archive_sha256_hex(text_of(r[1]));
-  std::map<std::int64_t, std::pair<std::string, std::string>> signatures;
-  if (public_key)
-    for (const auto& r :
-         db_->query("SELECT record_seq, key_sha256, signature FROM record_signature", {}))
-      signatures[int_of(r[0])] = {text_of(r[1]), text_of(r[2])};
-  db_->commit();
-  check.records = static_cast<std::int64_t>(records.size());
-  check.head_hash = records.empty() ? std::string(kGenesisHash) : records.back().record_hash;
-  for (std::size_t k = 0; k < records.size() && !check.problem; ++k)
-    check.problem = check_record(records, k, rows, blob_sha);
-  for (std::size_t k = 0; public_key && k < records.size() && !check.problem; ++k) {
-    const ChainRecord& r = records[k];
-    const std::string seq = std::to_string(r.head.seq);
-    const auto s = signatures.find(r.head.seq);
-    if (s == signatures.end() || s->second.first != public_key->key_id())
-      check.problem = "record " + seq + " is not signed by the key given (" +
-                      public_key->key_id().substr(0, 16) + ")";
-    else if (!public_key->verify_hex(record_signature_message(r.record_hash), s->second.second))
-      check.problem = "record " + seq + "'s signature does not verify with the key given";
+  try {
+    read_contents(*db_, c);
+    db_->commit();
+  } catch (...) {
+    db_->rollback();
+    throw;
   }
+  check.records = static_cast<std::int64_t>(c.records.size());
+  check.head_hash = c.records.empty() ? std::string(kGenesisHash) : c.records.back().record_hash;
+  for (const auto& r : c.records) check.hashes.insert(r.record_hash);
+  check.problem = c.problem;
+  for (std::size_t k = 0; k < c.records.size() && !check.problem; ++k)
+    check.problem = check_record(c.records, k, c.rows, c.blob_sha);
+  if (!check.problem) check.problem = orphan_problem(c);
+  if (!check.problem) check.problem = archive_objects_problem(*db_);
+  if (!check.problem && public_key) check.problem = signature_problem(c, *public_key);
   return check;
 }
 
@@ -474,8 +626,8 @@ std::optional<std::string> Archive::result_json(const std::string& sha256) {
 
 std::vector<SqlRow> Archive::chain_segment(std::int64_t first, std::int64_t last) {
   return db_->query(
-      "SELECT seq, result_sha256, content_sha256, prev_hash, record_hash FROM record "
-      "WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
+      "SELECT seq, result_sha256, content_sha256, prev_hash, record_hash, kind, recorded_utc "
+      "FROM record WHERE seq >= $1 AND seq <= $2 ORDER BY seq",
       {first, last});
 }
 

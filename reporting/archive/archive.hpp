@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,8 @@ struct RecordOutcome {
 // The first break `archive verify` finds, or none.
 struct ChainCheck {
   std::int64_t records = 0;
-  std::string head_hash;  // the last record's hash (keep it elsewhere to detect a cut tail)
+  std::string head_hash;         // the last record's hash (keep it elsewhere to detect a cut tail)
+  std::set<std::string> hashes;  // every record's hash (`archive verify --head`)
   std::optional<std::string> problem;  // "record 17 was edited: ...", "record 6 was removed ..."
 };
 
@@ -113,10 +115,16 @@ struct RecordHealth {
 
 class Archive {
  public:
-  // Opens (creating an SQLite file, not a missing directory given by name) and migrates;
-  // `tool_version` is what schema_version says applied a migration.
+  // Opens to record (creating an SQLite file, not a missing directory given by name) and
+  // migrates; `tool_version` is what schema_version says applied a migration. What is not a
+  // storqual archive is refused and left as it is (open_sqlite, check_archive_to_record).
+  // `access`: Record (a run's recording, after SQLite's quick_check) or Import (`archive import`).
   [[nodiscard]] static std::unique_ptr<Archive> open(const ArchiveLocation& where,
-                                                     std::string_view tool_version = {});
+                                                     std::string_view tool_version = {},
+                                                     ArchiveAccess access = ArchiveAccess::Record);
+  // Opens an existing archive read-only (verify, history, audit, export, drift): it creates,
+  // migrates and marks nothing, and reads an archive on a read-only mount.
+  [[nodiscard]] static std::unique_ptr<Archive> open_to_read(const ArchiveLocation& where);
 
   // Appends a record of `run` whose JSON is `json_text` (stored verbatim, addressed by its
   // SHA-256); a result already recorded is not recorded again (RecordOutcome::already).
@@ -149,7 +157,7 @@ class Archive {
   [[nodiscard]] std::optional<std::string> result_json(const std::string& sha256);
   [[nodiscard]] std::int64_t record_count();
   // The chain's links of records first..last: (seq, result_sha256, content_sha256, prev_hash,
-  // record_hash) each.
+  // record_hash, kind, recorded_utc) each.
   [[nodiscard]] std::vector<SqlRow> chain_segment(std::int64_t first, std::int64_t last);
   // The report files a record lists.
   [[nodiscard]] std::vector<ArchivedFile> report_files(std::int64_t seq);

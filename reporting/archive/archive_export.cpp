@@ -3,6 +3,7 @@
 #include "reporting/archive/archive_export.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
+#include "reporting/archive/archive_rows.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/result_json.hpp"
 
@@ -25,6 +27,22 @@ std::optional<std::string> bytes_of(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
+}
+
+bool is_sha256_hex(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// A file name for the export from the name a record gives: letters, digits, '.', '_' and '-'
+// (anything else '_'), never empty, never starting with '.' or '-' (no "..", no hidden file, no
+// option-looking name), at most 100 bytes.
+std::string safe_file_name(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  if (name.size() > 100) name.resize(100);
+  if (name.empty() || name[0] == '.' || name[0] == '-') name = "file" + name;
+  return name;
 }
 
 std::string cell_text(const SqlCell& c) {
@@ -43,16 +61,34 @@ class ExportFolder {
     manifest_ += archive_sha256_hex(bytes) + "  " + relative + "\n";
     ++summary_.files;
   }
-  // A file a record names, copied only when it still has the SHA-256 the record holds.
+  // A file a record names, copied only when the record holds its SHA-256 and it is a regular
+  // file that still has it (what the record does not prove is not exported: a result that names
+  // /etc/shadow without a hash exports nothing of it). `folder` is where it goes (specs/...).
   void copy(const std::string& what, const std::string& path, const std::string& sha256,
-            const std::string& relative) {
+            const std::string& folder, bool hash_in_name = true) {
+    auto missing = [&](const std::string& why) {
+      summary_.not_copied.push_back(what + " " + path + ": " + why);
+    };
+    if (!is_sha256_hex(sha256)) return missing("not copied, the record holds no SHA-256 of it");
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return missing("missing");
+    if (!fs::is_regular_file(path, ec)) return missing("not copied, not a regular file");
     const auto bytes = bytes_of(path);
-    if (!bytes) return summary_.not_copied.push_back(what + " " + path + ": missing");
-    if (!sha256.empty() && archive_sha256_hex(*bytes) != sha256)
-      return summary_.not_copied.push_back(what + " " + path + ": changed since it was recorded");
+    if (!bytes) return missing("cannot be read");
+    if (archive_sha256_hex(*bytes) != sha256) return missing("changed since it was recorded");
+    const std::string relative =
+        folder + (hash_in_name ? sha256.substr(0, 12) + "-" : "") + safe_file_name(path);
     if (written_.insert(relative).second) write(relative, *bytes);
   }
-  void finish() { write_file_atomically((dir_ / "MANIFEST.sha256").string(), manifest_); }
+  void finish(const Ed25519Key* signer) {
+    write_file_atomically((dir_ / "MANIFEST.sha256").string(), manifest_);
+    if (!signer) return;
+    const std::string signature =
+        signer->sign_hex(export_signature_message(archive_sha256_hex(manifest_)));
+    write_file_atomically(
+        (dir_ / "MANIFEST.sha256.sig").string(),
+        "storqual export manifest v1\nkey " + signer->key_id() + "\nsignature " + signature + "\n");
+  }
 
  private:
   fs::path dir_;
@@ -64,7 +100,7 @@ class ExportFolder {
 }  // namespace
 
 ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& rows,
-                             const std::string& dir) {
+                             const std::string& dir, const Ed25519Key* signer) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
     throw UsageError("--out " + dir + ": not empty (an export goes into a new folder)");
@@ -77,24 +113,25 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
     const auto text = archive.result_json(row.result_sha256);
     if (!text) throw ArchiveError("record " + std::to_string(row.record) + ": its result is gone");
     out.write("results/" + row.result_sha256 + ".json", *text);
-    for (const auto& f : archive.report_files(row.record))
-      out.copy(
-          "report", f.path, f.sha256,
-          "reports/" + std::to_string(row.record) + "/" + fs::path(f.path).filename().string());
+    Json reports = Json::array();
+    for (const auto& f : archive.report_files(row.record)) {
+      out.copy("report", f.path, f.sha256, "reports/" + std::to_string(row.record) + "/", false);
+      reports.push_back(
+          {{"kind", f.kind}, {"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+    }
     const RunResult run = run_result_from_json(*text);
-    if (!run.spec.path.empty())
-      out.copy("spec sheet", run.spec.path, run.spec.sha256,
-               "specs/" + run.spec.sha256.substr(0, 12) + "-" +
-                   fs::path(run.spec.path).filename().string());
+    if (!run.spec.path.empty()) out.copy("spec sheet", run.spec.path, run.spec.sha256, "specs/");
     if (!run.spec.suite_path.empty())
-      out.copy("suite", run.spec.suite_path, run.spec.suite_sha256,
-               "suites/" + run.spec.suite_sha256.substr(0, 12) + "-" +
-                   fs::path(run.spec.suite_path).filename().string());
+      out.copy("suite", run.spec.suite_path, run.spec.suite_sha256, "suites/");
+    Json tags = Json::array();
+    for (const auto& t : row.tags) tags.push_back({{"key", t.key}, {"value", t.value}});
     records.push_back({{"record", row.record},
                        {"result_sha256", row.result_sha256},
                        {"serial", row.serial},
                        {"model", row.model},
-                       {"verdict", row.verdict}});
+                       {"verdict", row.verdict},
+                       {"tags", tags},
+                       {"report_files", reports}});
     first = first ? std::min(first, row.record) : row.record;
     last = std::max(last, row.record);
     ++summary.records;
@@ -102,13 +139,13 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
   std::string chain;
   if (first)
     for (const auto& link : archive.chain_segment(first, last))
-      chain += Json{{"record", std::get<std::int64_t>(link[0])},
-                    {"result_sha256", cell_text(link[1])},
-                    {"content_sha256", cell_text(link[2])},
-                    {"prev_hash", cell_text(link[3])},
-                    {"record_hash", cell_text(link[4])}}
-                   .dump() +
-               "\n";
+      chain +=
+          Json{{"record", std::get<std::int64_t>(link[0])}, {"result_sha256", cell_text(link[1])},
+               {"content_sha256", cell_text(link[2])},      {"prev_hash", cell_text(link[3])},
+               {"record_hash", cell_text(link[4])},         {"kind", cell_text(link[5])},
+               {"recorded_utc", cell_text(link[6])}}
+              .dump() +
+          "\n";
   out.write("chain.jsonl", chain);
   const ChainCheck check = archive.verify();
   Json about{{"archive", archive.location().display()},
@@ -116,9 +153,13 @@ ExportSummary export_records(Archive& archive, const std::vector<HistoryRow>& ro
              {"head_hash", check.head_hash},
              {"chain", check.problem ? *check.problem : "whole"},
              {"records", records}};
-  out.write("export.json", about.dump(2) + "\n");
-  out.finish();
+  out.write("export.json", about.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  out.finish(signer);
   return summary;
+}
+
+std::string export_signature_message(std::string_view manifest_sha256) {
+  return "storqual export manifest v1 " + std::string(manifest_sha256);
 }
 
 }  // namespace storqual::reporting

@@ -9,9 +9,21 @@
 #include <cstdlib>
 
 #include "model/errors.hpp"
+#include "reporting/text_sanitize.hpp"
 
 namespace storqual::reporting {
 namespace {
+
+// A libpq key=value connection string ("dbname=lab host=/run/postgresql"): it starts with a
+// keyword and '=' (a file of such a name is given as ./dbname=lab).
+bool looks_like_conninfo(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+    ++i;
+  std::size_t j = i;
+  while (j < text.size() && text[j] == ' ') ++j;
+  return i > 0 && j < text.size() && text[j] == '=';
+}
 
 bool starts_with_any(std::string_view text, std::initializer_list<std::string_view> prefixes) {
   for (auto p : prefixes)
@@ -32,24 +44,28 @@ void refuse_password(std::string_view uri, std::string_view origin) {
   const bool valid = options != nullptr;
   bool password = lower.find("password") != std::string::npos;
   // user:password@ (libpq reads the user part up to '@' or '/'), an empty password included.
-  const std::string_view rest = uri.substr(uri.find("//") + 2);
-  const std::size_t at = rest.find('@');
-  if (at != std::string_view::npos && at < rest.find('/') &&
-      rest.substr(0, at).find(':') != std::string_view::npos)
-    password = true;
+  if (const std::size_t slashes = uri.find("//"); slashes != std::string_view::npos) {
+    const std::string_view rest = uri.substr(slashes + 2);
+    const std::size_t at = rest.find('@');
+    if (at != std::string_view::npos && at < rest.find('/') &&
+        rest.substr(0, at).find(':') != std::string_view::npos)
+      password = true;
+  }
   for (PQconninfoOption* o = options; o && o->keyword; ++o)
     if (std::string_view(o->keyword) == "password" && o->val) password = true;
   PQconninfoFree(options);
   PQfreemem(error);
   if (password)
-    throw UsageError(std::string(origin) +
-                     ": the PostgreSQL URI holds a password; storqual takes credentials only "
-                     "through libpq's PGPASSWORD, PGSERVICE, service file or ~/.pgpass "
-                     "(docs/archive.md), so that none is printed or stored");
+    throw UsageError(
+        std::string(origin) +
+        ": the PostgreSQL connection string holds a password; storqual takes credentials only "
+        "through libpq's PGPASSWORD, PGSERVICE, service file or ~/.pgpass "
+        "(docs/archive.md), so that none is printed or stored");
   if (!valid)
     throw UsageError(std::string(origin) +
-                     ": not a libpq connection URI (postgresql://[user@][host][:port][/dbname]"
-                     "[?param=value&...], docs/archive.md)");
+                     ": not a libpq connection string (postgresql://[user@][host][:port][/dbname]"
+                     "[?param=value&...], or key=value pairs such as dbname=lab "
+                     "host=/run/postgresql; docs/archive.md)");
 }
 
 }  // namespace
@@ -65,6 +81,12 @@ ArchiveLocation parse_archive_location(std::string_view text, std::string_view o
   if (text.find('\0') != std::string_view::npos)
     throw UsageError(std::string(origin) + ": a NUL byte in the archive's name");
   if (starts_with_any(text, {"postgresql://", "postgres://"})) {
+    refuse_password(text, origin);
+    l.kind = ArchiveLocation::Kind::Postgresql;
+    l.target = std::string(text);
+    return l;
+  }
+  if (looks_like_conninfo(text)) {
     refuse_password(text, origin);
     l.kind = ArchiveLocation::Kind::Postgresql;
     l.target = std::string(text);
@@ -119,6 +141,11 @@ ArchiveTag parse_archive_tag(std::string_view text, std::string_view origin) {
   for (unsigned char c : value)
     if (c < 0x20 || c == 0x7f)
       throw UsageError(o + ": the value of " + std::string(key) + " holds a control character");
+  // The record keeps the bytes given, hashed as they are: only valid UTF-8 (no byte a reader
+  // would show as U+FFFD, and no C1 control).
+  if (!valid_utf8(value) || sanitize_text(value).size() != value.size())
+    throw UsageError(o + ": the value of " + std::string(key) +
+                     " is not valid UTF-8 text (or holds a control character)");
   return {std::string(key), std::string(value)};
 }
 

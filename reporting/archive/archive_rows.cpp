@@ -9,6 +9,7 @@
 
 #include "model/errors.hpp"
 #include "reporting/archive/archive_schema.hpp"
+#include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
 
 namespace storqual::reporting {
@@ -124,25 +125,42 @@ std::string shortest(double v) {
   return std::string(buf, end);
 }
 
-// One cell as the canonical text has it, by the column's declared type (an engine may give a
-// double column's integral value as an integer, or a number as text).
+// A text byte for byte: valid UTF-8 as itself, anything else as {"hex": its bytes} (so that no
+// byte is replaced before hashing, and a text that was edited in its invalid bytes is seen).
+Json canonical_text(const std::string& s) {
+  if (valid_utf8(s)) return s;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : s) {
+    hex += kHex[b >> 4];
+    hex += kHex[b & 15];
+  }
+  return Json{{"hex", hex}};
+}
+
+// One cell as the canonical text has it: the writer gives each column its declared type, and so
+// does every engine reading it back (SQLite's STRICT tables, PostgreSQL's types). A value of
+// another type (an older archive's table that stored 0.75 in an integer column, or text in a
+// double one) is spelled with its type, so that it never reads as the value it replaced.
 Json canonical_cell(const SqlCell& c, ColumnType type) {
   if (std::holds_alternative<std::monostate>(c)) return nullptr;
+  const auto* i = std::get_if<std::int64_t>(&c);
+  const auto* d = std::get_if<double>(&c);
+  const auto* s = std::get_if<std::string>(&c);
   switch (type) {
     case ColumnType::Integer:
-      if (const auto* v = std::get_if<std::int64_t>(&c)) return *v;
-      if (const auto* v = std::get_if<double>(&c)) return static_cast<std::int64_t>(*v);
-      return std::strtoll(std::get<std::string>(c).c_str(), nullptr, 10);
+      if (i) return *i;
+      break;
     case ColumnType::Double:
-      if (const auto* v = std::get_if<double>(&c)) return shortest(*v);
-      if (const auto* v = std::get_if<std::int64_t>(&c)) return shortest(static_cast<double>(*v));
-      return shortest(std::strtod(std::get<std::string>(c).c_str(), nullptr));
+      if (d) return shortest(*d);
+      break;
     case ColumnType::Text:
+      if (s) return canonical_text(*s);
       break;
   }
-  if (const auto* v = std::get_if<std::string>(&c)) return *v;
-  if (const auto* v = std::get_if<std::int64_t>(&c)) return std::to_string(*v);
-  return shortest(std::get<double>(c));
+  if (i) return Json{{"integer", *i}};
+  if (d) return Json{{"double", shortest(*d)}};
+  return Json{{"text", canonical_text(*s)}};
 }
 
 }  // namespace
@@ -205,8 +223,9 @@ std::string canonical_record(const RecordHead& head, const RecordRows& rows) {
     }
     tables[std::string(t.name)] = std::move(list);
   }
-  Json j = Json::array({head.seq, head.kind, head.result_sha256, head.recorded_utc, tables});
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  Json j = Json::array({head.seq, canonical_text(head.kind), canonical_text(head.result_sha256),
+                        canonical_text(head.recorded_utc), tables});
+  return j.dump(-1, ' ', false, Json::error_handler_t::strict);
 }
 
 std::string chain_hash(std::string_view prev_hash, std::string_view content_sha256) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <map>
 
 namespace storqual::reporting {
 namespace {
@@ -128,15 +129,76 @@ constexpr const char* kSchemaV3 =
     "CREATE TABLE record_signature (record_seq BIGINT PRIMARY KEY, key_sha256 TEXT NOT NULL, "
     "signature TEXT NOT NULL);\n";
 
+std::string_view strict_type(ColumnType t) {
+  switch (t) {
+    case Integer:
+      return "INTEGER";
+    case Double:
+      return "REAL";
+    case Text:
+      break;
+  }
+  return "TEXT";
+}
+
+// The tables of versions 1 and 3 as SQLite STRICT tables (a value of another type than its
+// column's is refused, not stored).
+std::vector<std::pair<std::string, std::string>> strict_tables() {
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"schema_version",
+       "version INTEGER PRIMARY KEY, applied_utc TEXT NOT NULL, tool_version TEXT NOT NULL"},
+      {"result_json", "sha256 TEXT PRIMARY KEY, content TEXT NOT NULL"},
+      {"record",
+       "seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, result_sha256 TEXT NOT NULL, recorded_utc "
+       "TEXT NOT NULL, content_sha256 TEXT NOT NULL, prev_hash TEXT NOT NULL, record_hash TEXT NOT "
+       "NULL"},
+      {"record_signature",
+       "record_seq INTEGER PRIMARY KEY, key_sha256 TEXT NOT NULL, signature TEXT NOT NULL"}};
+  for (const auto& t : tables()) {
+    std::string cols = "record_seq INTEGER NOT NULL, idx INTEGER NOT NULL";
+    for (const auto& c : t.columns)
+      cols += ", " + std::string(c.name) + " " + std::string(strict_type(c.type));
+    out.emplace_back(std::string(t.name), cols + ", PRIMARY KEY (record_seq, idx)");
+  }
+  return out;
+}
+
+constexpr const char* kIndexes =
+    "CREATE INDEX record_result ON record (result_sha256);\n"
+    "CREATE INDEX device_serial ON device (serial);\n"
+    "CREATE INDEX device_model ON device (model);\n"
+    "CREATE INDEX tag_key_value ON tag (key, value);\n"
+    "CREATE INDEX run_start ON run (start_utc);\n";
+
+// Version 4. SQLite: every table rebuilt as a STRICT table (the rows copied as they are; a value
+// that its column's type cannot hold fails the migration, and so the record, instead of staying
+// unseen), and the file marked as a storqual archive (application_id, user_version).
+// PostgreSQL's columns hold their types already: the database is marked by a comment.
+std::string schema_v4(std::string_view engine) {
+  if (engine != "sqlite") return "COMMENT ON TABLE schema_version IS 'storqual acceptance archive'";
+  std::string sql =
+      "DROP VIEW v_runs; DROP VIEW v_figures; DROP VIEW v_verdicts; DROP VIEW v_tags;\n";
+  for (const auto& [name, columns] : strict_tables())
+    sql += "CREATE TABLE " + name + "__strict (" + columns + ") STRICT;\nINSERT INTO " + name +
+           "__strict SELECT * FROM " + name + ";\nDROP TABLE " + name + ";\nALTER TABLE " + name +
+           "__strict RENAME TO " + name + ";\n";
+  sql += kIndexes;
+  sql += kSchemaV2;
+  sql += "PRAGMA application_id = " + std::to_string(kArchiveApplicationId) +
+         ";\nPRAGMA user_version = 4;\n";
+  return sql;
+}
+
 struct Migration {
   int to_version;
-  std::string (*sql)();
+  std::string (*sql)(std::string_view engine);
 };
 
-constexpr std::array<Migration, 3> kMigrations{{
-    {1, schema_v1},
-    {2, [] { return std::string(kSchemaV2); }},
-    {3, [] { return std::string(kSchemaV3); }},
+constexpr std::array<Migration, 4> kMigrations{{
+    {1, [](std::string_view) { return schema_v1(); }},
+    {2, [](std::string_view) { return std::string(kSchemaV2); }},
+    {3, [](std::string_view) { return std::string(kSchemaV3); }},
+    {4, schema_v4},
 }};
 
 std::string utc_now_text() {
@@ -148,7 +210,111 @@ std::string utc_now_text() {
   return buf;
 }
 
+// storqual's views as (name, the CREATE VIEW statement as version 2 wrote it).
+std::vector<std::pair<std::string, std::string>> views() {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string_view all = kSchemaV2;
+  for (std::size_t at = 0; at < all.size();) {
+    const std::size_t end = all.find(";\n", at);
+    const std::string_view statement = all.substr(at, end - at);
+    const std::size_t name = std::string_view("CREATE VIEW ").size();
+    out.emplace_back(std::string(statement.substr(name, statement.find(' ', name) - name)),
+                     std::string(statement));
+    at = end + 2;
+  }
+  return out;
+}
+
+std::string text_cell(const SqlCell& c) {
+  const auto* s = std::get_if<std::string>(&c);
+  return s ? *s : std::string();
+}
+
+// SQLite keeps a view's statement as it was given: each of storqual's must be as written.
+std::optional<std::string> sqlite_objects_problem(SqlConnection& db) {
+  std::map<std::string, std::string> found;
+  for (const auto& r : db.query("SELECT type, name, sql FROM sqlite_master WHERE type IN "
+                                "('view', 'trigger') ORDER BY name",
+                                {})) {
+    if (text_cell(r[0]) == "trigger")
+      return "the archive holds a trigger storqual did not make (" + text_cell(r[1]) + ")";
+    found[text_cell(r[1])] = text_cell(r[2]);
+  }
+  for (const auto& [name, sql] : views()) {
+    const auto f = found.find(name);
+    if (f == found.end()) return "the view " + name + " is gone";
+    if (f->second != sql) return "the view " + name + " is not storqual's (it was replaced)";
+  }
+  return std::nullopt;
+}
+
+// PostgreSQL keeps a view's definition parsed: each of storqual's is compared with the same
+// statement made a temporary view (in a transaction rolled back) as the server prints both.
+std::optional<std::string> postgresql_objects_problem(SqlConnection& db) {
+  const auto triggers = db.query(
+      "SELECT t.tgname FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = "
+      "t.tgrelid WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace "
+      "UNION ALL SELECT rulename FROM pg_catalog.pg_rules WHERE schemaname = current_schema()",
+      {});
+  if (!triggers.empty())
+    return "the archive holds a trigger or rule storqual did not make (" +
+           text_cell(triggers[0][0]) + ")";
+  std::optional<std::string> problem;
+  db.execute_script("BEGIN READ WRITE");
+  try {
+    for (const auto& [name, sql] : views()) {
+      const auto have = db.query(
+          "SELECT definition FROM pg_catalog.pg_views WHERE schemaname = current_schema() AND "
+          "viewname = $1",
+          {name});
+      db.execute_script("CREATE TEMPORARY VIEW storqual_expected_" +
+                        sql.substr(std::string_view("CREATE VIEW ").size()));
+      const auto want = db.query("SELECT pg_catalog.pg_get_viewdef($1::regclass)",
+                                 {"pg_temp.storqual_expected_" + name});
+      if (have.empty())
+        problem = "the view " + name + " is gone";
+      else if (text_cell(have[0][0]) != text_cell(want.at(0).at(0)))
+        problem = "the view " + name + " is not storqual's (it was replaced)";
+      if (problem) break;
+    }
+  } catch (...) {
+    db.execute_script("ROLLBACK");
+    throw;
+  }
+  db.execute_script("ROLLBACK");
+  return problem;
+}
+
 }  // namespace
+
+std::optional<std::string> archive_objects_problem(SqlConnection& db) {
+  if (archive_schema_version(db) < 2) return std::nullopt;
+  return db.engine() == "sqlite" ? sqlite_objects_problem(db) : postgresql_objects_problem(db);
+}
+
+void check_archive_to_read(SqlConnection& db, const std::string& name) {
+  if (!db.has_table("schema_version") || !db.has_table("record"))
+    throw ArchiveError(name +
+                       ": holds no storqual archive (no schema_version and record tables); "
+                       "storqual leaves it as it is");
+  if (const int have = archive_schema_version(db); have > kArchiveSchemaVersion)
+    throw ArchiveError("the archive's schema is version " + std::to_string(have) +
+                       ", newer than this storqual's (" + std::to_string(kArchiveSchemaVersion) +
+                       ")");
+}
+
+void check_archive_to_record(SqlConnection& db, const std::string& name) {
+  if (db.engine() != "postgresql" || db.has_table("schema_version")) return;
+  const auto tables = db.query(
+      "SELECT count(*) FROM pg_catalog.pg_class WHERE relnamespace = "
+      "current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'p', 'f')",
+      {});
+  const auto* n = tables.empty() ? nullptr : std::get_if<std::int64_t>(&tables[0][0]);
+  if (n && *n > 0)
+    throw ArchiveError(name + ": the database holds " + std::to_string(*n) +
+                       " tables or views of another application and no storqual archive; "
+                       "storqual leaves it as it is (give an empty database)");
+}
 
 std::span<const ArchiveTable> archive_tables() {
   return tables();
@@ -173,7 +339,7 @@ void migrate_archive(SqlConnection& db, std::string_view tool_version) {
                            ", newer than this storqual's (" +
                            std::to_string(kArchiveSchemaVersion) + ")");
       if (have < m.to_version) {
-        db.execute_script(m.sql());
+        db.execute_script(m.sql(db.engine()));
         db.query(
             "INSERT INTO schema_version (version, applied_utc, tool_version) VALUES ($1, $2, $3)",
             {std::int64_t{m.to_version}, utc_now_text(), std::string(tool_version)});

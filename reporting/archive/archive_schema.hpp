@@ -5,6 +5,7 @@
 // archive of any earlier version to this one.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,11 +34,23 @@ struct ArchiveTable {
 
 // The version this build writes; an archive of a newer version is refused (ArchiveError), an
 // older one migrated, each step in its own transaction under the writer lock.
-inline constexpr int kArchiveSchemaVersion = 3;
+inline constexpr int kArchiveSchemaVersion = 4;
 
 // Brings the archive to kArchiveSchemaVersion (creating it when empty). Safe with any number of
 // processes doing it at once.
 void migrate_archive(SqlConnection& db, std::string_view tool_version);
+
+// An archive a command only reads: storqual's tables there, of a version this storqual knows.
+// `name` is the archive as messages name it. Throws ArchiveError.
+void check_archive_to_read(SqlConnection& db, const std::string& name);
+// An archive to record into, before its migrations: on PostgreSQL, a database that holds another
+// application's tables and no storqual archive is refused (an SQLite file is checked as it is
+// opened, open_sqlite). Throws ArchiveError.
+void check_archive_to_record(SqlConnection& db, const std::string& name);
+
+// What `archive verify` checks beside the chain: storqual's views as storqual wrote them, and no
+// trigger (nor, on PostgreSQL, rule) on its tables. The first thing amiss, or none.
+[[nodiscard]] std::optional<std::string> archive_objects_problem(SqlConnection& db);
 
 // The version an archive holds (0: none yet).
 [[nodiscard]] int archive_schema_version(SqlConnection& db);

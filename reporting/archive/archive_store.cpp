@@ -38,7 +38,7 @@ void ArchiveResultsStore::save(const FleetReport& fleet, const ReportSet&) {
 }
 
 std::vector<RunResult> ArchiveResultsStore::load(const std::string& source) {
-  const auto archive = open();
+  const auto archive = Archive::open_to_read(where_);
   const auto text = archive->result_json(source);
   if (!text) throw ResultJsonError(where_.display() + ": no result with SHA-256 " + source);
   try {
@@ -48,9 +48,19 @@ std::vector<RunResult> ArchiveResultsStore::load(const std::string& source) {
   }
 }
 
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_-.,/:@%+=") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string archive_import_command(const std::string& json_file, const ArchiveLocation& where) {
-  std::string cmd = "storqual archive import " + (json_file.empty() ? "RESULT.json" : json_file);
-  if (!where.is_default) cmd += " --archive " + where.display();
+  std::string cmd =
+      "storqual archive import " + (json_file.empty() ? "RESULT.json" : shell_quoted(json_file));
+  if (!where.is_default) cmd += " --archive " + shell_quoted(where.display());
   return cmd;
 }
 
@@ -76,7 +86,7 @@ void RecordingResultsStore::record(const RunResult& run, const ReportSet& report
                  out.already ? "already" : "recorded as", static_cast<long long>(out.seq),
                  archive_.location().display().c_str(), out.result_sha256.c_str());
     if (!out.already)
-      std::fputs(format_drift(Archive::open(archive_.location())->drift(out.seq)).c_str(),
+      std::fputs(format_drift(Archive::open_to_read(archive_.location())->drift(out.seq)).c_str(),
                  console_);
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);
@@ -108,7 +118,7 @@ std::optional<AcceptanceRecord> RecordingResultsStore::acceptance_of(
       !std::filesystem::exists(archive_.location().target, ec))
     return std::nullopt;
   try {
-    return Archive::open(archive_.location())->acceptance(serial);
+    return Archive::open_to_read(archive_.location())->acceptance(serial);
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);
     std::fprintf(console_, "  archive: no drift verdict (the archive cannot be read: %s)\n",

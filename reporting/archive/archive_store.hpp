@@ -73,7 +73,12 @@ class RecordingResultsStore final : public ResultsStore {
   std::size_t failures_ = 0;
 };
 
-// The command that records `json_file` later, naming the archive unless it is the default one.
+// `word` as one word of a POSIX shell: as it is when it holds only safe characters, else in
+// single quotes.
+[[nodiscard]] std::string shell_quoted(const std::string& word);
+
+// The command that records `json_file` later, naming the archive unless it is the default one;
+// each word shell-quoted, so that it can be pasted as it is printed.
 [[nodiscard]] std::string archive_import_command(const std::string& json_file,
                                                  const ArchiveLocation& where);
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/quantity_format.hpp"
+#include "reporting/text_sanitize.hpp"
 
 namespace storqual::reporting {
 namespace {
@@ -35,31 +36,36 @@ std::string interval_text(const std::optional<std::pair<double, double>>& i) {
 void append_against(std::string& out, const char* what, const DriftAgainst& a,
                     const DriftReport& drift) {
   out += "  drift: against " + std::string(what) + " record " + std::to_string(a.record) + " (" +
-         a.start_utc + ", firmware " + (a.firmware.empty() ? "-" : a.firmware) + ", " + a.verdict +
+         terminal_text(a.start_utc) + ", firmware " +
+         (a.firmware.empty() ? "-" : terminal_text(a.firmware)) + ", " + terminal_text(a.verdict) +
          ")\n";
   for (const auto& f : a.figures) {
     const double pct = f.then != 0 ? (f.now - f.then) / f.then * 100 : 0;
-    out += "    " + f.workload + " " + f.name + ": " + format_fixed(f.then, 0) + " -> " +
-           format_fixed(f.now, 0) + " " + f.unit + " (" + (pct >= 0 ? "+" : "") +
-           format_fixed(pct, 1) + "%); intervals " + interval_text(f.then_interval) + " and " +
-           interval_text(f.now_interval) +
+    out += "    " + terminal_text(f.workload) + " " + terminal_text(f.name) + ": " +
+           format_fixed(f.then, 0) + " -> " + format_fixed(f.now, 0) + " " + f.unit + " (" +
+           (pct >= 0 ? "+" : "") + format_fixed(pct, 1) + "%); intervals " +
+           interval_text(f.then_interval) + " and " + interval_text(f.now_interval) +
            (f.separated                         ? ": separate, DRIFT"
             : f.now_interval && f.then_interval ? ": overlap, no drift"
                                                 : ": not judged") +
            "\n";
   }
   if (a.firmware != drift.firmware_now)
-    out += "    firmware: " + (a.firmware.empty() ? "-" : a.firmware) + " -> " +
-           (drift.firmware_now.empty() ? "-" : drift.firmware_now) + "\n";
+    out += "    firmware: " + (a.firmware.empty() ? "-" : terminal_text(a.firmware)) + " -> " +
+           (drift.firmware_now.empty() ? "-" : terminal_text(drift.firmware_now)) + "\n";
   if (!a.wear_then.empty() && !drift.wear_now.empty())
-    out += "    wear: percentage_used " + a.wear_then + " -> " + drift.wear_now + "\n";
+    out += "    wear: percentage_used " + terminal_text(a.wear_then) + " -> " +
+           terminal_text(drift.wear_now) + "\n";
 }
 
 }  // namespace
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
+  // OWASP's CSV injection rule: a field a spreadsheet would take for a formula (= + - @, or a
+  // tab or CR before one) gets a leading single quote, and is quoted.
+  const bool formula = !s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string::npos;
+  if (!formula && s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = formula ? "\"'" : "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
@@ -77,13 +83,16 @@ std::string format_history_table(const std::vector<HistoryRow>& rows) {
   std::snprintf(line, sizeof line, "%-20s %-12s %-16s %-20s %-10s %-14s %-13s %s\n", "date", "host",
                 "serial", "model", "firmware", "suite", "verdict", "figures");
   out += line;
+  // Every string came from a device, a file or the archive: no control character reaches the
+  // terminal (terminal_text).
   for (const auto& r : rows) {
     std::snprintf(line, sizeof line, "%-20.20s %-12.12s %-16.16s %-20.20s %-10.10s %-14.14s %-13s ",
-                  r.start_utc.c_str(), r.host.c_str(), r.serial.c_str(), r.model.c_str(),
-                  r.firmware.c_str(), r.suite.c_str(),
-                  (r.verdict + " (" + std::to_string(r.exit_code) + ")").c_str());
-    out += line + figures_text(r);
-    if (!r.tags.empty()) out += "  [" + tags_text(r) + "]";
+                  terminal_text(r.start_utc).c_str(), terminal_text(r.host).c_str(),
+                  terminal_text(r.serial).c_str(), terminal_text(r.model).c_str(),
+                  terminal_text(r.firmware).c_str(), terminal_text(r.suite).c_str(),
+                  terminal_text(r.verdict + " (" + std::to_string(r.exit_code) + ")").c_str());
+    out += line + terminal_text(figures_text(r));
+    if (!r.tags.empty()) out += "  [" + terminal_text(tags_text(r)) + "]";
     out += "\n";
   }
   out += std::to_string(rows.size()) + (rows.size() == 1 ? " run\n" : " runs\n");
@@ -97,8 +106,9 @@ std::string format_history_json(const std::vector<HistoryRow>& rows) {
     for (const auto& f : r.figures)
       figures.push_back(
           {{"workload", f.workload}, {"name", f.name}, {"value", f.value}, {"unit", f.unit}});
-    Json tags = Json::object();
-    for (const auto& t : r.tags) tags[t.key] = t.value;
+    // Every tag in its order, a key given twice twice.
+    Json tags = Json::array();
+    for (const auto& t : r.tags) tags.push_back({{"key", t.key}, {"value", t.value}});
     runs.push_back({{"start_utc", r.start_utc},
                     {"host", r.host},
                     {"serial", r.serial},

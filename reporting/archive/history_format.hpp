@@ -10,12 +10,15 @@
 
 namespace storqual::reporting {
 
+// For the terminal: every string without control characters (terminal_text).
 [[nodiscard]] std::string format_history_table(const std::vector<HistoryRow>& rows);
-// {"runs": [{"start_utc": ..., "figures": [{"workload", "name", "value", "unit"}], "tags": {}}]}
+// {"runs": [{"start_utc": ..., "figures": [{"workload", "name", "value", "unit"}],
+//            "tags": [{"key", "value"}]}]} (every tag, a key given twice twice)
 [[nodiscard]] std::string format_history_json(const std::vector<HistoryRow>& rows);
 // RFC 4180: a header line, fields quoted when they hold a comma, quote or line break.
 [[nodiscard]] std::string format_history_csv(const std::vector<HistoryRow>& rows);
-// One RFC 4180 field: quoted when it holds a comma, quote or line break (quotes doubled).
+// One RFC 4180 field: quoted when it holds a comma, quote or line break (quotes doubled); one
+// that starts with = + - @, a tab or CR gets a leading ' (OWASP, CSV injection) and is quoted.
 [[nodiscard]] std::string csv_field(const std::string& s);
 
 // A re-test against the unit's acceptance record and its last one (docs/archive.md, "Drift"): each

@@ -3,6 +3,9 @@
 // holds a password (archive_location.cpp refuses one); libpq reads credentials from its own
 // environment (PGPASSWORD, PGSERVICE), service file and ~/.pgpass.
 #include <libpq-fe.h>
+#include <poll.h>
+
+#include <cerrno>
 
 #include <charconv>
 #include <cstdlib>
@@ -14,8 +17,12 @@ namespace {
 
 // PostgreSQL's type oids (catalog/pg_type.dat) of the integer and floating columns it returns.
 constexpr Oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
-// The one advisory lock every writer of a storqual archive takes (docs/archive.md).
+// The one advisory lock every writer of a storqual archive takes (docs/archive.md), waited for as
+// long as SQLite's busy timeout (lock_timeout covers advisory locks too), and how long a connection
+// attempt may take when the connection string does not say.
 constexpr const char* kWriterLock = "SELECT pg_advisory_xact_lock(290029)";
+constexpr const char* kWriterLockWait = "SET LOCAL lock_timeout = '60s'";
+constexpr const char* kConnectTimeoutS = "10";
 
 std::string to_text(double v) {
   char buf[64];
@@ -26,13 +33,17 @@ std::string to_text(double v) {
 class PostgresConnection final : public SqlConnection {
  public:
   explicit PostgresConnection(std::string url) : url_(std::move(url)) {
-    conn_ = PQconnectdb(url_.c_str());
+    // connect_timeout first: the connection string's own (expand_dbname) wins over it.
+    const char* keys[] = {"connect_timeout", "dbname", nullptr};
+    const char* values[] = {kConnectTimeoutS, url_.c_str(), nullptr};
+    conn_ = PQconnectdbParams(keys, values, 1);
   }
-  void prepare() {
+  void prepare(ArchiveAccess access) {
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK)
       throw ArchiveError(where() + ": cannot connect: " + message());
     // Quiet notices ("relation already exists, skipping") and exact doubles both ways.
     execute_script("SET client_min_messages=warning; SET extra_float_digits=3");
+    if (access == ArchiveAccess::Read) execute_script("SET default_transaction_read_only = on");
   }
   ~PostgresConnection() override {
     if (in_transaction_) rollback();
@@ -78,7 +89,17 @@ class PostgresConnection final : public SqlConnection {
   void begin_write() override {
     execute_script("BEGIN");
     in_transaction_ = true;
-    PGresult* res = PQexec(conn_, kWriterLock);
+    execute_script(kWriterLockWait);
+    PGresult* res = wait_for_lock();
+    if (res && PQresultStatus(res) != PGRES_TUPLES_OK) {
+      const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+      if (state && std::string_view(state) == "55P03") {  // lock_not_available
+        PQclear(res);
+        throw ArchiveError(where() +
+                           ": the archive's writer lock was held by another writer for longer "
+                           "than 60 s (pg_advisory_xact_lock(290029)); nothing recorded");
+      }
+    }
     check(res, PGRES_TUPLES_OK);
     PQclear(res);
   }
@@ -123,6 +144,31 @@ class PostgresConnection final : public SqlConnection {
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     throw ArchiveError(where() + ": " + why);
   }
+  // The writer lock's statement, sent and waited for in steps of 100 ms so that a stop signal
+  // that comes during the wait (archive_stop_requested) cancels it instead of waiting out the 60 s
+  // (a run interrupted before, which records what it measured, waits as any other).
+  PGresult* wait_for_lock() {
+    const bool stopped_before = archive_stop_requested();
+    if (!PQsendQuery(conn_, kWriterLock)) return nullptr;
+    while (PQisBusy(conn_)) {
+      if (!stopped_before && archive_stop_requested()) {
+        if (PGcancel* cancel = PQgetCancel(conn_)) {
+          char error[256];
+          (void)PQcancel(cancel, error, sizeof error);
+          PQfreeCancel(cancel);
+        }
+        while (PGresult* r = PQgetResult(conn_)) PQclear(r);
+        throw ArchiveError(where() + ": interrupted while waiting for the archive's writer lock");
+      }
+      pollfd fd{PQsocket(conn_), POLLIN, 0};
+      if (::poll(&fd, 1, 100) < 0 && errno != EINTR) break;
+      if (!PQconsumeInput(conn_)) break;
+    }
+    PGresult* res = PQgetResult(conn_);
+    while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+    return res;
+  }
+
   static SqlCell cell(PGresult* res, int r, int c) {
     if (PQgetisnull(res, r, c)) return std::monostate{};
     const char* text = PQgetvalue(res, r, c);
@@ -144,9 +190,9 @@ class PostgresConnection final : public SqlConnection {
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_postgresql(const std::string& url) {
+std::unique_ptr<SqlConnection> open_postgresql(const std::string& url, ArchiveAccess access) {
   auto connection = std::make_unique<PostgresConnection>(url);
-  connection->prepare();
+  connection->prepare(access);
   return connection;
 }
 

@@ -11,6 +11,7 @@
 // by any number of processes; a connection destroyed inside a transaction rolls it back.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -52,11 +53,41 @@ class SqlConnection {
   [[nodiscard]] virtual bool has_table(const std::string& name) = 0;
 };
 
-// The engines. open_sqlite creates the file (not its directory) when missing, never replaces one
-// that is not a database (ArchiveError "not an SQLite database"), sets WAL and busy_timeout.
-[[nodiscard]] std::unique_ptr<SqlConnection> open_sqlite(const std::string& path);
-// `url`: a libpq connection URI (postgresql://...); credentials only through libpq's environment,
-// service and password files (checked by the caller, archive_location.hpp).
-[[nodiscard]] std::unique_ptr<SqlConnection> open_postgresql(const std::string& url);
+// The flag a stop signal sets (runner/qualification/signals.hpp): a writer waiting for the
+// archive's lock (SQLite's busy wait, PostgreSQL's advisory lock) watches it and gives up within a
+// tenth of a second once it is set during the wait (ArchiveError "interrupted while waiting ..."),
+// so that SIGINT or SIGTERM ends the run with its reports written. A run interrupted before it
+// records (its result says so) waits as any other, 60 s at most. Null (the default): only the
+// 60 s bound.
+void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept;
+[[nodiscard]] bool archive_stop_requested() noexcept;
+
+// What a command does with the archive: verify, history, audit and export only read it (a read-only
+// connection that never creates, migrates or marks anything); a command that records writes, and
+// a run's recording (one record) first runs SQLite's quick_check over the file; `archive import`
+// (Import: many records at once, where a whole-file check each time would cost more than the
+// import) relies on SQLite refusing the damaged pages it reads.
+enum class ArchiveAccess { Read, Record, Import };
+
+// The mark of a storqual archive in an SQLite file's header (PRAGMA application_id, "SQRA";
+// user_version is its schema version), docs/archive.md "Where".
+inline constexpr std::int64_t kArchiveApplicationId = 0x53515241;
+
+// The engines. open_sqlite opens an existing archive file only: the path is looked at before
+// SQLite sees it, and a block or character device, a directory, a FIFO or socket, an empty file,
+// a file that is not an SQLite database and an SQLite database that is not a storqual archive
+// (neither the mark nor, for an archive of before the mark, storqual's tables) are refused
+// (ArchiveError naming the path) and left byte for byte as they were. Record: read-write, WAL,
+// busy_timeout; Read: SQLITE_OPEN_READONLY (immutable on a read-only mount).
+[[nodiscard]] std::unique_ptr<SqlConnection> open_sqlite(const std::string& path,
+                                                         ArchiveAccess access);
+// A new database file at `path`, which must not exist (the archive's first migrations run in it
+// before it is moved to its name, Archive::open).
+[[nodiscard]] std::unique_ptr<SqlConnection> create_sqlite(const std::string& path);
+// `url`: a libpq connection URI (postgresql://...) or key=value string; credentials only through
+// libpq's environment, service and password files (checked by the caller, archive_location.hpp).
+// Read: every transaction is read-only (default_transaction_read_only).
+[[nodiscard]] std::unique_ptr<SqlConnection> open_postgresql(const std::string& url,
+                                                             ArchiveAccess access);
 
 }  // namespace storqual::reporting

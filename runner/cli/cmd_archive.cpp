@@ -11,8 +11,10 @@
 
 #include "reporting/archive/archive.hpp"
 #include "reporting/archive/archive_export.hpp"
+#include "reporting/archive/archive_rows.hpp"
 #include "reporting/result_json.hpp"
 #include "reporting/results_store.hpp"
+#include "reporting/text_sanitize.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"
@@ -23,26 +25,59 @@ namespace storqual::runner {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: storqual archive verify [--archive X]\n"
+    "usage: storqual archive verify [--archive X] [--head HASH] [--public-key FILE]\n"
     "       storqual archive import FILE... [--archive X] [--tag K=V...]\n"
     "       storqual archive export --tag K=V | --serial S | --model M [--since D] [--until D]\n"
-    "                               --out DIR [--archive X]\n\n"
+    "                               --out DIR [--archive X] [--sign-key FILE]\n"
+    "       storqual archive verify-export DIR [--public-key FILE]\n\n"
     "verify walks the archive's chain of records from the first and names the first record that\n"
     "was edited, inserted or removed (exit 1); it prints the last record's hash, to keep\n"
-    "elsewhere. import records result files (storqual run --json) and fleet files (storqual\n"
-    "report --json); a result already in the archive (by its SHA-256) is not recorded again.\n"
+    "elsewhere; with --head, exit 1 also when the archive is not at or past that head (a cut,\n"
+    "a rollback, an emptied file). import records result files (storqual run --json) and fleet\n"
+    "files (storqual report --json); a result already in the archive (by its SHA-256) is not\n"
+    "recorded again.\n"
     "export writes the matching records into DIR for the audit file: the results, their report\n"
-    "files, sheets and suites, the chain's links over them and MANIFEST.sha256 (sha256sum -c).\n";
+    "files, sheets and suites, the chain's links over them and MANIFEST.sha256 (sha256sum -c),\n"
+    "signed with --sign-key. verify-export checks an export from its own files: the manifest (and\n"
+    "with --public-key its signature), the chain's links and each record's content hash.\n";
 
 int verify(const reporting::ArchiveLocation& where, const po::variables_map& vm) {
   std::shared_ptr<const reporting::Ed25519Key> key;
   if (vm.count("public-key"))
     key = reporting::Ed25519Key::load_public(vm["public-key"].as<std::string>(), "--public-key");
-  const auto archive = reporting::Archive::open(where, version_string());
+  const std::optional<std::string> head =
+      vm.count("head") ? std::optional(vm["head"].as<std::string>()) : std::nullopt;
+  if (head &&
+      (head->size() != 64 || head->find_first_not_of("0123456789abcdef") != std::string::npos))
+    throw UsageError("--head: '" + head->substr(0, 80) +
+                     "' is not a record hash (64 lower-case hex digits, as verify prints it)");
+  std::unique_ptr<reporting::Archive> archive;
+  try {
+    archive = reporting::Archive::open_to_read(where);
+  } catch (const reporting::ArchiveError& e) {
+    if (!head) throw;
+    // Whatever it is now (emptied, replaced, gone), it is not at the head given.
+    std::printf("archive %s: it is not at or past the head given (%s): %s\n",
+                where.display().c_str(), head->c_str(), e.what());
+    return kExitClaimFailed;
+  }
   const reporting::ChainCheck check = archive->verify(key.get());
   if (check.problem) {
+    // A problem may quote a name from the archive (a trigger's): no control character printed.
     std::printf("archive %s: %lld records; the chain is broken: %s\n", where.display().c_str(),
-                static_cast<long long>(check.records), check.problem->c_str());
+                static_cast<long long>(check.records),
+                reporting::terminal_text(*check.problem).c_str());
+    return kExitClaimFailed;
+  }
+  // A head kept from before must still be in the chain: a cut tail, a rollback to a copy of
+  // before, an archive emptied or replaced are not at or past it.
+  if (head && *head != reporting::kGenesisHash && !check.hashes.count(*head)) {
+    std::printf(
+        "archive %s: %lld records, head %s; it is not at or past the head given: no "
+        "record has the hash %s (records were cut from its end, or it was rolled back "
+        "or replaced)\n",
+        where.display().c_str(), static_cast<long long>(check.records), check.head_hash.c_str(),
+        head->c_str());
     return kExitClaimFailed;
   }
   const std::string signed_by =
@@ -86,7 +121,8 @@ int import(const reporting::ArchiveLocation& where, const std::vector<std::strin
       items.push_back({path, std::move(r), std::move(json)});
     }
   }
-  const auto archive = reporting::Archive::open(where, version_string());
+  const auto archive =
+      reporting::Archive::open(where, version_string(), reporting::ArchiveAccess::Import);
   if (signer) archive->sign_with(std::move(signer));
   std::size_t added = 0;
   std::map<std::string, std::vector<reporting::ArchivedFile>> listed_of;  // hashed once per file
@@ -135,15 +171,35 @@ int export_to(const reporting::ArchiveLocation& where, const po::variables_map& 
   if (!vm.count("out")) throw UsageError("export: --out DIR is required");
   const std::string dir = vm["out"].as<std::string>();
   require_archive_to_read(where, "nothing to export");
-  const auto archive = reporting::Archive::open(where, version_string());
+  const auto archive = reporting::Archive::open_to_read(where);
   const auto rows = archive->history(q);
   if (rows.empty()) throw UsageError("export: no record matches");
-  const auto summary = reporting::export_records(*archive, rows, dir);
+  const auto signer = archive_signer_of(vm);
+  const auto summary = reporting::export_records(*archive, rows, dir, signer.get());
   for (const auto& n : summary.not_copied)
     std::fprintf(stderr, "storqual archive export: %s\n", n.c_str());
   std::printf(
-      "exported %zu records, %zu files, into %s (check: cd %s && sha256sum -c MANIFEST.sha256)\n",
-      summary.records, summary.files, dir.c_str(), dir.c_str());
+      "exported %zu records, %zu files, into %s (check: cd %s && sha256sum -c MANIFEST.sha256; "
+      "storqual archive verify-export %s%s)\n",
+      summary.records, summary.files, dir.c_str(), dir.c_str(), dir.c_str(),
+      signer ? " --public-key KEY.pub" : "");
+  return kExitPass;
+}
+
+int verify_export(const std::vector<std::string>& rest, const po::variables_map& vm) {
+  if (rest.size() != 1) throw UsageError("verify-export: give the export's folder (see --help)");
+  std::shared_ptr<const reporting::Ed25519Key> key;
+  if (vm.count("public-key"))
+    key = reporting::Ed25519Key::load_public(vm["public-key"].as<std::string>(), "--public-key");
+  const reporting::ExportCheck c = reporting::verify_export(rest[0], key.get());
+  if (c.problem) {
+    std::printf("export %s: does not verify: %s\n", rest[0].c_str(), c.problem->c_str());
+    return kExitClaimFailed;
+  }
+  const std::string signed_by =
+      key ? ", the manifest signed by key " + key->key_id().substr(0, 16) : std::string();
+  std::printf("export %s: %zu records, %zu files, every hash recomputed%s; head %s\n",
+              rest[0].c_str(), c.records, c.files, signed_by.c_str(), c.head_hash.c_str());
   return kExitPass;
 }
 
@@ -159,7 +215,10 @@ int cmd_archive(const Args& args) {
       "until", po::value<std::string>()->value_name("D"), "export: records of runs before D (UTC)")(
       "out", po::value<std::string>()->value_name("DIR"), "export: the folder to write")(
       "public-key", po::value<std::string>()->value_name("FILE"),
-      "verify: every record must be signed by this Ed25519 public key (PEM)");
+      "verify: every record must be signed by this Ed25519 public key (PEM); verify-export: the "
+      "manifest must be")(
+      "head", po::value<std::string>()->value_name("HASH"),
+      "verify: the archive must be at or past this head (a record hash verify printed before)");
   po::options_description hidden;
   std::vector<std::string> words;
   hidden.add_options()("word", po::value(&words));
@@ -170,20 +229,22 @@ int cmd_archive(const Args& args) {
   po::variables_map vm;
   if (parse_command_options(args, all, visible, vm, &positional)) return kExitPass;
   if (words.empty()) throw UsageError("give verify or import (see --help)");
-  const reporting::ArchiveLocation where = archive_location_of(vm);
-  if (where.kind == reporting::ArchiveLocation::Kind::Off)
-    throw UsageError("the archive is off (--archive or STORQUAL_ARCHIVE): nothing to " + words[0]);
   const std::vector<std::string> rest(words.begin() + 1, words.end());
   if (words[0] != "export")
     for (const char* o : {"serial", "model", "since", "until", "out"})
       if (vm.count(o)) throw UsageError(std::string("--") + o + " goes with export only");
-  if (words[0] != "verify" && vm.count("public-key"))
-    throw UsageError("--public-key goes with verify only");
+  if (words[0] != "verify" && words[0] != "verify-export" && vm.count("public-key"))
+    throw UsageError("--public-key goes with verify and verify-export only");
+  if (words[0] != "verify" && vm.count("head")) throw UsageError("--head goes with verify only");
+  if (words[0] == "verify-export") return verify_export(rest, vm);  // no archive: the folder only
+  const reporting::ArchiveLocation where = archive_location_of(vm);
+  if (where.kind == reporting::ArchiveLocation::Kind::Off)
+    throw UsageError("the archive is off (--archive or STORQUAL_ARCHIVE): nothing to " + words[0]);
   if (words[0] == "verify" && vm.count("sign-key")) throw UsageError("verify takes no --sign-key");
   if (words[0] == "verify") {
     if (!rest.empty()) throw UsageError("verify takes no file (see --help)");
     if (vm.count("tag")) throw UsageError("verify takes no --tag");
-    require_archive_to_read(where, "nothing to verify");
+    if (!vm.count("head")) require_archive_to_read(where, "nothing to verify");
     return verify(where, vm);
   }
   if (words[0] == "import") {
@@ -194,7 +255,8 @@ int cmd_archive(const Args& args) {
     if (!rest.empty()) throw UsageError("export takes no file (see --help)");
     return export_to(where, vm);
   }
-  throw UsageError("unknown archive command '" + words[0] + "' (verify, import, export)");
+  throw UsageError("unknown archive command '" + words[0] +
+                   "' (verify, import, export, verify-export)");
 }
 
 }  // namespace storqual::runner

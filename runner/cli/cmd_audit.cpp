@@ -73,7 +73,7 @@ int cmd_audit(const Args& args) {
   if (!vm.count("html")) throw UsageError("audit: --html FILE is required");
   const reporting::ArchiveLocation where = archive_location_of(vm);
   require_archive_to_read(where, "nothing to audit");
-  const auto archive = reporting::Archive::open(where, version_string());
+  const auto archive = reporting::Archive::open_to_read(where);
   const std::string selection = selection_text(q);
   const auto page = reporting::collect_audit(*archive, q, selection, version_string());
   if (page.units.empty())

@@ -43,7 +43,7 @@ int cmd_history(const Args& args) {
   if (json && csv) throw UsageError("give --json or --csv, not both");
   const reporting::ArchiveLocation where = archive_location_of(vm);
   require_archive_to_read(where, "no history");
-  const auto rows = reporting::Archive::open(where, version_string())->history(q);
+  const auto rows = reporting::Archive::open_to_read(where)->history(q);
   const std::string text = json  ? reporting::format_history_json(rows)
                            : csv ? reporting::format_history_csv(rows)
                                  : reporting::format_history_table(rows);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "devices/scratch_file.hpp"
+#include "reporting/archive/sql_connection.hpp"
 #include "reporting/atomic_file.hpp"
 
 namespace storqual::runner {
@@ -44,6 +45,8 @@ std::atomic<bool>& install_stop_handlers() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: blocking waits return EINTR and notice the stop
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // A run that waits for the archive's writer lock after its reports are written stops waiting.
+  reporting::set_archive_stop_flag(&g_stop);
   return g_stop;
 }
 

@@ -10,6 +10,8 @@
 // build and the test build compile the very same code.
 #pragma once
 
+#include <stdlib.h>
+
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +30,7 @@
 #include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
 #include "model/errors.hpp"
+#include "reporting/archive/archive.hpp"
 #include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
@@ -309,6 +312,57 @@ inline Outcome feed_archive_options(std::string_view bytes) {
     return Outcome::Refused;
   }
   return Outcome::Accepted;
+}
+
+// The archive's opening checks and its canonical reader (reporting/archive/, docs/archive.md
+// "Where" and "The chain"): the bytes as an SQLite archive file, opened read-only, its chain
+// verified and a history read. Refused: ArchiveError (a file that is not a storqual archive, a
+// damaged one). Properties: the file is byte for byte as it was (a reading open never writes),
+// and a verify that answers gives a head of 64 hex digits.
+inline Outcome feed_archive_file(std::string_view bytes) {
+  // One file in a folder of this process's own, removed when the process ends.
+  static const struct Scratch {
+    std::string dir, path;
+    Scratch() {
+      char name[] = "/tmp/storqual-fuzz-archive-XXXXXX";
+      if (!::mkdtemp(name)) broken("mkdtemp failed");
+      dir = name;
+      path = dir + "/archive.sqlite";
+    }
+    ~Scratch() {
+      for (const char* f : {"", "-wal", "-shm", "-journal"}) (void)std::remove((path + f).c_str());
+      (void)std::remove(dir.c_str());
+    }
+  } scratch;
+  const std::string& path = scratch.path;
+  for (const char* beside : {"-wal", "-shm", "-journal"})
+    (void)std::remove((path + beside).c_str());
+  auto write = [&](std::string_view b) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f || std::fwrite(b.data(), 1, b.size(), f) != b.size()) broken("cannot write", path);
+    std::fclose(f);
+  };
+  write(bytes);
+  Outcome outcome = Outcome::Accepted;
+  try {
+    auto archive =
+        reporting::Archive::open_to_read(reporting::parse_archive_location(path, "fuzz"));
+    const reporting::ChainCheck check = archive->verify();
+    if (check.head_hash.size() != 64) broken("a head that is not 64 hex digits");
+    reporting::HistoryQuery q;
+    q.serial = "S1";
+    (void)archive->history(q);
+  } catch (const Error&) {
+    outcome = Outcome::Refused;
+  }
+  std::string back;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) back.append(buf, n);
+    std::fclose(f);
+  }
+  if (back != bytes) broken("a reading open changed the file");
+  return outcome;
 }
 
 // ATA SMART pages (devices/ata_smart.hpp): the input is the SMART data page, then the thresholds

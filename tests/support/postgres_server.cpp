@@ -114,7 +114,7 @@ std::string PostgresServer::uri(const std::string& db) const {
 }
 
 std::string PostgresServer::create_database(const std::string& name) const {
-  auto db = reporting::open_postgresql(uri("postgres"));
+  auto db = reporting::open_postgresql(uri("postgres"), reporting::ArchiveAccess::Record);
   db->execute_script("CREATE DATABASE " + name);
   return uri(name);
 }

@@ -511,6 +511,128 @@ TYPED_TEST(ArchiveConformance, SignedRecordsVerifyWithTheirKeyOnly) {
   EXPECT_THROW((void)Ed25519Key::load_private(pub, "--sign-key"), UsageError);
 }
 
+// Renumbers record `from` (its record row and every row of it) to `to`.
+void renumber(SqlConnection& db, std::int64_t from, std::int64_t to) {
+  db.query("UPDATE record SET seq = $1 WHERE seq = $2", {to, from});
+  for (const auto& t : archive_tables())
+    db.query("UPDATE " + std::string(t.name) + " SET record_seq = $1 WHERE record_seq = $2",
+             {to, from});
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesASwapAsAReorder) {
+  auto a = this->five_records();
+  renumber(a->connection(), 3, 1000);
+  renumber(a->connection(), 4, 3);
+  renumber(a->connection(), 1000, 4);
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "records 3 and 4 were reordered: each holds the other's place in the chain");
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesPlantedRowsAndTheNextRecordRefusesThem) {
+  auto a = this->five_records();
+  a->connection().execute_script(
+      "INSERT INTO tag (record_seq, idx, key, value) VALUES (6, 7, 'po', 'planted')");
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "table tag holds rows of record 6, which is not in the chain (planted, or left by a "
+            "removed record)");
+  try {
+    record(*a, unit_run("S6", 6));
+    FAIL() << "recorded over planted rows";
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds rows of record 6 before it was recorded"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(a->record_count(), 5);
+  // A result filed by no record.
+  a->connection().execute_script("DELETE FROM tag WHERE record_seq = 6");
+  a->connection().execute_script("INSERT INTO result_json (sha256, content) VALUES ('" +
+                                 std::string(64, 'a') + "', '{}')");
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "table result_json holds a result (aaaaaaaaaaaa) that no record of the chain files");
+}
+
+TYPED_TEST(ArchiveConformance, VerifyNamesAReplacedViewAndATrigger) {
+  auto a = this->five_records();
+  SqlConnection& db = a->connection();
+  EXPECT_FALSE(a->verify().problem);
+  if (db.engine() == "sqlite")
+    db.execute_script("CREATE TRIGGER doubling AFTER INSERT ON figure BEGIN SELECT 1; END");
+  else
+    db.execute_script(
+        "CREATE FUNCTION doubling() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; "
+        "END$$; CREATE TRIGGER doubling BEFORE INSERT ON figure FOR EACH ROW EXECUTE FUNCTION "
+        "doubling()");
+  EXPECT_NE(a->verify().problem.value_or("").find("a trigger"), std::string::npos)
+      << a->verify().problem.value_or("");
+  db.execute_script(db.engine() == "sqlite" ? "DROP TRIGGER doubling"
+                                            : "DROP TRIGGER doubling ON figure");
+  EXPECT_FALSE(a->verify().problem);
+  db.execute_script("DROP VIEW v_figures");
+  db.execute_script(
+      "CREATE VIEW v_figures AS SELECT r.seq AS record, u.start_utc, d.serial, d.model, "
+      "u.firmware, f.workload, f.name, f.value * 2 AS value, f.unit, f.interval_low, "
+      "f.interval_high, f.samples FROM record r JOIN run u ON u.record_seq = r.seq JOIN device d "
+      "ON d.record_seq = r.seq JOIN figure f ON f.record_seq = r.seq");
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "the view v_figures is not storqual's (it was replaced)");
+  db.execute_script("DROP VIEW v_figures");
+  EXPECT_EQ(a->verify().problem.value_or(""), "the view v_figures is gone");
+}
+
+TYPED_TEST(ArchiveConformance, AForeignDatabaseIsRefusedAndReadingCreatesNothing) {
+  // Reading an empty database: refused, and still empty.
+  try {
+    (void)Archive::open_to_read(this->where_);
+    FAIL() << "read an archive that is not there";
+  } catch (const ArchiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("no storqual archive"), std::string::npos) << e.what();
+  }
+  {
+    auto a = this->open();  // records: made and marked
+    record(*a, unit_run("F1", 1));
+  }
+  auto r = Archive::open_to_read(this->where_);
+  EXPECT_THROW(r->connection().execute_script("DELETE FROM tag"), ArchiveError)
+      << "a reading connection wrote";
+  EXPECT_EQ(r->history(by_serial("F1")).size(), 1u);
+  // Another application's database: refused, its table alone.
+  const ArchiveLocation foreign = this->engine_.fresh("foreign");
+  {
+    auto db = foreign.kind == ArchiveLocation::Kind::Sqlite
+                  ? create_sqlite(foreign.target)
+                  : open_postgresql(foreign.target, ArchiveAccess::Record);
+    db->execute_script("CREATE TABLE dashboard (id BIGINT, data TEXT)");
+  }
+  for (int read = 0; read < 2; ++read) {
+    try {
+      if (read)
+        (void)Archive::open_to_read(foreign);
+      else
+        (void)Archive::open(foreign);
+      ADD_FAILURE() << "opened another application's database";
+    } catch (const ArchiveError& e) {
+      EXPECT_NE(std::string(e.what()).find("storqual leaves it as it is"), std::string::npos)
+          << e.what();
+    }
+  }
+  if (foreign.kind == ArchiveLocation::Kind::Sqlite)
+    EXPECT_EQ(testing::read_file(foreign.target).find("CREATE TABLE record"), std::string::npos)
+        << "storqual's tables were made in it";
+  else
+    EXPECT_FALSE(open_postgresql(foreign.target, ArchiveAccess::Read)->has_table("record"))
+        << "storqual's tables were made in it";
+}
+
+TYPED_TEST(ArchiveConformance, AValueOfAnotherTypeCannotBeStored) {
+  auto a = this->five_records();
+  SqlConnection& db = a->connection();
+  EXPECT_THROW(db.execute_script("UPDATE figure SET value = 'abc' WHERE record_seq = 2"),
+               ArchiveError);
+  EXPECT_THROW(db.execute_script("UPDATE record SET seq = 'x' WHERE seq = 5"), ArchiveError);
+  EXPECT_FALSE(a->verify().problem);
+}
+
 // SQLite alone: what a file can be that a server cannot.
 TEST(SqliteArchive, ACorruptFileIsRefusedAndLeftAsItIs) {
   ScratchDir dir("storqual-archive");
@@ -556,6 +678,67 @@ TEST(SqliteArchive, AWriterWaitsForTheOneHoldingTheLock) {
   release.join();
   const auto mode = writer->connection().query("PRAGMA journal_mode", {});
   EXPECT_EQ(std::get<std::string>(mode[0][0]), "wal");
+}
+
+// An attacker who rebuilds a table without STRICT could store a value of another type: verify
+// reads each value as the type it has, not as its column's (0.75 is not exit code 0, "98400abc" is
+// not 98400, record 6.5 is not record 6).
+TEST(SqliteArchive, AValueOfAnotherTypeInARebuiltTableIsAnEdit) {
+  ScratchDir dir("storqual-archive");
+  const auto where = parse_archive_location((dir / "a.sqlite").string(), "test");
+  auto a = Archive::open(where);
+  for (int i = 1; i <= 6; ++i) record(*a, unit_run("T" + std::to_string(i), i));
+  SqlConnection& db = a->connection();
+  EXPECT_THROW(db.execute_script("UPDATE run SET exit_code = 0.75 WHERE record_seq = 2"),
+               ArchiveError)
+      << "the STRICT table took it";
+  auto loosen = [&](const std::string& table) {
+    db.execute_script(
+        "DROP VIEW IF EXISTS v_runs; DROP VIEW IF EXISTS v_figures; DROP VIEW IF "
+        "EXISTS v_verdicts; DROP VIEW IF EXISTS v_tags; CREATE TABLE loose AS SELECT * FROM " +
+        table + "; DROP TABLE " + table + "; ALTER TABLE loose RENAME TO " + table);
+  };
+  loosen("run");
+  db.execute_script("UPDATE run SET exit_code = 0.25 WHERE record_seq = 2");
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "record 2 was edited: its rows no longer match its hash");
+  db.execute_script("UPDATE run SET exit_code = 0 WHERE record_seq = 2");
+  loosen("figure");
+  db.execute_script(
+      "UPDATE figure SET value = CAST(value AS TEXT) || 'abc' WHERE record_seq = 3 AND idx = 0");
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "record 3 was edited: its rows no longer match its hash");
+  db.execute_script("UPDATE figure SET value = CAST(value AS REAL) WHERE record_seq = 3");
+  loosen("record");
+  db.execute_script("UPDATE record SET seq = 6.5 WHERE seq = 6");
+  EXPECT_EQ(
+      a->verify().problem.value_or(""),
+      "record 6.5 was edited: its record row holds a value of another type than its column's");
+}
+
+// Bytes that are not UTF-8 (a serial as a device gave it) are hashed as they are: changing them
+// is an edit, not a U+FFFD that reads the same.
+TEST(SqliteArchive, BytesThatAreNotUtf8AreHashedAsTheyAre) {
+  ScratchDir dir("storqual-archive");
+  auto a = Archive::open(parse_archive_location((dir / "a.sqlite").string(), "test"));
+  record(*a, unit_run("unit\xff", 1));
+  EXPECT_FALSE(a->verify().problem);
+  a->connection().query("UPDATE device SET serial = $1", {std::string("unit\xfe")});
+  EXPECT_EQ(a->verify().problem.value_or(""),
+            "record 1 was edited: its rows no longer match its hash");
+}
+
+TEST(ArchiveTags, ATagThatIsNotUtf8OrHoldsAC1ControlIsRefused) {
+  EXPECT_THROW((void)parse_archive_tag("po=47\xff"
+                                       "11",
+                                       "--tag"),
+               UsageError);
+  EXPECT_THROW((void)parse_archive_tag("po=\xc2\x9b"
+                                       "31m",
+                                       "--tag"),
+               UsageError);
+  EXPECT_THROW((void)parse_archive_tag("po=\xc0\xaf", "--tag"), UsageError);
+  EXPECT_EQ(parse_archive_tag("site=K\xc3\xb6ln", "--tag").value, "K\xc3\xb6ln");
 }
 
 }  // namespace

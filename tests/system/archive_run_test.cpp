@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "reporting/archive/sql_connection.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
 
@@ -93,8 +94,13 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
   ASSERT_EQ(h["runs"].size(), 2u) << history.out;
   EXPECT_EQ(h["runs"][0]["verdict"], "measured-only");
   EXPECT_EQ(h["runs"][0]["suite"], "archive-quick");
-  EXPECT_EQ(h["runs"][0]["tags"].contains("lot") + h["runs"][1]["tags"].contains("lot"), 1)
-      << "one run has lot=L23";
+  // The tags are a list of {key, value} in their order (a key given twice is kept twice).
+  auto has_lot = [](const Json& run) {
+    for (const auto& t : run["tags"])
+      if (t["key"] == "lot") return true;
+    return false;
+  };
+  EXPECT_EQ(has_lot(h["runs"][0]) + has_lot(h["runs"][1]), 1) << "one run has lot=L23";
   EXPECT_EQ(storqual({"history", "--tag", "lot=L23", "--csv"}).out.find("archive-quick") ==
                 std::string::npos,
             false);
@@ -119,9 +125,12 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
   EXPECT_TRUE(fs::exists(out / "reports" / "1" / "storqual-report.html"));
   EXPECT_EQ(
       read_file(out / "results" / (h["runs"][0]["result_sha256"].get<std::string>() + ".json")),
-      read_file(q.dir / (h["runs"][0]["tags"].contains("lot") ? "r1" : "r2") /
-                "storqual-result.json"));
+      read_file(q.dir / (has_lot(h["runs"][0]) ? "r1" : "r2") / "storqual-result.json"));
   EXPECT_GE(count(read_file(out / "MANIFEST.sha256"), "  suites/"), 1u) << "the suite file";
+  // The export proves its records from its own files (issue 44): manifest, links, content hashes.
+  const auto proved = storqual({"archive", "verify-export", out.string()});
+  EXPECT_EQ(proved.exit_code, 0) << proved.out << proved.err;
+  EXPECT_NE(proved.out.find("2 records"), std::string::npos) << proved.out;
   EXPECT_EQ(storqual({"archive", "export", "--tag", "po=4711", "--out", out.string()}).exit_code, 2)
       << "an export does not write into a folder that is not empty";
 
@@ -223,6 +232,102 @@ TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
   EXPECT_EQ(Json::parse(history.out)["runs"].size(), 1u) << history.out << history.err;
 }
 
+// Issue 44: a run that finds the PostgreSQL writer lock held waits for it 60 s at most, and a
+// SIGTERM during the wait ends the wait at once; either way its reports are written and the
+// command that records it later is printed.
+TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  const std::string uri = server->create_database("locked");
+  QuickRun q;
+  ASSERT_EQ(q.run("first", {"--archive", uri}).exit_code, 0) << "made the archive";
+  auto holder = reporting::open_postgresql(uri, reporting::ArchiveAccess::Record);
+  holder->begin_write();  // pg_advisory_xact_lock(290029) until the rollback
+  using Clock = std::chrono::steady_clock;
+  {
+    std::vector<std::string> argv = q.args("term");
+    argv.insert(argv.begin(), STORQUAL_BINARY);
+    argv.insert(argv.end(), {"--archive", uri});
+    testing::BackgroundCommand run(argv, q.dir / "term.out", q.dir / "term.err");
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(q.dir / "term" / "storqual-report.html") && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // waiting for the lock now
+    const auto sent = Clock::now();
+    run.signal(SIGTERM);
+    (void)run.wait();
+    EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+    const std::string err = read_file(q.dir / "term.err");
+    EXPECT_NE(err.find("interrupted while waiting for the archive's writer lock"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("record it later with: storqual archive import"), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(q.dir / "term" / "storqual-result.json"));
+  }
+  const auto start = Clock::now();
+  const auto bounded = q.run("bounded", {"--archive", uri});
+  const auto waited = Clock::now() - start;
+  EXPECT_LT(waited, std::chrono::seconds(70));
+  EXPECT_GE(waited, std::chrono::seconds(59));
+  EXPECT_NE(bounded.err.find("held by another writer for longer than 60 s"), std::string::npos)
+      << bounded.err;
+  EXPECT_TRUE(fs::exists(q.dir / "bounded" / "storqual-result.json"));
+  holder->rollback();
+}
+
+// A run interrupted while it measures (SIGINT) still records its interrupted result: the stop
+// flag set before the record does not cut its lock wait short (the wait is for a signal during it).
+TEST(ArchiveRun, ARunInterruptedWhileItMeasuresStillRecords) {
+  std::string why;
+  auto server = PostgresServer::start(why);
+  if (!server) GTEST_SKIP() << why;
+  const std::string uri = server->create_database("interrupted");
+  QuickRun q;
+  std::string slow = kQuickSuite;
+  const std::string quick_runtime = "runtime=\"100ms\"";
+  slow.replace(slow.find(quick_runtime), quick_runtime.size(), "runtime=\"20s\"");
+  write_text(q.dir / "slow.xml", slow);
+  std::vector<std::string> argv = q.args("int");
+  argv[4] = (q.dir / "slow.xml").string();
+  argv.insert(argv.begin(), STORQUAL_BINARY);
+  argv.insert(argv.end(), {"--archive", uri});
+  testing::BackgroundCommand run(argv, q.dir / "int.out", q.dir / "int.err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  run.signal(SIGINT);
+  EXPECT_EQ(run.wait(), 130) << read_file(q.dir / "int.err");
+  const std::string out = read_file(q.dir / "int.out");
+  EXPECT_NE(out.find("archive: recorded as record 1"), std::string::npos)
+      << out << read_file(q.dir / "int.err");
+}
+
+// The same on SQLite: a writer holds the file's write lock; SIGTERM ends the busy wait at once.
+TEST(ArchiveRun, SigtermEndsTheWaitForASqliteWriterLock) {
+  QuickRun q;
+  const std::string archive = (q.dir / "locked.sqlite").string();
+  ASSERT_EQ(q.run("first", {"--archive", archive}).exit_code, 0) << "made the archive";
+  auto holder = reporting::open_sqlite(archive, reporting::ArchiveAccess::Record);
+  holder->begin_write();  // BEGIN IMMEDIATE: the write lock until the rollback
+  std::vector<std::string> argv = q.args("term");
+  argv.insert(argv.begin(), STORQUAL_BINARY);
+  argv.insert(argv.end(), {"--archive", archive});
+  testing::BackgroundCommand run(argv, q.dir / "term.out", q.dir / "term.err");
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(q.dir / "term" / "storqual-report.html") && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = Clock::now();
+  run.signal(SIGTERM);
+  (void)run.wait();
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+  const std::string err = read_file(q.dir / "term.err");
+  EXPECT_NE(err.find("interrupted while waiting for the archive's writer lock"), std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(q.dir / "term" / "storqual-result.json"));
+  holder->rollback();
+}
+
 TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
   QuickRun q;
   const auto tag = q.run("r", {"--tag", "=4711", "--archive", "off"});
@@ -230,9 +335,15 @@ TEST(ArchiveRun, BadOptionsAreNamedAndAPasswordIsNeverRepeated) {
   EXPECT_NE(tag.err.find("--tag: '=4711' is not K=V"), std::string::npos) << tag.err;
   const auto secret = q.run("r", {"--archive", "postgresql://lab:hunter2@db.example/archive"});
   EXPECT_EQ(secret.exit_code, 2);
-  EXPECT_NE(secret.err.find("--archive: the PostgreSQL URI holds a password"), std::string::npos)
+  EXPECT_NE(secret.err.find("--archive: the PostgreSQL connection string holds a password"),
+            std::string::npos)
       << secret.err;
   EXPECT_EQ((secret.out + secret.err).find("hunter2"), std::string::npos);
+  // A libpq key=value string is a connection string, not a file name (issue 44).
+  const auto kv = q.run("r", {"--archive", "dbname=lab password=s3cret"});
+  EXPECT_EQ(kv.exit_code, 2) << kv.out << kv.err;
+  EXPECT_EQ((kv.out + kv.err).find("s3cret"), std::string::npos) << kv.out << kv.err;
+  EXPECT_FALSE(fs::exists(q.dir / "r" / "storqual-result.json")) << "it ran";
   const auto env =
       run_shell("STORQUAL_ARCHIVE=ftp://x " + std::string(STORQUAL_BINARY) + " history --serial S");
   EXPECT_EQ(env.exit_code, 2);

@@ -209,6 +209,12 @@ TEST(FuzzRegression, ResultJsonReaderAndReports) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, ArchiveFileOpeningAndCanonicalReader) {
+  const Tally t = feed_all("archive_file", fuzz::feed_archive_file, 9);
+  EXPECT_GT(t.accepted, 0) << "the corpus lost its archive";
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, ArchiveOptionParsers) {
   const Tally t = feed_all("archive_options", fuzz::feed_archive_options, 5);
   EXPECT_GT(t.accepted, 0);

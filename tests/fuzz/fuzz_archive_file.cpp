@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target: the archive's opening checks and canonical reader (an SQLite file, read-only).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tests/fuzz/fuzz_entry_points.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)storqual::fuzz::feed_archive_file(
+      std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
