@@ -973,6 +973,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
       admit_plan(plan, o, o.fill && o.allow_destructive && !read_only, notes);  // held to the end
   run.deviations = planned_deviations(chosen.suite, plan, overrides_of(o, chosen, target),
                                       target.identity, target.resolved);
+  accept_deviations(o.accept_deviations, run.deviations, nullptr);  // said as accepted already
   print_deviations(o.console, run.deviations);
   ReadPreparation read_data = read_preparation(o, admitted, read_only);
   print_planned_writes(chosen.suite, plan, o, admitted, target.identity, o.console);

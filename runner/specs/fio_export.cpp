@@ -114,7 +114,9 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
     notes += "; storqual: spin_wait " + format_duration_fio(s.spin_wait_s) +
              " before sleeping for completions; fio has no such option\n";
   if (s.verify == VerifyAlgorithm::Xxh3)
-    notes += "; storqual: verify=xxh3; fio has no xxh3, verify=xxhash checks the same way\n";
+    notes +=
+        "; storqual: verify=xxh3; fio has no xxh3, verify=crc32c checks the same way with "
+        "another checksum\n";
   std::string out = "\n" + notes + "[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
                     "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
                     "\niodepth=" + std::to_string(p.iodepth) +
@@ -165,7 +167,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
       out += "verify_backlog_batch=" + std::to_string(s.verify_backlog_batch) + "\n";
     if (!s.do_verify) out += "do_verify=0\n";
   }
-  if (s.verify == VerifyAlgorithm::Xxh3) out += "verify=xxhash\n";
+  if (s.verify == VerifyAlgorithm::Xxh3) out += "verify=crc32c\n";
   return out;
 }
 
@@ -184,12 +186,15 @@ std::string precondition_text(const Precondition& p, const WorkloadSpec& w,
            " DEVICE, or nvme format/sanitize)\n";
   if (p.independent) {
     out += "\n; storqual: workload-independent preconditioning before " + before +
-           "\n[precondition-" + (w.id.empty() ? std::string("suite") : w.id) +
-           "]\nstonewall\nioengine=" + w.params.ioengine +
-           "\nrw=write\nbs=128k\niodepth=" + (w.params.ioengine == "psync" ? "1" : "32") +
-           "\ndirect=" + bit(w.params.direct) + "\nloops=2\n";
-    if (w.params.size) out += "size=" + format_size_fio(w.params.size) + "\n";
-    if (w.params.offset) out += "offset=" + format_size_fio(w.params.offset) + "\n";
+           ", two sequential passes\n";
+    for (const char* pass : {"1", "2"}) {
+      out += "[precondition-" + (w.id.empty() ? std::string("suite") : w.id) + "-pass" + pass +
+             "]\nstonewall\nioengine=" + w.params.ioengine +
+             "\nrw=write\nbs=128k\niodepth=" + (w.params.ioengine == "psync" ? "1" : "32") +
+             "\ndirect=" + bit(w.params.direct) + "\n";
+      if (w.params.size) out += "size=" + format_size_fio(w.params.size) + "\n";
+      if (w.params.offset) out += "offset=" + format_size_fio(w.params.offset) + "\n";
+    }
   }
   if (p.dependent)
     out += "; storqual: workload-dependent preconditioning: " + before +
@@ -245,8 +250,15 @@ std::string fio_job_text(const Suite& suite, const std::string& target) {
     out += "; the target: add filename=/dev/DEVICE (fio needs one; storqual takes --target)\n";
   else
     out += "filename=" + target + "\n";
-  if (suite.precondition)
-    out += precondition_text(*suite.precondition, suite.workloads.front().spec, "the suite");
+  out +=
+      "; storqual writes a read workload's region before it reads where the run has not "
+      "written it yet (docs/measurement.md, \"Reads of written data\"); fio lays out a file, "
+      "never a block device: on a new or trimmed device, write it first\n";
+  if (suite.precondition && !suite.workloads.empty()) {
+    WorkloadSpec region = suite.workloads.front().spec;
+    region.id = "suite";
+    out += precondition_text(*suite.precondition, region, "the suite");
+  }
   for (const SuiteWorkload& w : suite.workloads) {
     if (w.precondition) out += precondition_text(*w.precondition, w.spec, "'" + w.id() + "'");
     if (w.method->element() != "workload" || w.method->timed())

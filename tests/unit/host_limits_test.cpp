@@ -130,7 +130,7 @@ TEST(HostLimit, CeilingIsMeasuredOncePerDepthWithTheNullEngine) {
   EXPECT_EQ(probes, 2);
 }
 
-TEST(HostLimit, FailingClaimWhileHostLimitedIsAnError) {
+TEST(HostLimit, FailingClaimWhileHostLimitedIsInconclusive) {
   Suite suite = Suite::parse(
       R"(<suite name="t"><workload id="r" rw="randread"/><workload id="s" rw="read" bs="1m"/></suite>)",
       "s.xml");
@@ -149,13 +149,14 @@ TEST(HostLimit, FailingClaimWhileHostLimitedIsAnError) {
   s.host_limit = assess_host_limit(s, 0, link);
   EXPECT_FALSE(s.host_limit->limited);  // the link alone does not make a workload host-limited
   auto v = judge(sheet, suite, {r, s});
-  EXPECT_EQ(v[0].status, reporting::VerdictStatus::Error);
+  EXPECT_EQ(v[0].status, reporting::VerdictStatus::Inconclusive);
   EXPECT_EQ(v[0].message,
-            "host-limited: job thread CPU 98%; measured 200k IOPS, 60.0% below the claimed 500k "
-            "(tolerance 10%)");
-  EXPECT_EQ(v[1].status, reporting::VerdictStatus::Error);
+            "inconclusive: host-limited: job thread CPU 98%; measured 200k IOPS, 60.0% below the "
+            "claimed 500k (tolerance 10%)");
+  EXPECT_EQ(v[1].status, reporting::VerdictStatus::Inconclusive);
   EXPECT_EQ(v[1].message,
-            "host-limited: the PCIe link (8.0 GT/s PCIe x2) carries at most 1.97 GB/s, less than "
+            "inconclusive: host-limited: the PCIe link (8.0 GT/s PCIe x2) carries at most 1.97 "
+            "GB/s, less than "
             "the claimed 3.5 GB/s; measured 1.89 GB/s, 46.0% below the claimed 3.5 GB/s "
             "(tolerance 10%)");
 }
@@ -199,8 +200,10 @@ TEST(HostLimit, ARunQueueWaitExcusesOnlyTheShortfallItCanAccountFor) {
   // Ready to run 2.1 times as long as it ran: 60k x 2.125 = 127k on a free host, so a 100k claim
   // may have been met.
   auto near = judged(R"(<claim workload="w" metric="iops" value="100k"/>)");
-  EXPECT_EQ(near.status, reporting::VerdictStatus::Error);
-  EXPECT_EQ(near.message.rfind("host-limited: job threads waited for a CPU 45% of the time", 0), 0u)
+  EXPECT_EQ(near.status, reporting::VerdictStatus::Inconclusive);
+  EXPECT_EQ(near.message.rfind(
+                "inconclusive: host-limited: job threads waited for a CPU 45% of the time", 0),
+            0u)
       << near.message;
   // 500k is beyond what the wait can account for: the device's failure stands.
   auto far = judged(R"(<claim workload="w" metric="iops" value="500k"/>)");
@@ -209,7 +212,7 @@ TEST(HostLimit, ARunQueueWaitExcusesOnlyTheShortfallItCanAccountFor) {
   // A latency: 300 us / 2.125 = 141 us: a 180 us claim is excused, 100 us (110 us with its
   // tolerance) is not.
   EXPECT_EQ(judged(R"(<claim workload="w" metric="clat.mean" value="180us"/>)").status,
-            reporting::VerdictStatus::Error);
+            reporting::VerdictStatus::Inconclusive);
   EXPECT_EQ(judged(R"(<claim workload="w" metric="clat.mean" value="100us"/>)").status,
             reporting::VerdictStatus::Fail);
   // A pass is annotated.
