@@ -212,6 +212,9 @@ LoopDevice::~LoopDevice() {
 }
 
 ZramDevice::ZramDevice(std::uint64_t size) {
+  // The module is loaded, not assumed: a kernel that has zram but did not load it yet.
+  if (!std::filesystem::exists("/sys/class/zram-control/hot_add"))
+    (void)run_command({"modprobe", "zram", "num_devices=0"});
   std::ifstream add("/sys/class/zram-control/hot_add");
   if (!add) throw std::runtime_error("zram is not available (/sys/class/zram-control/hot_add)");
   add >> id_;

@@ -3,7 +3,9 @@
 # How results/ was measured (root: a zram device of its own, removed on exit): one run of every
 # method through `storqual run`, at runtime scales that keep each under a few seconds. The files
 # are fixtures, not references of any device: rerun this only to add a method or a field, then
-# `scripts/golden-reports.sh --update` and review the diff of expected/.
+# `tests/data/golden/render.sh --update build/app/storqual` and review the diff of expected/. A run
+# that did not judge (exit 2, a crash) or wrote no result stops the script: a failed run is no
+# fixture.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../../../build/app/storqual}
@@ -18,8 +20,16 @@ echo 128M > /sys/block/zram$id/disksize
 run() {
   local name=$1; shift
   local out; out=$(mktemp -d)
-  "$bin" run --target "$dev" "$@" --allow-destructive --force --size 32m --out "$out" > /dev/null 2>&1 || true
+  local rc=0
+  "$bin" run --target "$dev" "$@" --allow-destructive --force --size 32m --out "$out" > "$out.log" 2>&1 || rc=$?
+  # 0 pass, 1 a claim failed, 3 incomplete: a result either way; anything else is a failed run.
+  if { [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ]; } || [ ! -s "$out/storqual-result.json" ]; then
+    echo "make-results: $name: storqual run exited $rc without a result" >&2
+    cat "$out.log" >&2
+    exit 1
+  fi
   cp "$out/storqual-result.json" "$here/results/$name.json"
+  rm -f "$out.log"
   rm -rf "$out"
   echo "$name"
 }
