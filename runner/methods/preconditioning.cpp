@@ -139,11 +139,7 @@ std::string purge_range(const std::string& path, std::uint64_t offset, std::uint
 }
 
 std::uint64_t precondition_bytes(const WorkloadSpec& workload, double scale) {
-  const std::uint64_t full = 2 * workload.params.size;
-  if (scale >= 1) return full;
-  const std::uint64_t block = 128 * 1024;
-  return std::max(block,
-                  static_cast<std::uint64_t>(static_cast<double>(full) * scale) / block * block);
+  return (scale >= 1 ? 2 : 1) * workload.params.size;
 }
 
 std::string precondition_plan_text(const WorkloadSpec& workload, const Precondition& p,
@@ -155,8 +151,8 @@ std::string precondition_plan_text(const WorkloadSpec& workload, const Precondit
     steps.push_back(
         (scale >= 1 ? "2 x " + format_bytes_iec(static_cast<double>(workload.params.size)) +
                           " sequential 128 KiB writes"
-                    : "sequential 128 KiB writes scaled by --runtime-scale " +
-                          std::to_string(scale).substr(0, 6)) +
+                    : "1 x " + format_bytes_iec(static_cast<double>(workload.params.size)) +
+                          " sequential 128 KiB writes (one pass of two: --runtime-scale)") +
         " (" + format_bytes_iec(static_cast<double>(precondition_bytes(workload, scale))) + ")");
   if (p.dependent) steps.push_back("the workload in rounds until steady");
   std::string out;
@@ -179,9 +175,8 @@ std::string precondition_independent(const WorkloadSpec& workload, const RunWork
   if (w.params.ioengine == "psync") w.params.iodepth = 1;
   std::uint64_t bytes = 0;
   double seconds = 0;
-  // Scaled: one pass that stops after its share of the two (io_limit).
+  // Scaled: one pass of the two, so that the range is still written once.
   const int passes = scale >= 1 ? 2 : 1;
-  if (scale < 1) w.io_limit = precondition_bytes(workload, scale);
   for (int pass = 0; pass < passes; ++pass) {
     reporting::WorkloadResult r = measure(w);
     if (r.write) bytes += r.write->bytes;
@@ -197,8 +192,7 @@ std::string precondition_independent(const WorkloadSpec& workload, const RunWork
   return "workload-independent: sequential 128 KiB writes (iodepth " +
          std::to_string(w.params.iodepth) + ") " +
          (scale >= 1 ? std::string("twice over ")
-                     : "scaled by --runtime-scale (" +
-                           format_bytes_iec(static_cast<double>(w.io_limit)) + " of 2x) over ") +
+                     : std::string("once (one pass of two: --runtime-scale) over ")) +
          range_text(workload.params.offset, workload.params.size) + ": " + format_size_fio(bytes) +
          " in " + secs + " (" + rate + ")";
 }

@@ -63,8 +63,9 @@ struct NvmePurgeAccess {
 
 // The workload-independent preconditioning of `workload`'s range: two passes of rw=write bs=128k
 // iodepth=32 over [offset, offset+size) with `measure`; returns the report line. `scale` below 1
-// (--runtime-scale) writes that share of the two passes only (it says so), so that a smoke run
-// does not write a large device twice over.
+// (--runtime-scale, a smoke run) writes one pass instead of two (it says so): the range is still
+// written once, so what follows measures written blocks (a share of a pass would leave a thin or
+// sparse target unallocated), and a large device is not written twice over.
 [[nodiscard]] std::string precondition_independent(const WorkloadSpec& workload,
                                                    const RunWorkload& measure, double scale = 1);
 

@@ -337,8 +337,6 @@ double engine_ceiling_iops(const WorkloadSpec& w) {
   return ceiling.iops(w);
 }
 
-// The suite-level <precondition>, once before the first workload, over the whole region the
-// suite touches; its report lines are prefixed "suite: ".
 // The region the whole plan touches, from 0: what the suite-level <precondition> runs over.
 WorkloadSpec suite_region(const std::vector<WorkloadSpec>& plan) {
   WorkloadSpec region = plan.front();
@@ -349,6 +347,8 @@ WorkloadSpec suite_region(const std::vector<WorkloadSpec>& plan) {
   return region;
 }
 
+// The suite-level <precondition>, once before the first workload, over the whole region the
+// suite touches (its plan said first); its report lines are prefixed "suite: ".
 std::vector<std::string> precondition_suite(const Suite& suite,
                                             const std::vector<WorkloadSpec>& plan,
                                             const QualificationOptions& o,
@@ -399,7 +399,7 @@ reporting::WorkloadResult measure_entry(const SuiteWorkload& sw, const WorkloadS
     for (auto& line :
          run_preconditioning(w, *sw.precondition, nvme, measure, o.sysfs_root, o.runtime_scale))
       preconditioning.push_back(line);
-    read_data.preconditioned(w, *sw.precondition, o.runtime_scale);
+    read_data.preconditioned(w, *sw.precondition);
   }
   // Reads of written data (read_fill.hpp): the fill is outside the workload's measured time.
   if (sw.method->reads_need_written_data() && reads(w)) {
@@ -657,7 +657,7 @@ reporting::WorkloadResult measure_planned(
   try {
     if (i == 0 && chosen.suite.precondition) {
       preconditioning = precondition_suite(chosen.suite, plan, o, device.purge, measure);
-      read_data.preconditioned(suite_region(plan), *chosen.suite.precondition, o.runtime_scale);
+      read_data.preconditioned(suite_region(plan), *chosen.suite.precondition);
     }
     if (auto unfit = unfit_block_size(plan[i])) {
       r.id = plan[i].id;
@@ -912,16 +912,15 @@ void print_planned_writes(const Suite& suite, const std::vector<WorkloadSpec>& p
   WrittenRegions written;
   if (scratch) written.add(0, admitted.offset + admitted.size);
   std::uint64_t preconditioning = 0;
-  const bool full = o.runtime_scale >= 1;  // a scaled one writes a share: the fill still runs
   if (suite.precondition && suite.precondition->independent) {
     const WorkloadSpec region = suite_region(plan);
     preconditioning += precondition_bytes(region, o.runtime_scale);
-    if (full) written.add(0, region.params.size);
+    written.add(0, region.params.size);
   }
   std::vector<bool> preconditioned;
   for (std::size_t i = 0; i < plan.size() && i < suite.workloads.size(); ++i) {
     const auto& p = suite.workloads[i].precondition;
-    preconditioned.push_back(p && p->independent && full);
+    preconditioned.push_back(p && p->independent);
     if (p && p->independent) preconditioning += precondition_bytes(plan[i], o.runtime_scale);
   }
   const bool fills = !scratch && o.fill && o.allow_destructive && !read_only_device(identity);

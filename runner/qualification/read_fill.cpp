@@ -173,6 +173,7 @@ std::vector<reporting::FillReport> fill_read_region(const WorkloadSpec& w, Writt
       fill.early_stop.clear();
       fill.rate_iops = 0;
       fill.rate_bytes = 0;
+      fill.io_limit = 0;  // the whole span, whatever the read's own limit
       const reporting::WorkloadResult r = measure(fill);
       if (!r.errors.empty() || r.interrupted)
         throw UnitError("the fill of '" + w.id + "' before it reads failed: " +
@@ -252,10 +253,9 @@ ReadPreparation::ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes
   if (policy == FillPolicy::LaidOut) written_.add(0, laid_out_bytes);
 }
 
-void ReadPreparation::preconditioned(const WorkloadSpec& region, const Precondition& p,
-                                     double scale) {
+void ReadPreparation::preconditioned(const WorkloadSpec& region, const Precondition& p) {
   if (p.purge != PurgeMethod::None) written_.remove(region.params.offset, region.params.size);
-  if (p.independent && scale >= 1) written_.add(region.params.offset, region.params.size);
+  if (p.independent) written_.add(region.params.offset, region.params.size);
 }
 
 std::vector<reporting::FillReport> ReadPreparation::before(const WorkloadSpec& w,

@@ -90,8 +90,8 @@ class ReadPreparation {
   explicit ReadPreparation(FillPolicy policy, std::uint64_t laid_out_bytes = 0,
                            std::string why_not = {});
   // A <precondition> ran over `region`: a purge deallocates it, the workload-independent pass
-  // writes it (not when scaled below 1: then it wrote a share).
-  void preconditioned(const WorkloadSpec& region, const Precondition& p, double scale = 1);
+  // writes it (once or twice: precondition_independent).
+  void preconditioned(const WorkloadSpec& region, const Precondition& p);
   // Before read workload `w` is measured: its fills (FillPolicy::Fill), or a zero sample of what it
   // will read without one. Throws UnitError when a fill fails.
   [[nodiscard]] std::vector<reporting::FillReport> before(const WorkloadSpec& w,

@@ -156,8 +156,17 @@ TEST_F(ReadFillRun, ALoopDeviceOverANeverWrittenFileIsJudgedOnWrittenData) {
   }
   testing::LoopDevice loop(dir_ / "fresh.img");
   const auto filled = run("filled", loop.path(), {"--allow-destructive"});
-  EXPECT_EQ(filled.cmd.exit_code, 1) << filled.cmd.out;
-  EXPECT_EQ(status(filled), "fail");
+  // It fails; on a host busy enough to be the limit (a shared CI machine), the shortfall is the
+  // host's and the claim inconclusive for that reason, never for unwritten reads, and never a pass.
+  const std::string message = filled.json["verdicts"][0]["message"].get<std::string>();
+  if (status(filled) == "inconclusive") {
+    EXPECT_EQ(filled.cmd.exit_code, 3) << filled.cmd.out;
+    EXPECT_NE(message.find("host-limited"), std::string::npos) << message;
+  } else {
+    EXPECT_EQ(status(filled), "fail") << message;
+    EXPECT_EQ(filled.cmd.exit_code, 1) << filled.cmd.out;
+  }
+  EXPECT_EQ(message.find("unwritten"), std::string::npos) << message;
   ASSERT_EQ(filled.json["workloads"][0]["fill"].size(), 1u);
   EXPECT_TRUE(filled.json["workloads"][0]["fill"][0]["sample_all_zero"].get<bool>());
 }

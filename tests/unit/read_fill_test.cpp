@@ -222,10 +222,6 @@ TEST(ReadPreparation, APurgeUndoesAndPreconditioningDoesTheFill) {
   prep.preconditioned(w, purge);
   EXPECT_EQ(prep.before(w, count).size(), 1u);
   EXPECT_EQ(fills, 1u);
-  // Scaled below 1, the preconditioning wrote a share: the fill still runs.
-  ReadPreparation scaled(FillPolicy::Fill);
-  scaled.preconditioned(w, independent, 0.05);
-  EXPECT_EQ(scaled.before(w, count).size(), 1u);
 }
 
 TEST(DeviationKinds, OnlyThoseThatChangeTheSubjectCanBeAccepted) {
