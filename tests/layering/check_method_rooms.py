@@ -66,7 +66,8 @@ METHODS = {
     ),
     "SNIA PTS tests": (
         ["runner/methods/pts_tests.hpp", "runner/methods/pts_tests.cpp",
-         "runner/methods/pts_report.cpp", "runner/methods/pts_html.cpp"],
+         "runner/methods/pts_element.cpp", "runner/methods/pts_report.cpp",
+         "runner/methods/pts_html.cpp"],
         [r"\bPts[A-Z]\w*\b", r"\bpts_[a-z_]+\b", r"\brun_pts_test\b", r'"(wsat|dirth|xsr|hir)"',
          r'"pts-'],
     ),
