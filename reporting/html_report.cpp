@@ -532,7 +532,7 @@ void health_section(std::string& o, const DeviceReport& d) {
       o += "<tr class=\"changed\"><td>" + esc(r.field) + "</td><td></td><td>" + esc(r.value) +
            "</td><td class=\"muted small\">" + esc(r.source) + "</td></tr>";
   o += "</tbody></table>";
-  if (d.wear) {  // runner/methods/wear.hpp
+  if (d.wear) {  // runner/methods/gates/wear.hpp
     const auto& w = *d.wear;
     char buf[96];
     o += "<h3>Write amplification and endurance</h3><table class=\"wear\"><tbody>";
