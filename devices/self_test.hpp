@@ -7,8 +7,8 @@
 //
 // Starting a self-test changes the drive's state (a test runs in the background and leaves an
 // entry in its log that nothing erases): no health reading does it. Only the self-test method
-// (runner/methods/self_test.hpp), when the run was given --allow-self-test, makes a DeviceSelfTest
-// (docs/identity-and-safety.md, "Self-tests").
+// (runner/methods/self_test/self_test.hpp), when the run was given --allow-self-test, makes a
+// DeviceSelfTest (docs/identity-and-safety.md, "Self-tests").
 #pragma once
 
 #include <array>

@@ -14,9 +14,9 @@
 
 namespace storqual::reporting {
 
-// Capacity: the usable bytes a <capacity> check found (runner/methods/capacity_check.hpp).
+// Capacity: the usable bytes a <capacity> check found (runner/methods/capacity/capacity_check.hpp).
 // Waf (waf) and Dwpd (endurance.dwpd): over the whole run, from the NVMe health snapshots
-// (runner/methods/wear.hpp); the claim's workload only says where it is reported.
+// (runner/methods/gates/wear.hpp); the claim's workload only says where it is reported.
 // Percent: a share, such as a SNIA PTS write-saturation drop (wsat.drop_pct).
 enum class MetricKind { Iops, Bandwidth, Latency, Capacity, Waf, Dwpd, Percent };
 
@@ -96,8 +96,8 @@ struct MetricName {
 [[nodiscard]] bool higher_is_better(std::string_view metric_name) noexcept;
 
 // A job thread busier than this (usr+sys, polling excluded, % of one CPU) measures the host, not
-// the device: runner/methods/host_limits.cpp marks the result host-limited, the HTML flags it.
-// 85, not 90: getrusage counts in ticks, and on a RAM disk (zram: the device is the submitting
+// the device: runner/methods/gates/host_limits.cpp marks the result host-limited, the HTML flags
+// it. 85, not 90: getrusage counts in ticks, and on a RAM disk (zram: the device is the submitting
 // CPU) threads limited by nothing but the CPU were measured at 87%.
 inline constexpr double kCpuBoundThreadPct = 85;
 

@@ -115,7 +115,7 @@ struct SteadyStateReport {
   bool steady = false;
 };
 
-// One reading of the SMART log during a workload (runner/methods/thermal_watch.hpp).
+// One reading of the SMART log during a workload (runner/methods/gates/thermal_watch.hpp).
 struct ThermalSample {
   double t_s = 0;  // seconds since the workload's measured part began (negative: during ramp)
   int temperature_c = 0;
@@ -131,7 +131,7 @@ struct ThrottleInterval {
   std::uint32_t seconds = 0;      // throttled seconds the counters added
 };
 
-// Write amplification and an endurance projection over a run (runner/methods/wear.hpp).
+// Write amplification and an endurance projection over a run (runner/methods/gates/wear.hpp).
 struct WearReport {
   double host_written_bytes = 0;              // SMART data units written, after - before
   std::optional<double> media_written_bytes;  // OCP C0h physical media units written delta

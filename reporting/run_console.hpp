@@ -42,7 +42,7 @@ struct RunHeader {
 // "  ID: skipped: WHY\n": a workload not run (its block size does not fit the device).
 [[nodiscard]] std::string format_workload_skipped(const std::string& id, const std::string& why);
 // "  ID: short self-test (ata): 40% done, about 1 min 12 s left\n": a running self-test's poll
-// (runner/methods/self_test.hpp); what the drive does not say is left out.
+// (runner/methods/self_test/self_test.hpp); what the drive does not say is left out.
 [[nodiscard]] std::string format_self_test_progress(const std::string& id, const std::string& what,
                                                     std::optional<double> percent_done,
                                                     std::optional<double> remaining_s);

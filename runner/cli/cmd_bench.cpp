@@ -18,7 +18,7 @@
 #include "runner/measure/job_runner.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
 #include "runner/qualification/environment.hpp"
 #include "runner/qualification/signals.hpp"
 #include "runner/qualification/target_preparation.hpp"

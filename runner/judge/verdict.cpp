@@ -13,7 +13,7 @@
 #include "runner/judge/figure_verdicts.hpp"
 #include "runner/measure/host_load.hpp"
 #include "runner/measure/tail_samples.hpp"
-#include "runner/methods/thermal_watch.hpp"
+#include "runner/methods/gates/thermal_watch.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -573,7 +573,7 @@ ClaimVerdict judge_claim(const Claim& as_written, const Suite& suite,
   }
   const bool wear_metric = c.metric.kind == MetricKind::Waf || c.metric.kind == MetricKind::Dwpd;
   ClaimFigures f;
-  if (wear_metric) {  // one figure of the whole run (runner/methods/wear.hpp)
+  if (wear_metric) {  // one figure of the whole run (runner/methods/gates/wear.hpp)
     for (const auto& id : c.workloads)
       if (const WorkloadResult* r = find_result(results, id)) v.time_s += r->elapsed_s;
     std::string why;

@@ -31,7 +31,7 @@ struct JudgeContext {
   // The device's capacity in bytes (identity capacity_bytes): per-TB claims scale with it (decimal
   // TB); a per-TB claim without it is an error verdict.
   std::optional<double> capacity_bytes;
-  // The run's write amplification and endurance (runner/methods/wear.hpp), for waf and
+  // The run's write amplification and endurance (runner/methods/gates/wear.hpp), for waf and
   // endurance.dwpd claims; null without NVMe health. warranty_years: the sheet's (endurance.dwpd
   // needs it).
   const reporting::WearReport* wear = nullptr;

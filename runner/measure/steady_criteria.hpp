@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SNIA SSS PTS steady-state criteria over a series (range and slope over the last window),
-// a pure function: the rounds method (runner/methods/steady_state.hpp) and early stop
+// a pure function: the rounds method (runner/methods/steady_state/steady_state.hpp) and early stop
 // (runner/measure/early_stop.hpp) both judge a series with it (docs/methodology.md).
 #pragma once
 

@@ -87,9 +87,10 @@ struct WorkloadSpec {
   // Stop once this many bytes were transferred by all jobs together (fio's io_size), also when
   // that is more than the region (random offsets then draw from the whole region each time);
   // with a runtime, whichever comes first. 0 = off. Set by SNIA PTS tests
-  // (runner/methods/pts_tests.hpp).
+  // (runner/methods/pts/pts_tests.hpp).
   std::uint64_t io_limit = 0;
-  // Fill WorkloadResult::lat_histogram (runner/methods/pts_tests.hpp's response-time histograms).
+  // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
+  // histograms).
   bool keep_lat_histogram = false;
   // Several different jobs that run together over one measured window (fio's jobs between two
   // stonewalls): empty for a workload of one job spec. Each member is this spec with its own

@@ -53,9 +53,9 @@ struct MethodContext {
                         // the engine itself
   double runtime_scale = 1;     // --runtime-scale, for a method with timed steps of its own
   MethodCheckpoint checkpoint;  // for a method that can resume
-  // The drive's own self-test, for <self-test> (runner/methods/self_test.hpp): null when the run
-  // may not start one (no --allow-self-test) or the target has no health seam, `self_test_gap`
-  // saying which.
+  // The drive's own self-test, for <self-test> (runner/methods/self_test/self_test.hpp): null when
+  // the run may not start one (no --allow-self-test) or the target has no health seam,
+  // `self_test_gap` saying which.
   devices::DeviceSelfTest* self_test = nullptr;
   std::string self_test_gap;
   bool self_test_gap_is_consent = false;

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "model/metric.hpp"
-#include "runner/methods/capacity_check.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/capacity/capacity_check.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
 #include "runner/methods/method.hpp"
-#include "runner/methods/pts_tests.hpp"
-#include "runner/methods/self_test.hpp"
-#include "runner/methods/steady_state.hpp"
-#include "runner/methods/surface_scan.hpp"
-#include "runner/methods/sustained_write.hpp"
+#include "runner/methods/pts/pts_tests.hpp"
+#include "runner/methods/self_test/self_test.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
+#include "runner/methods/surface_scan/surface_scan.hpp"
+#include "runner/methods/sustained_write/sustained_write.hpp"
 
 namespace storqual::runner {
 

@@ -59,13 +59,13 @@ struct QualificationOptions {
   // --resume: a method that keeps a checkpoint beside the reports (the surface scan) continues
   // from it (MethodContext::checkpoint; docs/burn-in.md).
   bool resume = false;
-  // A suite's <self-test> may start the drive's own self-test (runner/methods/self_test.hpp);
-  // without it the testcase is skipped naming the flag.
+  // A suite's <self-test> may start the drive's own self-test
+  // (runner/methods/self_test/self_test.hpp); without it the testcase is skipped naming the flag.
   bool allow_self_test = false;
   std::string sysfs_root = "/sys";          // hidden: a captured tree
   std::optional<std::string> nvme_capture;  // hidden: replay captured NVMe pages (tests)
   // --thermal-interval: seconds between SMART readings during each workload (NVMe; 0 = off),
-  // runner/methods/thermal_watch.hpp
+  // runner/methods/gates/thermal_watch.hpp
   double thermal_interval_s = 5;
   // hidden --inject-fault: every engine of the run wrapped in a FaultEngine
   // (runner/measure/fault_spec.hpp)

@@ -19,7 +19,7 @@
 
 #include "model/result.hpp"
 #include "runner/measure/workload.hpp"
-#include "runner/methods/preconditioning.hpp"
+#include "runner/methods/preconditioning/preconditioning.hpp"
 
 namespace storqual::runner {
 

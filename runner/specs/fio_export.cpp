@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "runner/base/units.hpp"
-#include "runner/methods/preconditioning.hpp"
+#include "runner/methods/preconditioning/preconditioning.hpp"
 #include "runner/specs/fio_suite.hpp"
 
 namespace storqual::runner {
@@ -173,7 +173,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
 
 // A <precondition> before a workload (or the suite's first) as fio can run it: the purge as the
 // command to run first, the workload-independent pass as a job of its own (two sequential passes
-// of 128 KiB writes at QD32, runner/methods/preconditioning.hpp).
+// of 128 KiB writes at QD32, runner/methods/preconditioning/preconditioning.hpp).
 std::string precondition_text(const Precondition& p, const WorkloadSpec& w,
                               const std::string& before) {
   std::string out;

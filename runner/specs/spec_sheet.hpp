@@ -132,7 +132,8 @@ class SpecSheet {
   std::string sha256;          // of the file's bytes, lower-case hex
   std::vector<MatchRule> match;
   std::vector<Claim> claims;
-  // warranty_years="5": the warranty period endurance.dwpd projects over (runner/methods/wear.hpp).
+  // warranty_years="5": the warranty period endurance.dwpd projects over
+  // (runner/methods/gates/wear.hpp).
   std::optional<double> warranty_years;
   // <health>: limits on the drive's health figures, judged in the health testcase.
   std::vector<HealthLimit> health_limits;

@@ -15,7 +15,7 @@
 
 #include "runner/measure/workload.hpp"
 #include "runner/methods/method.hpp"
-#include "runner/methods/preconditioning.hpp"
+#include "runner/methods/preconditioning/preconditioning.hpp"
 
 namespace storqual::runner {
 

@@ -40,9 +40,9 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/powercut_journal.hpp"
 #include "runner/methods/method.hpp"
-#include "runner/methods/powercut_listener.hpp"
-#include "runner/methods/scan_checkpoint.hpp"
-#include "runner/methods/surface_scan.hpp"
+#include "runner/methods/power_cut/powercut_listener.hpp"
+#include "runner/methods/surface_scan/scan_checkpoint.hpp"
+#include "runner/methods/surface_scan/surface_scan.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/fio_json.hpp"
 #include "runner/specs/fio_suite.hpp"
@@ -539,8 +539,8 @@ inline Outcome feed_scsi_log_page(std::string_view bytes) {
   return Outcome::Accepted;
 }
 
-// The surface scan's checkpoint file (runner/methods/scan_checkpoint.hpp). Properties of
-// accepted input: its text written again reads back to the same text (nothing lost or changed in
+// The surface scan's checkpoint file (runner/methods/surface_scan/scan_checkpoint.hpp). Properties
+// of accepted input: its text written again reads back to the same text (nothing lost or changed in
 // a round trip), and the report it would make renders (slow regions, HTML box, console table).
 inline Outcome feed_scan_checkpoint(std::string_view bytes) {
   runner::ScanCheckpoint c;
@@ -569,7 +569,7 @@ inline Outcome feed_scan_checkpoint(std::string_view bytes) {
 }
 
 // The power-cut journal (runner/measure/powercut_journal.hpp) and the listener's stream checks
-// (runner/methods/powercut_listener.hpp). Selector even: the journal reader (refusal:
+// (runner/methods/power_cut/powercut_listener.hpp). Selector even: the journal reader (refusal:
 // JournalError; a recovered journal reads the same from its valid bytes alone, with no torn tail);
 // odd: the listener's gate over the bytes as a client stream (never throws; a stream it takes
 // frames from started with the right token).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target: the surface scan's checkpoint file (runner/methods/scan_checkpoint.hpp).
+// libFuzzer target: the surface scan's checkpoint file
+// (runner/methods/surface_scan/scan_checkpoint.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

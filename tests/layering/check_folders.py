@@ -11,12 +11,16 @@ nothing else of the project (not each other, not runner/); runner/ sees all four
 everything. Fails (exit 1, one line per offending include) otherwise. The build refuses the same
 includes by visibility (each library's include tree holds only what it links); this check names
 every one at once, in `make test` (ctest folder_layers).
+
+Also fails on a source file in a product folder longer than MAX_LINES: a file that large holds
+more than one room (split it where its sections already are).
 """
 import os
 import re
 import sys
 import tempfile
 
+MAX_LINES = 800
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include\s+"([a-z_]+)/[^"]+"', re.M)
 # What each folder may include, besides itself.
 ALLOWED = {
@@ -40,6 +44,10 @@ def check(root):
                 path = os.path.join(dirpath, f)
                 rel = os.path.relpath(path, root)
                 text = open(path, encoding="utf-8", errors="replace").read()
+                lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+                if lines > MAX_LINES:
+                    problems.append(f"{rel}: {lines} lines, over {MAX_LINES}: split it into "
+                                    "files of one room each")
                 for m in INCLUDE.finditer(text):
                     target = m.group(1)
                     if target == folder or target not in ALLOWED or target in allowed:
@@ -68,6 +76,14 @@ def self_test():
         assert got[0].startswith("model/worse.hpp:1: includes engines/"), got
         assert got[1].startswith("engines/sideways.cpp:1: includes devices/"), got
         assert got[2].startswith("reporting/bad.cpp:2: includes runner/"), got
+        for bad in ("reporting/bad.cpp", "model/worse.hpp", "engines/sideways.cpp"):
+            os.remove(os.path.join(root, bad))
+        write("runner/base/long.cpp", "//\n" * MAX_LINES)
+        assert check(root) == [], check(root)
+        write("runner/base/long.cpp", "//\n" * (MAX_LINES + 1))
+        got = check(root)
+        assert got == [f"runner/base/long.cpp: {MAX_LINES + 1} lines, over {MAX_LINES}: split it "
+                       "into files of one room each"], got
     print("check_folders self-test: ok")
     return 0
 
@@ -82,7 +98,8 @@ def main(argv):
     for p in problems:
         print(p)
     if not problems:
-        print("folder layers: model < engines, devices, reporting < runner < app: ok")
+        print("folder layers: model < engines, devices, reporting < runner < app, "
+              f"no file over {MAX_LINES} lines: ok")
     return 1 if problems else 0
 
 

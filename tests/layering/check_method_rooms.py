@@ -3,8 +3,8 @@
 """A method is one room (docs/architecture.md, "Where to add": a method).
 
 For every method, the product files (model/, engines/, devices/, reporting/, runner/, app/)
-outside the method's own files that name one of its types, functions or its suite element, comments
-left out. A method may be named by at most two others: the registry (runner/methods/
+outside the method's own files (its folder under runner/methods/) that name one of its types,
+functions or its suite element, comments left out. A method may be named by at most two others: the registry (runner/methods/
 method_registry.cpp) and, for the rounds and the plain run, the other half of the <workload>
 element or a method that builds on it. More fails the check.
 
@@ -20,7 +20,7 @@ import tempfile
 PRODUCT = ["model", "engines", "devices", "reporting", "runner", "app"]
 MAX_OUTSIDE = 2
 
-# name: (its own files, what names it). SteadyStateConfig and SteadyStateReport are the SNIA
+# name: (its own files, or its folder ending in "/", what names it). SteadyStateConfig and SteadyStateReport are the SNIA
 # steady-state criteria (runner/measure/steady_criteria.hpp) and their result in the model, which
 # early stop and the PTS tests use too: not the rounds method's own. The string "capacity" names the
 # check's element, kind and figure but also a device's capacity (a row of the PTS header): what
@@ -31,48 +31,40 @@ METHODS = {
         [r"\bPlainRun\b", r"\bplain_method\b"],
     ),
     "steady state": (
-        ["runner/methods/steady_state.hpp", "runner/methods/steady_state.cpp",
-         "runner/methods/steady_state_report.cpp"],
+        ["runner/methods/steady_state/"],
         [r"\bSteadyStateRounds\w*\b", r"\bsteady_state_of\b", r"\bread_steady_state_report\b",
          r"\bworkload_method_entry\b", r"\brun_rounds\b", r'"steady_metric"'],
     ),
     "latency search": (
-        ["runner/methods/latency_search.hpp", "runner/methods/latency_search.cpp",
-         "runner/methods/latency_search_report.cpp"],
+        ["runner/methods/latency_search/"],
         [r"\bLatencySearch\w*\b", r"\bLatencyCurvePoint\b", r"\bsearch_latency_bound\b",
          r"\bread_latency_search_report\b", r"\blatency_search_method_entry\b",
          r'"latency-search"'],
     ),
     "sustained write": (
-        ["runner/methods/sustained_write.hpp", "runner/methods/sustained_write.cpp",
-         "runner/methods/sustained_write_report.cpp"],
+        ["runner/methods/sustained_write/"],
         [r"\bSustainedWrite\w*\b", r"\bsustained_write_\w+\b", r"\brun_sustained_write\b",
          r"\bread_sustained_write_report\b", r'"sustained-write"'],
     ),
     "capacity check": (
-        ["runner/methods/capacity_check.hpp", "runner/methods/capacity_check.cpp",
-         "runner/methods/capacity_report.cpp"],
+        ["runner/methods/capacity/"],
         [r"\bCapacity(Check|Method|MethodReport|Report)\b",
          r"\bcapacity_(report_of|summary|verdict|method_entry|figure_rows)\b",
          r"\brun_capacity_check\b", r"\bread_capacity_report\b",
          r'(kind|element|metric|name)(\(\))?\s*[!=]=\s*"capacity"', r'parse_metric\("capacity"\)'],
     ),
     "surface scan": (
-        ["runner/methods/surface_scan.hpp", "runner/methods/surface_scan.cpp",
-         "runner/methods/surface_scan_report.cpp", "runner/methods/surface_scan_json.hpp",
-         "runner/methods/scan_checkpoint.hpp", "runner/methods/scan_checkpoint.cpp"],
+        ["runner/methods/surface_scan/"],
         [r"\bSurfaceScan\w*\b", r"\bsurface_scan_\w+\b", r"\brun_surface_scan\b",
          r"\bScanCheckpoint\b", r"\b\w*scan_checkpoint\b", r'"surface-scan"'],
     ),
     "SNIA PTS tests": (
-        ["runner/methods/pts_tests.hpp", "runner/methods/pts_tests.cpp",
-         "runner/methods/pts_report.cpp", "runner/methods/pts_html.cpp"],
+        ["runner/methods/pts/"],
         [r"\bPts[A-Z]\w*\b", r"\bpts_[a-z_]+\b", r"\brun_pts_test\b", r'"(wsat|dirth|xsr|hir)"',
          r'"pts-'],
     ),
     "self-test": (
-        ["runner/methods/self_test.hpp", "runner/methods/self_test.cpp",
-         "runner/methods/self_test_report.cpp"],
+        ["runner/methods/self_test/"],
         [r"\bSelfTest(Method|MethodReport|Report|Settings|Run)\b",
          r"\b(run_self_test|self_test_verdict|self_test_report_of|read_self_test_report)\b",
          r"\bself_test_method_entry\b", r'"self-test"'],
@@ -103,7 +95,8 @@ def rooms(root, methods=METHODS):
     for name, (own, patterns) in methods.items():
         outside = []
         for path, text in sorted(files.items()):
-            if path in own:
+            # A method's own: its files, or its folder (an entry ending in "/").
+            if path in own or any(o.endswith("/") and path.startswith(o) for o in own):
                 continue
             found = sorted({m.group(0) for p in patterns for m in re.finditer(p, text)})
             if found:
@@ -134,14 +127,15 @@ def check(root):
 
 def self_test():
     with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "runner", "methods"))
+        os.makedirs(os.path.join(tmp, "runner", "methods", "sustained_write"))
         os.makedirs(os.path.join(tmp, "reporting"))
 
         def write(rel, text):
             with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
                 f.write(text)
 
-        write("runner/methods/sustained_write.hpp", "struct SustainedWriteReport {};\n")
+        write("runner/methods/sustained_write/sustained_write.hpp",
+              "struct SustainedWriteReport {};\n")
         write("runner/methods/method_registry.cpp", "auto e = sustained_write_method_entry();\n")
         write("reporting/a.cpp", "// SustainedWriteReport in a comment does not count\n")
         if check(tmp) != 0:

@@ -2,7 +2,7 @@
 // The real-capacity check on a file: a true device is found whole; a fake one (the fault engine
 // storing offsets modulo an eighth of the claimed size) is found with its real capacity within
 // one sample interval, and its claim fails with the numbers.
-#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/capacity/capacity_check.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

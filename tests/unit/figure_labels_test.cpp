@@ -4,7 +4,7 @@
 // a percentile), of a latency search's result; the verdicts carry them; the HTML shows them next
 // to the numbers and ends with the glossary, every term of which docs/reports.md defines too.
 #include "reporting/figure_labels.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host limits: PCIe link bandwidth from a sysfs tree, the CPU and engine-ceiling rules, the
 // ceiling measured once per depth, and a claim failing while host-limited judged as an error.
-#include "runner/methods/host_limits.hpp"
+#include "runner/methods/gates/host_limits.hpp"
 
 #include <gtest/gtest.h>
 

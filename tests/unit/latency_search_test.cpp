@@ -4,7 +4,7 @@
 // every depth and finds the best passing one past a failing one on a device whose curve is not
 // monotone (the fault engine's latency-by-depth law with a bump); the bound's statistic is lat or
 // clat, mean or a percentile, and is named in the result.
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runner/measure/powercut_record.hpp"
-#include "runner/methods/powercut_check.hpp"
+#include "runner/methods/power_cut/powercut_check.hpp"
 
 namespace storqual::runner {
 namespace {

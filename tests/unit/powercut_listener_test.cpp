@@ -16,7 +16,7 @@
 #include <iterator>
 #include <thread>
 
-#include "runner/methods/powercut_listener.hpp"
+#include "runner/methods/power_cut/powercut_listener.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -11,7 +11,7 @@
 #include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
 #include "runner/measure/powercut_journal.hpp"
-#include "runner/methods/powercut_check.hpp"
+#include "runner/methods/power_cut/powercut_check.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// N cuts added up (runner/methods/powercut_summary.hpp): constructed check results (as
+// N cuts added up (runner/methods/power_cut/powercut_summary.hpp): constructed check results (as
 // `storqual powercut check` writes them, through the result JSON and back), the class totals, the
 // cuts passed and failed, the unsafe-shutdown testcases and the device's verdict against the
 // sheet's cycles.
@@ -7,7 +7,7 @@
 
 #include "model/errors.hpp"
 #include "reporting/result_json.hpp"
-#include "runner/methods/powercut_summary.hpp"
+#include "runner/methods/power_cut/powercut_summary.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -2,7 +2,7 @@
 // Preconditioning: purge by hole punching on a real file and by BLKDISCARD on a loop device
 // (root), NVMe format/sanitize refused with the reason, workload-independent preconditioning
 // writing 2x the range with 128 KiB blocks, and the suite's <precondition> element.
-#include "runner/methods/preconditioning.hpp"
+#include "runner/methods/preconditioning/preconditioning.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include "devices/nvme_admin.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/job_runner.hpp"
-#include "runner/methods/steady_state.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
 #include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
 

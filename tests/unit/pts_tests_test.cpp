@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The SNIA PTS WSAT, DIRTH, XSR and HIR tests (runner/methods/pts_tests.hpp) against the fault
+// The SNIA PTS WSAT, DIRTH, XSR and HIR tests (runner/methods/pts/pts_tests.hpp) against the fault
 // engine on a manual clock (the null engine underneath, so nothing sleeps and every figure is
 // deterministic): WSAT finds the injected throughput cliff within one sample interval; DIRTH's
 // MaxIOPS point moves when the latency-by-depth law moves; HIR's burst IOPS grow with the idle wait
@@ -15,7 +15,7 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
 #include "runner/measure/job_runner.hpp"
-#include "runner/methods/pts_tests.hpp"
+#include "runner/methods/pts/pts_tests.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 

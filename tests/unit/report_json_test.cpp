@@ -7,10 +7,10 @@
 #include <string>
 
 #include "reporting/result_json.hpp"
-#include "runner/methods/capacity_check.hpp"
-#include "runner/methods/latency_search.hpp"
-#include "runner/methods/steady_state.hpp"
-#include "runner/methods/sustained_write.hpp"
+#include "runner/methods/capacity/capacity_check.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
+#include "runner/methods/sustained_write/sustained_write.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"
 

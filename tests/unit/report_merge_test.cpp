@@ -153,7 +153,7 @@ TEST(LotAcceptance, LatencyIsFlaggedAboveTheMedianAndModelsAreNotMixed) {
 }
 
 // A unit whose <capacity> check found `bytes` usable (claimed 1 TB), as
-// runner/methods/capacity_check.cpp judges it: higher is better.
+// runner/methods/capacity/capacity_check.cpp judges it: higher is better.
 RunResult capacity_unit(const std::string& serial, double bytes) {
   RunResult r = unit("h", serial, 100000);
   ClaimVerdict v = sample::verdict("capacity", "capacity", "B", 1e12, bytes, 10, 1);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "model/result.hpp"
-#include "runner/methods/steady_state.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
 
 namespace storqual::reporting::sample {
 

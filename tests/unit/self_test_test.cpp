@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The drive's self-test (devices/self_test.hpp, runner/methods/self_test.hpp): the decoders of
-// what a poll reads on constructed pages (ATA SMART READ DATA byte 363 and polling times, SCSI
-// sense data's progress indication, NVMe log 06h), and whole self-tests through fake health seams
-// of each transport: passed, failed with the log's words and LBA, not supported, aborted on the
-// drive when the run stops, not allowed without --allow-self-test; the suite element and its
-// verdict.
+// The drive's self-test (devices/self_test.hpp, runner/methods/self_test/self_test.hpp): the
+// decoders of what a poll reads on constructed pages (ATA SMART READ DATA byte 363 and polling
+// times, SCSI sense data's progress indication, NVMe log 06h), and whole self-tests through fake
+// health seams of each transport: passed, failed with the log's words and LBA, not supported,
+// aborted on the drive when the run stops, not allowed without --allow-self-test; the suite element
+// and its verdict.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,7 +19,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/xml_file.hpp"
 #include "runner/judge/verdict.hpp"
-#include "runner/methods/self_test.hpp"
+#include "runner/methods/self_test/self_test.hpp"
 #include "runner/specs/suite.hpp"
 
 using namespace storqual;

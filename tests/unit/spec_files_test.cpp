@@ -16,10 +16,10 @@
 #include <string>
 
 #include "runner/base/xml_file.hpp"
-#include "runner/methods/capacity_check.hpp"
-#include "runner/methods/latency_search.hpp"
-#include "runner/methods/pts_tests.hpp"
-#include "runner/methods/sustained_write.hpp"
+#include "runner/methods/capacity/capacity_check.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
+#include "runner/methods/pts/pts_tests.hpp"
+#include "runner/methods/sustained_write/sustained_write.hpp"
 #include "runner/specs/cross_check.hpp"
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"

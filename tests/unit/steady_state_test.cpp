@@ -2,7 +2,7 @@
 // The SNIA PTS steady-state detector on synthetic series (flat, slow drift, step, noisy, cliff),
 // rounds driven by a fake measurement, the suite attributes that ask for rounds, and the verdict
 // of a claim that requires steady state.
-#include "runner/methods/steady_state.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "runner/base/xml_file.hpp"
-#include "runner/methods/latency_search.hpp"
+#include "runner/methods/latency_search/latency_search.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {

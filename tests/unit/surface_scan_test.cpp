@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The surface scan (runner/methods/surface_scan.hpp): the latency classes at their bounds, the LBA
-// chart's bins, slow regions, the checkpoint's round trip and its refusals, and a scan of a file
-// stopped twice and resumed that ends with the counts of one that was not.
-#include "runner/methods/surface_scan.hpp"
+// The surface scan (runner/methods/surface_scan/surface_scan.hpp): the latency classes at their
+// bounds, the LBA chart's bins, slow regions, the checkpoint's round trip and its refusals, and a
+// scan of a file stopped twice and resumed that ends with the counts of one that was not.
+#include "runner/methods/surface_scan/surface_scan.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "reporting/fleet_report.hpp"
 #include "reporting/result_json.hpp"
 #include "runner/judge/figure_verdicts.hpp"
-#include "runner/methods/scan_checkpoint.hpp"
+#include "runner/methods/surface_scan/scan_checkpoint.hpp"
 #include "tests/support/forwarding_engine.hpp"
 #include "tests/support/test_devices.hpp"
 

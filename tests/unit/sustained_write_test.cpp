@@ -2,7 +2,7 @@
 // Sustained writes: the cache-size analysis on synthetic timelines, the passes a volume asks
 // for, the suite element, the sustained.bw claim, and the cache found within 5% on the fault
 // engine's throughput cliff after N bytes.
-#include "runner/methods/sustained_write.hpp"
+#include "runner/methods/sustained_write/sustained_write.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include "reporting/verdict_status.hpp"
 #include "runner/cli/cli.hpp"
-#include "runner/methods/steady_state.hpp"
+#include "runner/methods/steady_state/steady_state.hpp"
 
 namespace storqual::runner {
 namespace {

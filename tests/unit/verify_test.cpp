@@ -15,7 +15,7 @@
 #include "reporting/verdict_status.hpp"
 #include "runner/base/units.hpp"
 #include "runner/measure/workload.hpp"
-#include "runner/methods/capacity_check.hpp"
+#include "runner/methods/capacity/capacity_check.hpp"
 
 namespace storqual::runner {
 namespace {

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: Apache-2.0
+// One job thread's submit/reap loop (Job); internal to the job loop. Its hot steps are defined
+// here, in the class, so that they inline where the loop is compiled (job_start.cpp); opening
+// the engine and setting up the loop are in job_start.cpp.
+//
+// The loop is liburing's canonical one (io_uring-cp.c): fill to depth, commit once, wait for one
+// completion and take every other one that is ready, refill. Timestamps are taken once per batch
+// (before the batch is prepared, after it is committed, after it is reaped), as fio does, so that
+// the clock costs per batch, not per I/O.
+#pragma once
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/measure/block_io_driver.hpp"
+#include "runner/measure/job_accounting.hpp"
+#include "runner/measure/job_errors.hpp"
+#include "runner/measure/job_plan.hpp"
+#include "runner/measure/job_verify.hpp"
+#include "runner/measure/offset_generator.hpp"
+#include "runner/measure/random.hpp"
+
+namespace storqual::runner::jobs {
+
+// Internal linkage, as when the loop was one file: only job_start.cpp, where the loop is
+// compiled, uses it, and the compiler inlines it there.
+namespace {
+
+// Sleeps until `when` on the runner's clock: nanosleep for the bulk, a short spin at the end.
+inline void sleep_until(NowFunction now_fn, std::uint64_t when) {
+  for (std::uint64_t now = now_fn(); now < when; now = now_fn()) {
+    std::uint64_t left = when - now;
+    if (left > 60000) {
+      timespec ts{static_cast<time_t>((left - 50000) / 1000000000ull),
+                  static_cast<long>((left - 50000) % 1000000000ull)};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
+// One job thread: opens its engine, then the submit/reap loop. The loop is its named steps (run);
+// the parts above own their state.
+class Job {
+ public:
+  Job(unsigned index, SharedPlan& plan, const MemberPlan& member, JobOutcome& out)
+      : index_(index), plan_(plan), member_(member), out_(out) {}
+
+  // Phase 1: open the engine (in the job's own thread).
+  void open();  // job_start.cpp
+
+  // Phase 2: the measured loop: decide whether to issue, submit a batch, wait for completions.
+  void run() {
+    prepare_loop();
+    std::uint64_t now = now_fn_();
+    while (true) {
+      update_issuing(now);
+      // Requeued requests go on after the end too (as I/Os in flight are drained), until they
+      // finish or run out of retry time: an EAGAIN storm is not hidden by the end of the run.
+      const bool retrying = !retries_->empty() && !errors_->failed() && !stop_requested();
+      if (issuing_ || retrying) {
+        const Step step = submit_batch(now);
+        if (step == Step::End) break;
+        if (step == Step::Again) continue;
+      }
+      if (slots_.in_flight == 0) {
+        if (!issuing_ && !retrying) break;
+        pace(now);
+        continue;
+      }
+      if (!reap_completions(now)) break;
+    }
+    errors_->summarize();
+    accounting_->finish();
+    publish_progress();  // the last completions, for the sampler's final look
+    engine_->close();
+  }
+
+  ~Job() {
+    if (engine_) engine_->close();
+    std::free(buffers_);
+  }
+
+ private:
+  enum class Step { Wait, Again, End };  // after a batch: wait for completions, fill again, stop
+  static constexpr std::uint64_t kDrainLimitNs = 30ull * 1000000000ull;
+
+  void prepare_loop();  // job_start.cpp: the loop's settings and its parts
+
+  [[nodiscard]] bool stop_requested() const noexcept {
+    return stop_ && stop_->load(std::memory_order_relaxed);
+  }
+
+  // Issuing ends at a stop request, at the end of a time-based run or when every I/O of a
+  // size-based one went out; from then on, what is in flight drains for at most kDrainLimitNs.
+  void update_issuing(std::uint64_t now) {
+    if (issuing_ &&
+        (stop_requested() || (time_based_ && now >= plan_.end) || issued_ >= total_ios_)) {
+      issuing_ = false;
+      if (stop_requested()) out_.interrupted = true;
+    }
+    if (!issuing_ && drain_deadline_ == UINT64_MAX) drain_deadline_ = now + kDrainLimitNs;
+  }
+
+  // Fills free slots up to the batch (requeued requests first) and commits them. An engine that
+  // completes at queue time (psync) is accounted at once.
+  Step submit_batch(std::uint64_t& now) {
+    unsigned n_staged = 0;
+    while (n_staged < batch_) {
+      const bool again = !retries_->empty();
+      if (!again) {
+        if (!issuing_ || slots_.free.empty() || issued_ >= total_ios_) break;
+        if (rate_ > 0 && next_due_ > now) break;  // not due yet
+      }
+      const unsigned slot = again ? retries_->next() : slots_.free.back();
+      IoRequest& r = slots_.reqs[slot];
+      bool is_check = false;
+      if (again) [[unlikely]] {
+        if (now - slots_.start_ns[slot] > retry_limit_ns_) {
+          if (give_up_retry(slot)) continue;
+          break;
+        }
+      } else {
+        is_check = prepare_request(slot, now);
+        slots_.start_ns[slot] = rate_ > 0 ? next_due_ : now;
+      }
+      const QueueStatus st = engine_->queue(r);
+      if (st == QueueStatus::Busy) {
+        if (is_check) verify_->check_again(r.offset);  // try again next turn
+        break;
+      }
+      if (again) {
+        retries_->pop();
+      } else {
+        slots_.free.pop_back();
+        if (!is_check) count_issued();
+      }
+      if (st == QueueStatus::Completed) {
+        const std::uint64_t t = now_fn_();
+        slots_.issue_ns[slot] = now;
+        ++out_.depths[io_depth_bucket(slots_.in_flight + 1)];
+        complete(slot, t);
+        now = t;
+        if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
+        if ((issued_ & 255) == 0) publish_progress();
+      } else {
+        staged_[n_staged++] = slot;
+        slots_.busy[slot] = 1;
+        ++slots_.in_flight;
+      }
+    }
+    if (n_staged == 0) return Step::Wait;
+    // Issue is the start of the submit call: the kernel has the I/Os from there (a block device's
+    // own service-time clock starts inside the call), so clat brackets it.
+    const std::uint64_t handed = now_fn_();
+    for (unsigned i = 0; i < n_staged; ++i) slots_.issue_ns[staged_[i]] = handed;
+    const int rc = engine_->commit();
+    out_.depths[io_depth_bucket(slots_.in_flight)] += n_staged;
+    if (rc < 0) {
+      errors_->end_job(std::string("submit failed: ") + std::strerror(-rc));
+      issuing_ = false;
+      return Step::End;  // the engine's close() cancels what it holds
+    }
+    // No clock read after the call: the wait reads it, and a read (~12 ns on a VM) is a fifth of
+    // the null engine's whole loop per I/O at QD1.
+    now = handed;
+    // A full batch went out and there is room for more: fill and submit again before waiting, as
+    // fio does with iodepth_batch_submit.
+    if (n_staged == batch_ && !slots_.free.empty()) {
+      now = now_fn_();
+      return Step::Again;
+    }
+    return Step::Wait;
+  }
+
+  // The next I/O of the workload into `slot` (offset, direction, contents; `now` is its start);
+  // with verify, a read-back that is due instead. Returns true for a read-back.
+  bool prepare_request(unsigned slot, std::uint64_t now) {
+    IoRequest& r = slots_.reqs[slot];
+    if (verify_) [[unlikely]]
+      return prepare_verified(slot);
+    r.dir = next_direction();
+    r.offset = offsets_->next(r.dir);
+    r.length = bs_;
+    r.res = 0;
+    if (r.dir == Direction::Write) fill_write(r, now);
+    return false;
+  }
+
+  __attribute__((noinline, cold)) bool prepare_verified(unsigned slot) {
+    IoRequest& r = slots_.reqs[slot];
+    r.length = bs_;
+    r.res = 0;
+    if (verify_->take_due_check(slot, r, slots_)) return true;
+    r.dir = next_direction();
+    r.offset = offsets_->next(r.dir);
+    if (r.dir == Direction::Write)
+      verify_->prepare_write(slot, r, slots_, [this] { return offsets_->next(Direction::Write); });
+    return false;
+  }
+
+  Direction next_direction() {
+    switch (member_.mode) {
+      case RwMode::Read:
+      case RwMode::RandRead:
+        return Direction::Read;
+      case RwMode::Write:
+      case RwMode::RandWrite:
+        return Direction::Write;
+      default:
+        return rng_->below(100) < member_.spec->params.rwmixread ? Direction::Read
+                                                                 : Direction::Write;
+    }
+  }
+
+  // What a write carries over the job's random buffer (workload option write_contents,
+  // runner/measure/workload.hpp).
+  void fill_write(IoRequest& r, std::uint64_t now) {
+    switch (contents_) {
+      case WriteContents::Stamp:
+        stamp_write(r);
+        return;
+      case WriteContents::Scramble:
+        scramble_write(r, now);
+        return;
+      case WriteContents::Refill:
+        refill_write(r);
+        return;
+      case WriteContents::Fixed:
+        return;
+    }
+  }
+
+  // Defeat deduplicating devices: every 512 bytes of a write buffer start with a fresh stamp, as
+  // fio's scramble_buffers does (arrays that deduplicate do it down to 512-byte sectors; a stamp
+  // per 4 KiB left 7 of 8 sectors as the buffer's previous write had them).
+  void stamp_write(IoRequest& r) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    const std::uint64_t base = (++write_stamp_ << 20) ^ rng_->next();
+    for (std::uint32_t off = 0; off + 8 <= r.length; off += 512) {
+      const std::uint64_t v = base ^ (r.offset + off);
+      std::memcpy(bytes + off, &v, 8);
+    }
+  }
+
+  // fio's scramble_buffers (io_u.c, small_content_scramble): in every 512-byte sector the
+  // sector's byte offset at the start of one of its eight 64-byte lines (the same line in every
+  // sector of the write, picked by the start time and offset) and the start time, seconds and
+  // nanoseconds, in bytes 48-63. Those 16 bytes repeat in every sector of a write.
+  void scramble_write(IoRequest& r, std::uint64_t now) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    const std::uint64_t sec = now / 1000000000u, nsec = now % 1000000000u;
+    const std::uint64_t line = ((nsec ^ r.offset) & 7) * 64;
+    for (std::uint32_t off = 0; off + 512 <= r.length; off += 512) {
+      const std::uint64_t at = r.offset + off;
+      std::memcpy(bytes + off + line, &at, 8);
+      std::memcpy(bytes + off + 48, &sec, 8);
+      std::memcpy(bytes + off + 56, &nsec, 8);
+    }
+  }
+
+  // fio's refill_buffers: new random bytes over the whole write.
+  void refill_write(IoRequest& r) {
+    auto* bytes = static_cast<unsigned char*>(r.buf);
+    for (std::uint32_t off = 0; off + 8 <= r.length; off += 8) {
+      const std::uint64_t v = rng_->next();
+      std::memcpy(bytes + off, &v, 8);
+    }
+  }
+
+  // One more workload I/O went out; open loop: I/O k is due at t0 + k / rate.
+  void count_issued() {
+    if (rate_ > 0)
+      next_due_ =
+          plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated_) * 1e9 / rate_);
+    ++issued_;
+  }
+
+  // A requeued request out of retry time: an I/O error. With continue_on_error its slot is free
+  // again (true: go on filling); else the job ends (false).
+  __attribute__((noinline, cold)) bool give_up_retry(unsigned slot) {
+    IoRequest& r = slots_.reqs[slot];
+    const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+    on_io_error(r.dir, r.offset, err,
+                "I/O at offset " + std::to_string(r.offset) + " still not done after " +
+                    format_duration_fio(static_cast<double>(retry_limit_ns_) / 1e9) +
+                    " of retries (" + errno_with_name(err) + ")");
+    retries_->pop();
+    if (!errors_->continue_on_error()) return false;
+    if (retries_->in_parts(slot)) {
+      r.res = -err;
+      retries_->join_parts(r, slot);
+    }
+    slots_.free.push_back(slot);
+    return true;
+  }
+
+  void on_io_error(Direction dir, std::uint64_t offset, int err, const std::string& what) {
+    if (errors_->io_error(dir, offset, err, what)) issuing_ = false;
+  }
+
+  // A completion: requeued (EAGAIN, short), a verify read-back, an error or a counted I/O. The
+  // slot is free again unless its request was requeued.
+  void complete(unsigned slot, std::uint64_t completed) {
+    IoRequest& r = slots_.reqs[slot];
+    if (r.res < static_cast<std::int64_t>(r.length)) [[unlikely]] {
+      if (retries_->requeue(r, slot, out_.dir[static_cast<int>(r.dir)], !verify_)) return;
+    }
+    if (retries_->in_parts(slot)) [[unlikely]]
+      retries_->join_parts(r, slot);
+    slots_.free.push_back(slot);
+    if (verify_) [[unlikely]] {
+      if (verify_->complete(slot, r)) return;
+    }
+    accounting_->note_completion(completed);
+    if (r.res <= 0 && r.length > 0) [[unlikely]] {
+      failed_io(r);
+      return;
+    }
+    accounting_->add(r, slots_.start_ns[slot], slots_.issue_ns[slot], completed);
+  }
+
+  // Nothing transferred and no errno: the device ended before the offset (a block device that
+  // shrank or went away reads as end of file); counted as EIO.
+  __attribute__((noinline, cold)) void failed_io(const IoRequest& r) {
+    const int err = r.res < 0 ? static_cast<int>(-r.res) : EIO;
+    const std::string why =
+        r.res < 0 ? errno_with_name(err)
+                  : "transferred 0 of " + std::to_string(r.length) + " bytes (end of device)";
+    on_io_error(r.dir, r.offset, err,
+                std::string(r.dir == Direction::Write ? "write" : "read") + " error at offset " +
+                    std::to_string(r.offset) + ": " + why);
+  }
+
+  // fio's fadvise_hint on this job's descriptor over its region (readahead of buffered I/O); a
+  // target that takes no advice (the null engine, a character device) is left as it is.
+  void advise(FadviseHint hint) const {
+    const int fd = engine_->fd();
+    if (hint == FadviseHint::None || fd < 0) return;
+    int advice = hint == FadviseHint::Random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+    if (hint == FadviseHint::Pattern && rw_random(member_.mode)) advice = POSIX_FADV_RANDOM;
+    (void)::posix_fadvise(fd, static_cast<off_t>(member_.region_offset),
+                          static_cast<off_t>(member_.region_size), advice);
+  }
+
+  // Nothing in flight and nothing to submit yet: a rated workload sleeps until its next I/O is due.
+  void pace(std::uint64_t& now) {
+    if (rate_ > 0 && next_due_ > now && retries_->empty()) {
+      sleep_until(now_fn_, std::min(next_due_, now + 100000000));  // notice a stop promptly
+      now = now_fn_();
+    }
+  }
+
+  // Waits for at least one completion (waking in time for the end of the run and for the next due
+  // I/O of a rated workload), accounts every one reaped, then checks io_timeout and the drain.
+  // Returns false when the job ends.
+  bool reap_completions(std::uint64_t& now) {
+    std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
+    if (issuing_ && time_based_ && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
+    if (issuing_ && rate_ > 0 && !slots_.free.empty())
+      wait_ns = std::min(wait_ns, next_due_ > now ? next_due_ - now : 0);
+    // iodepth_batch_complete_min: wait for a batch (fewer wake-ups), not while a rate paces.
+    const unsigned reap_min =
+        issuing_ && rate_ <= 0
+            ? std::clamp(member_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
+            : 1;
+    // iodepth_batch_complete_max: take at most that many (fio's one per reap), else all ready.
+    const unsigned batch_max = member_.spec->iodepth_batch_complete_max;
+    const unsigned reap_max = batch_max ? std::clamp(batch_max, reap_min, depth_) : depth_;
+    const int n =
+        engine_->reap(reap_min, reap_max, reaped_.data(), std::chrono::nanoseconds(wait_ns));
+    const std::uint64_t t = now_fn_();
+    now = t;  // the next batch is prepared right after this reap
+    if (n < 0 && n != -EINTR && n != -ETIME && n != -EAGAIN) {
+      errors_->end_job(std::string("reap failed: ") + std::strerror(-n));
+      return false;
+    }
+    for (int i = 0; i < n; ++i) {
+      auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(reaped_[i]->cookie));
+      complete(slot, t);
+      slots_.busy[slot] = 0;
+      --slots_.in_flight;
+    }
+    // At most once per kPublishEveryNs: two relaxed stores and two atomic adds per reap were
+    // about a tenth of the null engine's loop at iodepth 1. The sampler's early-stop samples are
+    // 10-250 ms (early_stop.hpp): a count up to 0.1 ms old moves a 10 ms sample by at most 1%.
+    if (n > 0 && t - published_ns_ >= kPublishEveryNs) {
+      publish_progress();
+      published_ns_ = t;
+    }
+    // With io_timeout, a job that already failed stops here rather than drain (as before the
+    // split).
+    if (io_timeout_ns_ && slots_.in_flight > 0 && (timed_out(t) || errors_->failed())) return false;
+    if (!issuing_ && t > drain_deadline_) {
+      errors_->end_job(std::to_string(slots_.in_flight) +
+                       " I/Os still in flight 30s after the end");
+      return false;
+    }
+    return true;
+  }
+
+  // A request outstanding past io_timeout. The engine cannot take it back, so it ends the job even
+  // with continue_on_error; it is counted as ETIMEDOUT in its direction.
+  __attribute__((noinline, cold)) bool timed_out(std::uint64_t t) {
+    for (unsigned s = 0; s < depth_; ++s) {
+      if (!slots_.busy[s] || t - slots_.issue_ns[s] <= io_timeout_ns_) continue;
+      const IoRequest& r = slots_.reqs[s];
+      const std::string what =
+          "I/O at offset " + std::to_string(r.offset) + " did not complete within io_timeout " +
+          format_duration_fio(member_.spec->io_timeout_s) + " (" + errno_with_name(ETIMEDOUT) + ")";
+      on_io_error(r.dir, r.offset, ETIMEDOUT, what);
+      errors_->end_job(what, /*keep_first=*/true);
+      return true;
+    }
+    return false;
+  }
+
+  // The running totals for the sampler thread (early stop) and the live progress line.
+  // The live counters are the sum over jobs: each job adds what it counted since it last did (a
+  // store would leave the last job's own count, a fraction of the workload's).
+  void publish_progress() {
+    const std::uint64_t ios = out_.dir[0].ios + out_.dir[1].ios;
+    const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
+    out_.progress_ios.store(ios, std::memory_order_relaxed);
+    out_.progress_bytes.store(bytes, std::memory_order_relaxed);
+    out_.progress_written.store(out_.dir[1].bytes, std::memory_order_relaxed);
+    if (live_) {
+      live_->ios.fetch_add(ios - live_ios_, std::memory_order_relaxed);
+      live_->bytes.fetch_add(bytes - live_bytes_, std::memory_order_relaxed);
+      live_ios_ = ios;
+      live_bytes_ = bytes;
+      if (accounting_->measuring()) live_->measuring.store(true, std::memory_order_relaxed);
+    }
+  }
+
+  void allocate_buffers();  // job_start.cpp
+  void* buffer(unsigned i) const { return buffers_ + static_cast<std::size_t>(i) * stride_; }
+
+  unsigned index_;
+  SharedPlan& plan_;
+  const MemberPlan& member_;
+  JobOutcome& out_;
+  std::unique_ptr<Engine> engine_;
+  unsigned depth_ = 1;
+  unsigned char* buffers_ = nullptr;
+  std::size_t stride_ = 0;
+
+  // The loop's settings and state (prepare_loop), then its parts.
+  NowFunction now_fn_ = nullptr;
+  LiveCounters* live_ = nullptr;
+  std::uint64_t live_ios_ = 0, live_bytes_ = 0;             // what this job has added to *live_
+  std::uint64_t published_ns_ = 0;                          // when reap_completions last published
+  static constexpr std::uint64_t kPublishEveryNs = 100000;  // 0.1 ms
+  const std::atomic<bool>* stop_ = nullptr;
+  std::uint32_t bs_ = 0;
+  unsigned batch_ = 1;
+  bool time_based_ = false;
+  bool issuing_ = false;
+  std::uint64_t io_timeout_ns_ = 0, retry_limit_ns_ = 0, drain_deadline_ = UINT64_MAX;
+  double rate_ = 0;
+  std::uint64_t next_due_ = 0, rated_ = 0;  // open loop: when the next I/O is due, how many were
+  std::uint64_t issued_ = 0, total_ios_ = 0, write_stamp_ = 0;
+  WriteContents contents_ = WriteContents::Stamp;
+  IoSlots slots_;
+  std::vector<unsigned> staged_;
+  std::vector<IoRequest*> reaped_;
+  std::optional<Random> rng_;
+  std::optional<OffsetGenerator> offsets_;
+  std::optional<RetryQueue> retries_;
+  std::optional<ErrorPolicy> errors_;
+  std::optional<CompletionAccounting> accounting_;
+  std::optional<VerifyTracker> verify_;
+};
+
+}  // namespace
+
+}  // namespace storqual::runner::jobs

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// The start line of a workload's jobs (run_jobs): each job opens its engine in its own thread
+// (Job::open), the regions and ledgers are checked, then all go at t0. The job loop (job_loop.hpp)
+// is compiled here.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "runner/base/units.hpp"
+#include "runner/measure/disk_stats.hpp"
+#include "runner/measure/job_loop.hpp"
+#include "runner/measure/job_plan.hpp"
+
+namespace storqual::runner::jobs {
+
+namespace {
+
+// The io_uring poll budget (engines::EngineConfig::spin_wait_ns). Automatic: 20 us, about ten
+// completions of a fast NVMe or zram device, and only while the host's poll budget lets it
+// (runner/measure/poll_budget.hpp: a CPU really spare, over every job of every target).
+std::uint32_t spin_wait_ns(const WorkloadSpec& spec) {
+  if (spec.spin_wait_s >= 0) return static_cast<std::uint32_t>(spec.spin_wait_s * 1e9);
+  return 20000u;
+}
+
+// User + system time of the whole process, every thread of it.
+double process_cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// Why the jobs cannot start, when they cannot: `usage` for a workload that does not fit the target
+// (UnitError), else the engine's errno (EngineError).
+struct SetupProblem {
+  std::string what;
+  bool usage = false;
+  int error = 0;
+  [[nodiscard]] bool any() const noexcept { return !what.empty(); }
+};
+
+// Once every job opened its engine: the first that could not, else the region against the target
+// (offset and size inside it, aligned under O_DIRECT, at least one block); sets plan.region_size.
+SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan) {
+  const auto& p = plan.spec->params;
+  for (const auto& o : outcomes)
+    if (!o.opened) return {o.setup_error, false, o.setup_errno};
+  const JobOutcome& first = outcomes.front();
+  const bool sized = p.ioengine != "null";
+  std::uint64_t target_size = sized ? first.target_size : (1ull << 40);
+  if (p.offset >= target_size && sized)
+    return {"offset " + std::to_string(p.offset) + " is past the end of " + p.target + " (" +
+                std::to_string(target_size) + " bytes)",
+            true};
+  plan.region_size = p.size ? p.size : target_size - p.offset;
+  if (sized && p.offset + plan.region_size > target_size)
+    return {"size " + format_size_fio(p.size) + " at offset " + std::to_string(p.offset) +
+                " reaches past the end of " + p.target + " (" + std::to_string(target_size) +
+                " bytes)",
+            true};
+  std::uint32_t lbs = first.logical_block;
+  if (p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0))
+    return {"bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
+                " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
+                p.target + " under direct=1",
+            true};
+  if (plan.region_size < p.bs)
+    return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs", true};
+  return {};
+}
+
+// With verify: the caller's ledger (checked to cover this region at this bs) or one of our own.
+SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options, MemberPlan& plan,
+                            std::optional<VerifyLedger>& own_ledger) {
+  const auto& p = spec.params;
+  try {
+    if (options.verify_ledger) {
+      const VerifyLedger& l = *options.verify_ledger;
+      if (l.region_offset() != p.offset ||
+          l.region_size() / l.block_size() != plan.region_size / p.bs || l.block_size() != p.bs)
+        throw UnitError("the verify ledger covers another region or bs than the workload");
+      plan.ledger = options.verify_ledger;
+    } else {
+      own_ledger.emplace(p.offset, plan.region_size, p.bs, spec.verify);
+      plan.ledger = &*own_ledger;
+    }
+    plan.ledger->prepare_jobs(p.numjobs);
+  } catch (const UnitError& e) {
+    return {e.what(), true};
+  }
+  return {};
+}
+
+// Once every job opened its engine: each member's region (check_region) and verify ledger; a
+// group's problem names its job.
+SetupProblem check_members(const RunOptions& options, std::span<MemberPlan> members,
+                           std::span<const JobOutcome> outcomes,
+                           std::optional<VerifyLedger>& own_ledger) {
+  for (MemberPlan& m : members) {
+    SetupProblem problem = check_region(outcomes.subspan(m.first, m.spec->params.numjobs), m);
+    if (!problem.any() && m.spec->verify != VerifyAlgorithm::None)
+      problem = prepare_ledger(*m.spec, options, m, own_ledger);
+    if (problem.any()) {
+      if (members.size() > 1 || !m.spec->jobs.empty())
+        problem.what = "job '" + m.spec->id + "': " + problem.what;
+      return problem;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// Phase 1: open the engine (in the job's own thread).
+void Job::open() {
+  const auto& spec = *member_.spec;
+  const auto& p = spec.params;
+  try {
+    engine_ = engines::make_engine(p.ioengine);
+    if (plan_.options->wrap_engine) engine_ = plan_.options->wrap_engine(std::move(engine_));
+    depth_ = engine_->caps().async ? p.iodepth : 1u;
+    allocate_buffers();
+    engines::EngineConfig cfg;
+    cfg.path = p.target;
+    cfg.write = rw_writes(member_.mode);
+    cfg.direct = p.direct;
+    cfg.exclusive = plan_.options->exclusive;
+    cfg.iodepth = depth_;
+    cfg.fixed_buffers = spec.fixedbufs;
+    cfg.registered_files = spec.registerfiles;
+    cfg.sqpoll = spec.sqpoll;
+    cfg.iopoll = spec.iopoll;
+    cfg.batch_submit = spec.iodepth_batch;
+    cfg.spin_wait_ns = spin_wait_ns(spec);
+    if (spec.spin_wait_s < 0) cfg.poll_gate = plan_.poll_gate;
+    for (unsigned i = 0; i < depth_; ++i) cfg.buffers.push_back({buffer(i), p.bs});
+    engine_->open(cfg);
+    out_.target_size = engine_->target_size();
+    out_.logical_block = engine_->logical_block_size();
+    out_.opened = true;
+  } catch (const engines::EngineError& e) {
+    out_.setup_error = e.what();
+    out_.setup_errno = e.error();
+  } catch (const std::exception& e) {
+    out_.setup_error = e.what();
+    out_.setup_errno = EINVAL;
+  }
+}
+
+void Job::prepare_loop() {
+  const auto& spec = *member_.spec;
+  const auto& p = spec.params;
+  now_fn_ = plan_.options->now;
+  live_ = plan_.options->live;
+  stop_ = plan_.options->stop;
+  bs_ = static_cast<std::uint32_t>(p.bs);
+  // Requests per submit: iodepth_batch_submit, or everything that is ready.
+  batch_ = spec.iodepth_batch ? spec.iodepth_batch : UINT_MAX;
+  time_based_ = p.runtime_s > 0;
+  io_timeout_ns_ = static_cast<std::uint64_t>(spec.io_timeout_s * 1e9);
+  // How long a request may keep coming back with EAGAIN or short before it is an error.
+  retry_limit_ns_ = io_timeout_ns_ ? io_timeout_ns_ : kDrainLimitNs;
+  rate_ = spec.effective_rate_iops();
+  advise(spec.fadvise_hint);
+  contents_ = spec.write_contents;
+  next_due_ = plan_.t0;
+  // Each job of the workload its own sequence: a group's members are numbered on from the first.
+  const std::uint64_t seq = member_.first + index_;
+  rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
+  offsets_.emplace(
+      OffsetGenerator::Layout{
+          .mode = member_.mode,
+          .randommap = p.randommap,  // io_limit may pass over the region more than once
+          .region_offset = member_.region_offset,
+          .region_blocks = member_.region_size / p.bs,
+          .block_size = p.bs,
+          .jobs = member_.ledger ? p.numjobs : 1u,
+          .job = member_.ledger ? index_ : 0u},
+      *rng_);
+  total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
+  if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
+    total_ios_ = std::max<std::uint64_t>(1, (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs);
+  issuing_ = offsets_->blocks() > 0;
+
+  slots_.reqs.resize(depth_);
+  slots_.start_ns.assign(depth_, 0);
+  slots_.issue_ns.assign(depth_, 0);
+  slots_.busy.assign(depth_, 0);
+  slots_.free.resize(depth_);
+  std::iota(slots_.free.rbegin(), slots_.free.rend(), 0u);
+  for (unsigned i = 0; i < depth_; ++i) {
+    slots_.reqs[i].buf = buffer(i);
+    slots_.reqs[i].buf_index = static_cast<int>(i);
+    slots_.reqs[i].cookie = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+  }
+  staged_.resize(depth_);
+  reaped_.resize(depth_);
+  retries_.emplace(depth_);
+  errors_.emplace(out_, spec.continue_on_error);
+  accounting_.emplace(out_, plan_, *member_.spec, engine_->caps().async, *engine_);
+  if (member_.ledger) verify_.emplace(*member_.ledger, spec, index_, depth_, out_);
+}
+
+void Job::allocate_buffers() {
+  const auto& p = member_.spec->params;
+  // Align each buffer to 4 KiB (the largest common logical block), round its stride up too.
+  stride_ = (p.bs + 4095) / 4096 * 4096;
+  // A pool of 2 MiB or more goes on transparent huge pages where the kernel has them. A
+  // request's memory is one segment per physically contiguous run; pool pages faulted one by
+  // one come back scattered (2 of 8,193 adjacent in a 1M x 32 pool here), so a 1M request
+  // was 256 segments, which a device with max_segments 128 (loop; AHCI has 168) splits in
+  // two, and a virtual disk passes to the host as 256 pieces: the device then sees another
+  // workload than the one asked for, and how much so depends on the allocator's luck.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::size_t len = stride_ * depth_;
+  const bool huge = len >= kHuge;
+  if (huge) len = (len + kHuge - 1) / kHuge * kHuge;
+  buffers_ = static_cast<unsigned char*>(std::aligned_alloc(huge ? kHuge : 4096, len));
+  if (!buffers_) throw std::bad_alloc();
+  if (huge) (void)::madvise(buffers_, len, MADV_HUGEPAGE);  // a hint: no THP, 4 KiB pages
+  // Incompressible contents: compressing devices (zram, SandForce) report fantasy numbers on
+  // zeros.
+  Random fill(0xB0FFE125ull + member_.first + index_);
+  for (std::size_t off = 0; off < stride_ * depth_; off += 8) {
+    std::uint64_t v = fill.next();
+    std::memcpy(buffers_ + off, &v, 8);
+  }
+}
+
+void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan> members,
+              std::vector<JobOutcome>& outcomes, std::optional<VerifyLedger>& own_ledger,
+              WorkloadMonitor& monitor) {
+  const auto& p = plan.spec->params;
+  std::vector<std::unique_ptr<Job>> jobs;
+  for (const MemberPlan& m : members)
+    for (unsigned i = 0; i < m.spec->params.numjobs; ++i)
+      jobs.push_back(std::make_unique<Job>(i, plan, m, outcomes[m.first + i]));
+  const auto count = static_cast<std::ptrdiff_t>(jobs.size());
+  std::barrier opened(count + 1);
+  std::barrier go(count + 1);
+  std::vector<std::thread> threads;
+  threads.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    threads.emplace_back([&, i] {
+      std::optional<PollBudget::Lease::Watch> watch;
+      if (plan.poll_lease) watch.emplace(plan.poll_lease->watch_this_thread());
+      jobs[i]->open();
+      opened.arrive_and_wait();
+      go.arrive_and_wait();
+      if (!plan.abort) jobs[i]->run();
+    });
+  }
+  opened.arrive_and_wait();
+  SetupProblem problem = check_members(options, members, outcomes, own_ledger);
+  plan.abort = problem.any();
+  // Everything slow (the device's counters, a file read) comes before t0: at t0 the time runs, and
+  // on a starved host a 0.3 s workload must not spend it here (docs/robustness.md, "A stall").
+  const std::optional<DiskCounters> disk_before =
+      p.ioengine == "null" || plan.abort ? std::nullopt : read_disk_counters(p.target);
+  plan.t0 = options.now();
+  plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
+  plan.end = p.runtime_s > 0 ? plan.measure_start + static_cast<std::uint64_t>(p.runtime_s * 1e9)
+                             : UINT64_MAX;
+  if (options.live) {
+    options.live->ios = 0;
+    options.live->bytes = 0;
+    options.live->measuring = false;
+  }
+  // The sampler beside the jobs: busy host, and early stop by moving plan.end forward.
+  if (!plan.abort)
+    monitor.start(
+        plan.t0, plan.measure_start, plan.end, members.front().region_size,
+        [&](std::uint64_t& ios, std::uint64_t& bytes, std::uint64_t& written) {
+          for (const auto& o : outcomes) {
+            ios += o.progress_ios.load(std::memory_order_relaxed);
+            bytes += o.progress_bytes.load(std::memory_order_relaxed);
+            written += o.progress_written.load(std::memory_order_relaxed);
+          }
+        },
+        [&](std::uint64_t t) { plan.end.store(t); });
+  const double process_cpu_before = process_cpu_seconds();
+  const auto process_wall_before = std::chrono::steady_clock::now();
+  go.arrive_and_wait();
+  for (auto& t : threads) t.join();
+  plan.process_cpu_s = process_cpu_seconds() - process_cpu_before;
+  plan.process_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - process_wall_before).count();
+  if (disk_before)
+    if (const auto disk_after = read_disk_counters(p.target))
+      plan.disk_stats = disk_stats_between(*disk_before, *disk_after);
+  monitor.finish();
+  plan.limit_s = monitor.stopped_early() ? static_cast<double>(plan.end - plan.measure_start) / 1e9
+                                         : p.runtime_s;
+  jobs.clear();  // closes engines
+  if (problem.usage) throw UnitError(problem.what);
+  if (problem.any()) throw engines::EngineError(problem.what, problem.error);
+}
+
+}  // namespace storqual::runner::jobs
