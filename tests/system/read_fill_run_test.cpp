@@ -44,11 +44,12 @@ class ReadFillRun : public ::testing::Test {
         << iops << "\"/>\n  </claims>\n</spec-sheet>\n";
   }
   testing::RunOutputs run(const std::string& name, const std::string& target,
-                          const std::vector<std::string>& extra) {
+                          const std::vector<std::string>& extra,
+                          const std::string& suite = "suite.xml") {
     const fs::path out = dir_ / name;
     std::vector<std::string> argv = {STORQUAL_BINARY, "run",
                                      "--target",      target,
-                                     "--suite",       (dir_ / "suite.xml").string(),
+                                     "--suite",       (dir_ / suite).string(),
                                      "--spec",        (dir_ / "sheet.xml").string(),
                                      "--out",         out.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -131,44 +132,33 @@ TEST_F(ReadFillRun, AKindThatOnlyWeakensCannotBeAccepted) {
   EXPECT_FALSE(fs::exists(dir_ / "weak")) << "refused before anything ran";
 }
 
-// Issue 43's first case on a loop device over a never-written file: unfilled, the reads of its
-// holes come from nothing; a claim at half that rate, which the unwritten device passes, is
-// inconclusive without the fill and fails with it (the filled reads reach the backing disk).
+// Issue 43's first case on a loop device over a never-written file: without the fill its read
+// claim is inconclusive (exit 3); with it the fill writes the region through the device, its
+// sample saw zeros, and the claim is judged on the data it wrote. How much faster the holes read
+// (695k against 78k IOPS at QD32 here, docs/measurement.md) is a figure for a quiet machine, not
+// for a test beside others on two CPUs, so it is not asserted.
 TEST_F(ReadFillRun, ALoopDeviceOverANeverWrittenFileIsJudgedOnWrittenData) {
   STORQUAL_REQUIRE_ROOT();
-  double unwritten_iops = 0;
-  {
-    testing::LoopDevice loop(dir_ / "fresh.img");
-    const auto o =
-        run("unwritten", loop.path(),
-            {"--allow-destructive", "--no-fill", "--accept-deviation", "unwritten-reads"});
-    ASSERT_EQ(o.json["workloads"].size(), 1u) << o.cmd.out;
-    unwritten_iops = o.json["workloads"][0]["read"]["iops"].get<double>();
-    EXPECT_EQ(status(o), "pass");
-  }
-  ASSERT_GT(unwritten_iops, 0);
-  sheet(std::to_string(static_cast<long long>(unwritten_iops / 2)));
   {
     testing::LoopDevice loop(dir_ / "fresh.img");
     const auto nofill = run("nofill", loop.path(), {"--allow-destructive", "--no-fill"});
     EXPECT_EQ(nofill.cmd.exit_code, 3) << nofill.cmd.out;
     EXPECT_EQ(status(nofill), "inconclusive");
   }
+  EXPECT_EQ(testing::read_file(dir_ / "fresh.img").find_first_not_of('\0'), std::string::npos)
+      << "--no-fill wrote to the device";
   testing::LoopDevice loop(dir_ / "fresh.img");
   const auto filled = run("filled", loop.path(), {"--allow-destructive"});
-  // It fails; on a host busy enough to be the limit (a shared CI machine), the shortfall is the
-  // host's and the claim inconclusive for that reason, never for unwritten reads, and never a pass.
+  EXPECT_EQ(filled.cmd.exit_code, 0) << filled.cmd.out;
+  EXPECT_EQ(status(filled), "pass");
   const std::string message = filled.json["verdicts"][0]["message"].get<std::string>();
-  if (status(filled) == "inconclusive") {
-    EXPECT_EQ(filled.cmd.exit_code, 3) << filled.cmd.out;
-    EXPECT_NE(message.find("host-limited"), std::string::npos) << message;
-  } else {
-    EXPECT_EQ(status(filled), "fail") << message;
-    EXPECT_EQ(filled.cmd.exit_code, 1) << filled.cmd.out;
-  }
   EXPECT_EQ(message.find("unwritten"), std::string::npos) << message;
   ASSERT_EQ(filled.json["workloads"][0]["fill"].size(), 1u);
   EXPECT_TRUE(filled.json["workloads"][0]["fill"][0]["sample_all_zero"].get<bool>());
+  EXPECT_EQ(filled.json["workloads"][0]["fill"][0]["bytes"].get<std::uint64_t>(), 32u << 20);
+  loop.detach();
+  const std::string bytes = testing::read_file(dir_ / "fresh.img");
+  EXPECT_NE(bytes.find_first_not_of('\0'), std::string::npos) << "the fill wrote nothing";
 }
 
 }  // namespace
