@@ -62,10 +62,9 @@ struct NvmePurgeAccess {
                                       const std::string& sysfs_root = "/sys");
 
 // The workload-independent preconditioning of `workload`'s range: two passes of rw=write bs=128k
-// iodepth=32 over [offset, offset+size) with `measure`; returns the report line. `scale` below 1
-// (--runtime-scale, a smoke run) writes one pass instead of two (it says so): the range is still
-// written once, so what follows measures written blocks (a share of a pass would leave a thin or
-// sparse target unallocated), and a large device is not written twice over.
+// iodepth=32 over [offset, offset+size) with `measure`; returns the report line. A volume, not a
+// time: `scale` (--runtime-scale) below 1 only makes the line say it was not scaled (one pass, or a
+// share of the two, left a loop device over a file stalling in the rounds after it).
 [[nodiscard]] std::string precondition_independent(const WorkloadSpec& workload,
                                                    const RunWorkload& measure, double scale = 1);
 
