@@ -8,6 +8,8 @@
 // an assertion fails.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -29,6 +31,12 @@ constexpr std::uint64_t kDeviceSize = 64ull << 20;
 
 TEST(FleetOnABusyHost, FourDevicesBesideTwoCpuHogsAreHostLimitedNeitherFailedNorOutliers) {
   STORQUAL_REQUIRE_ROOT();
+  // Its claim is what one device does alone, measured first, and whether the fleet beside two
+  // hogs is excused depends on how that came out: on the 2-CPU CI machine it failed 3 of 5 runs
+  // of 2026-12-03 with the binary before and after that day's changes alike. A figure, run on
+  // purpose (issue 46 lists this test among those that depend on the host).
+  if (!std::getenv("STORQUAL_TIMING_TESTS"))
+    GTEST_SKIP() << "timing-dependent: set STORQUAL_TIMING_TESTS=1 on a quiet machine";
   std::vector<std::unique_ptr<testing::ZramDevice>> devices;
   try {
     for (int i = 0; i < 4; ++i)
