@@ -14,8 +14,9 @@
 #
 #   lab.py [--short] [--build DIR]      (make lab: the whole lab; make test: --short)
 #
-# Exit 0 when every check held, 1 when one did not, 77 (skip) with the reason when QEMU or the
-# guest kernel cannot be fetched (tests/lab/fetch.sh).
+# Exit 0 when every check held, 1 when one did not or when the lab cannot run (QEMU or the guest
+# kernel cannot be fetched from the machine's mirror, tests/lab/fetch.sh, or QEMU does not start),
+# naming what was missing: a lab that cannot run fails, it never skips.
 import argparse
 import base64
 import json
@@ -28,7 +29,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SKIP = 77
+CANNOT_RUN = 1
 
 # What QEMU is given, and what storqual must report for it. "pci" places the controller.
 
@@ -730,15 +731,15 @@ def main():
     lab = os.path.join(build, "lab")
     storqual = os.path.join(build, "app", "storqual")
     if not os.path.exists(storqual):
-        print("lab: no storqual binary at %s (build first)" % storqual)
-        return SKIP
+        print("lab: FAILED: no storqual binary at %s (build first)" % storqual)
+        return CANNOT_RUN
     r = subprocess.run([os.path.join(HERE, "fetch.sh"), lab], capture_output=True, text=True)
     print(r.stdout, end="")
     if r.returncode != 0:
-        print("lab: skipped: QEMU or the guest kernel could not be fetched: " + r.stdout + r.stderr)
-        return SKIP
+        print("lab: FAILED: QEMU or the guest kernel could not be fetched: " + r.stdout + r.stderr)
+        return CANNOT_RUN
     with open(os.path.join(lab, "fetched")) as f:
-        qemu_suite, kernel_pkg = f.read().split()
+        qemu_suite, kernel_pkg = f.read().split()[:2]
     root = os.path.join(lab, "root")
     version = kernel_pkg[len("linux-image-"):]
     kernel = os.path.join(root, "boot", "vmlinuz-" + version)
@@ -753,8 +754,8 @@ def main():
                                            "QEMU does not start", version,
                                            "short" if args.short else "full"))
     if not version_text:
-        print("lab: skipped: the unpacked QEMU does not start")
-        return SKIP
+        print("lab: FAILED: the unpacked QEMU (%s) does not start" % qemu)
+        return CANNOT_RUN
     initrd = build_initramfs(lab, root, version, storqual)
     log = os.path.join(lab, "serial.log")
     blocks, raised = boot(lab, qemu, datadir, kernel, initrd, "short" if args.short else "full",
@@ -800,7 +801,7 @@ def main():
     print("\nlab: %d checks, %d failed; wall time %.0f s (QEMU %s from %s)"
           % (checks.count, len(checks.failed), time.time() - t0,
              version_text.split()[3] if version_text else "?", qemu_suite))
-    if qemu_suite != "bookworm-backports":
+    if not qemu_suite.endswith("-backports"):
         print("lab: note: Debian 12's QEMU 7.2 stalls its emulated NVMe; runs on it may error")
     return 0 if ok else 1
 

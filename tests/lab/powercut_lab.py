@@ -36,8 +36,10 @@
 #   powercut_lab.py [--build DIR] [--cuts N] [--devices plp,volatile,liar,reorder,tear4k-qd1,
 #                   tear4k-qd8,misdirect,flushlag]  (also: shorn, bitflip)
 #
-# Exit 0 when every check held, 1 when one did not, 77 when QEMU, the kernel or nbdkit cannot be
-# had.
+# Exit 0 when every check held, 1 when one did not or when the lab cannot run: QEMU, the kernel or
+# nbdkit cannot be had, or one of the lab's own filters does not compile (a code defect), each
+# named. nbdkit is the machine's (scripts/install-deps.sh test installs nbdkit and
+# nbdkit-plugin-dev); without it, it is fetched like QEMU from the machine's mirror.
 import argparse
 import base64
 import os
@@ -51,7 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import lab as baselab  # noqa: E402  (the lab's fetch, initramfs and checks)
 
-SKIP = 77
+CANNOT_RUN = 1
 DEVICES = {
     "plp": {"filters": [], "params": []},
     "volatile": {"filters": ["cache"], "params": ["cache=writeback"]},
@@ -82,7 +84,11 @@ OWN_FILTERS = ("reorder", "bitflip", "misdirect", "flushlag")
 
 
 def fetch_nbdkit(lab):
-    """nbdkit unpacked under LAB/nbdkit (the lab's private apt configuration); its root or None."""
+    """The root nbdkit and its filter header are under: the machine's ("/") when both are
+    installed, else Debian's packages unpacked under LAB/nbdkit (the lab's private apt
+    configuration, the machine's mirror); None, said, when neither can be had."""
+    if os.path.exists("/usr/bin/nbdkit") and os.path.exists("/usr/include/nbdkit-filter.h"):
+        return "/"
     d = os.path.join(lab, "nbdkit")
     root = os.path.join(d, "root")
     binary = os.path.join(root, "usr/bin/nbdkit")
@@ -99,27 +105,31 @@ def fetch_nbdkit(lab):
                        cwd=d, capture_output=True, text=True)
     debs = [f for f in os.listdir(d) if f.startswith("nbdkit") and f.endswith(".deb")]
     if r.returncode != 0 or len(debs) != 2:
-        print("powercut lab: nbdkit could not be fetched: " + r.stdout + r.stderr)
+        print("powercut lab: FAILED: nbdkit is not installed (apt-get install nbdkit "
+              "nbdkit-plugin-dev) and could not be fetched: " + r.stdout + r.stderr)
         return None
     for deb in debs:
         subprocess.run(["dpkg-deb", "-x", os.path.join(d, deb), root], check=True)
     return root
 
 
-def build_lab_filter(nbd_root, name):
-    """Compiles tests/lab/nbdkit-NAME-filter.c against the fetched header; its path or None."""
+def build_lab_filter(nbd_root, name, lab):
+    """Compiles tests/lab/nbdkit-NAME-filter.c against nbdkit's header into LAB; its path, or None
+    with the compiler's message (a filter that does not compile fails the lab)."""
     src = os.path.join(HERE, "nbdkit-%s-filter.c" % name)
-    out = os.path.join(os.path.dirname(nbd_root), "nbdkit-%s-filter.so" % name)
+    out = os.path.join(lab, "nbdkit-%s-filter.so" % name)
     if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
         return out
     include = os.path.join(nbd_root, "usr/include")
     if not os.path.exists(os.path.join(include, "nbdkit-filter.h")):
-        print("powercut lab: no nbdkit-filter.h under %s (nbdkit-plugin-dev)" % include)
+        print("powercut lab: FAILED: no nbdkit-filter.h under %s (nbdkit-plugin-dev)" % include)
         return None
-    r = subprocess.run(["cc", "-O2", "-Wall", "-shared", "-fPIC", "-I", include, "-o", out, src],
-                       capture_output=True, text=True)
+    r = subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-I", include, "-o",
+                        out, src], capture_output=True, text=True)
     if r.returncode != 0:
-        print("powercut lab: the %s filter does not compile: %s" % (name, r.stderr))
+        if os.path.exists(out):
+            os.unlink(out)
+        print("powercut lab: FAILED: the %s filter (%s) does not compile: %s" % (name, src, r.stderr))
         return None
     return out
 
@@ -270,23 +280,24 @@ def setup(args):
     lab = os.path.join(build, "lab")
     storqual = os.path.join(build, "app", "storqual")
     if not os.path.exists(storqual):
-        print("powercut lab: no storqual binary at %s (build first)" % storqual)
+        print("powercut lab: FAILED: no storqual binary at %s (build first)" % storqual)
         return None
     r = subprocess.run([os.path.join(HERE, "fetch.sh"), lab], capture_output=True, text=True)
     if r.returncode != 0:
-        print("powercut lab: skipped: QEMU or the guest kernel could not be fetched: " + r.stdout)
+        print("powercut lab: FAILED: QEMU or the guest kernel could not be fetched: " + r.stdout
+              + r.stderr)
         return None
     nbd_root = fetch_nbdkit(lab)
     if not nbd_root:
         return None
     for name in OWN_FILTERS:
         if name in args.devices.split(","):
-            built = build_lab_filter(nbd_root, name)
+            built = build_lab_filter(nbd_root, name, lab)
             if not built:
                 return None
             DEVICES[name]["filters"] = [built if f is None else f for f in DEVICES[name]["filters"]]
     with open(os.path.join(lab, "fetched")) as f:
-        _, kernel_pkg = f.read().split()
+        kernel_pkg = f.read().split()[1]
     root = os.path.join(lab, "root")
     version = kernel_pkg[len("linux-image-"):]
     work = os.path.join(lab, "powercut")
@@ -355,7 +366,7 @@ def main():
     t0 = time.time()
     env = setup(args)
     if env is None:
-        return SKIP
+        return CANNOT_RUN
     if os.path.exists(env["log"]):
         os.unlink(env["log"])
     checks, rows = baselab.Checks(), []
