@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -114,7 +116,8 @@ class LoopDevice {
 };
 
 // A zram device of `size` bytes made through /sys/class/zram-control/hot_add and removed through
-// hot_remove with its own id. Throws when zram is not available.
+// hot_remove with its own id; loads the module (modprobe zram) when it is not. Throws, naming
+// why, when zram is not available.
 class ZramDevice {
  public:
   explicit ZramDevice(std::uint64_t size);
@@ -127,6 +130,18 @@ class ZramDevice {
  private:
   int id_ = -1;
 };
+
+// A zram device of `size` bytes into `ptr` (a std::unique_ptr<ZramDevice>): the test needs root
+// (STORQUAL_REQUIRE_ROOT) and fails, naming why, when zram cannot be had.
+#define STORQUAL_MAKE_ZRAM(ptr, size)                                  \
+  do {                                                                 \
+    STORQUAL_REQUIRE_ROOT();                                           \
+    try {                                                              \
+      (ptr) = std::make_unique<::storqual::testing::ZramDevice>(size); \
+    } catch (const std::exception& zram_error) {                       \
+      GTEST_FAIL() << "cannot run: " << zram_error.what();             \
+    }                                                                  \
+  } while (0)
 
 // Fills a block device with seeded random data (so reads reach the medium).
 void fill_device_random(const std::string& device, std::uint64_t size, std::uint64_t seed = 1);

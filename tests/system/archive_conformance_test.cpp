@@ -19,6 +19,7 @@
 #include "reporting/result_json.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {
@@ -90,7 +91,7 @@ class ArchiveConformance : public ::testing::Test {
   static void SetUpTestSuite() { Engine::set_up(); }
   static void TearDownTestSuite() { Engine::tear_down(); }
   void SetUp() override {
-    if (auto why = Engine::skip_reason()) GTEST_SKIP() << *why;
+    if (auto why = Engine::skip_reason()) GTEST_FAIL() << "cannot run: " << *why;
     where_ = engine_.fresh(::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   std::unique_ptr<Archive> open() { return Archive::open(where_); }
@@ -486,7 +487,7 @@ std::pair<std::string, std::string> key_pair(const ScratchDir& dir, const std::s
 }
 
 TYPED_TEST(ArchiveConformance, SignedRecordsVerifyWithTheirKeyOnly) {
-  if (testing::run_shell("command -v openssl").exit_code != 0) GTEST_SKIP() << "no openssl command";
+  STORQUAL_REQUIRE(storqual::testing::have_program("openssl"), "openssl (apt-get install openssl)");
   ScratchDir keys("storqual-keys");
   const auto [priv, pub] = key_pair(keys, "lab");
   const auto [other_priv, other_pub] = key_pair(keys, "other");

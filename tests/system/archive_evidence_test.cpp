@@ -28,6 +28,7 @@
 #include "reporting/result_json.hpp"
 #include "reporting/run_console.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {
@@ -107,7 +108,7 @@ TEST(ArchiveOpening, ACharacterDeviceIsRefusedAndNothingIsMadeBesideIt) {
 TEST(ArchiveOpening, ABlockDeviceIsRefusedAndItsFilesystemKept) {
   STORQUAL_REQUIRE_ROOT();
   if (run_shell("command -v mkfs.ext4 && command -v blkid").exit_code != 0)
-    GTEST_SKIP() << "no mkfs.ext4 or blkid";
+    GTEST_FAIL() << "cannot run: mkfs.ext4 or blkid (e2fsprogs, util-linux) is missing";
   ScratchDir dir("archive-evidence");
   const fs::path backing = dir / "disk.img";
   { std::ofstream(backing, std::ios::binary).seekp((8 << 20) - 1).put('\0'); }
@@ -116,7 +117,7 @@ TEST(ArchiveOpening, ABlockDeviceIsRefusedAndItsFilesystemKept) {
   try {
     loop = std::make_unique<testing::LoopDevice>(backing);
   } catch (const std::exception& e) {
-    GTEST_SKIP() << "no loop device: " << e.what();
+    GTEST_FAIL() << "cannot run: no loop device: " << e.what();
   }
   const std::string before = read_file(backing);
   expect_refused(loop->path(), "a block device, not an archive file");
@@ -157,7 +158,7 @@ TEST(ArchiveOpening, AnEmptyFileAndAFileThatIsNotSqliteAreLeftAsTheyWere) {
 }
 
 TEST(ArchiveOpening, AnotherApplicationsSqliteDatabaseIsLeftByteForByte) {
-  if (run_shell("command -v sqlite3").exit_code != 0) GTEST_SKIP() << "no sqlite3 command";
+  STORQUAL_REQUIRE(storqual::testing::have_program("sqlite3"), "sqlite3 (apt-get install sqlite3)");
   ScratchDir dir("archive-evidence");
   const fs::path grafana = dir / "grafana.db", marked = dir / "marked.db", bare = dir / "bare.db";
   ASSERT_EQ(run_shell("sqlite3 '" + grafana.string() +
@@ -241,7 +242,7 @@ TEST(ArchiveOpening, AnArchiveOnAReadOnlyMountIsRead) {
   const fs::path mnt = dir / "mnt";
   fs::create_directory(mnt);
   if (run_shell("mount -t tmpfs -o size=16m storqual-test '" + mnt.string() + "'").exit_code != 0)
-    GTEST_SKIP() << "cannot mount a tmpfs";
+    GTEST_FAIL() << "cannot run: cannot mount a tmpfs";
   struct Unmount {
     fs::path m;
     ~Unmount() { (void)run_shell("umount '" + m.string() + "'"); }
@@ -469,7 +470,7 @@ void regenerate_manifest(const fs::path& out) {
 }
 
 TEST(ArchiveExport, AnExportProvesItselfAndItsSignedManifestCannotBeRegenerated) {
-  if (run_shell("command -v openssl").exit_code != 0) GTEST_SKIP() << "no openssl command";
+  STORQUAL_REQUIRE(storqual::testing::have_program("openssl"), "openssl (apt-get install openssl)");
   ScratchDir dir("archive-evidence");
   const std::string priv = (dir / "lab.pem").string(), pub = (dir / "lab.pub").string();
   const std::string other = (dir / "other.pub").string();

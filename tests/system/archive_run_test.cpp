@@ -21,6 +21,7 @@
 #include "reporting/archive/sql_connection.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -36,10 +37,7 @@ using testing::ScratchDir;
 using testing::write_random_file;
 using Json = nlohmann::json;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 CommandResult storqual(std::vector<std::string> args) {
   args.insert(args.begin(), STORQUAL_BINARY);
@@ -135,7 +133,7 @@ TEST(ArchiveRun, RecordsWhereTheEnvironmentSaysAndVerifies) {
       << "an export does not write into a folder that is not empty";
 
   // Must-show 2 of issue 29: an edited figure in a copy of the archive, named by verify.
-  if (run_shell("command -v sqlite3").exit_code != 0) GTEST_SKIP() << "no sqlite3 command";
+  STORQUAL_REQUIRE(storqual::testing::have_program("sqlite3"), "sqlite3 (apt-get install sqlite3)");
   fs::copy_file(archive, q.dir / "edited.sqlite");
   const auto edit = run_shell("sqlite3 '" + (q.dir / "edited.sqlite").string() +
                               "' \"UPDATE figure SET value = value * 1.5 WHERE record_seq = 2 AND "
@@ -215,7 +213,7 @@ TEST(ArchiveRun, ACorruptFileCostsTheRunNothingAndTheImportRecordsIt) {
 TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
   std::string why;
   auto server = PostgresServer::start(why);
-  if (!server) GTEST_SKIP() << why;
+  if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   const std::string uri = server->create_database("stopped");
   server->stop();
   QuickRun q;
@@ -238,7 +236,7 @@ TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
 TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
   std::string why;
   auto server = PostgresServer::start(why);
-  if (!server) GTEST_SKIP() << why;
+  if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   const std::string uri = server->create_database("locked");
   QuickRun q;
   ASSERT_EQ(q.run("first", {"--archive", uri}).exit_code, 0) << "made the archive";
@@ -281,7 +279,7 @@ TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
 TEST(ArchiveRun, ARunInterruptedWhileItMeasuresStillRecords) {
   std::string why;
   auto server = PostgresServer::start(why);
-  if (!server) GTEST_SKIP() << why;
+  if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   const std::string uri = server->create_database("interrupted");
   QuickRun q;
   std::string slow = kQuickSuite;
@@ -537,7 +535,7 @@ void eight_writers(const QuickRun& q, const std::string& sqlite, const std::stri
 TEST(ArchiveRun, EightProcessesOfFiftyRunsIntoSqliteAndPostgresql) {
   std::string why;
   auto server = PostgresServer::start(why);
-  if (!server) GTEST_SKIP() << why;
+  if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   QuickRun q;
   const std::string sqlite = (q.dir / "shared.sqlite").string();
   const std::string pg = server->create_database("shared");

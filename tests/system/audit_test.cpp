@@ -21,6 +21,7 @@
 #include "reporting/archive/audit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -330,29 +331,9 @@ TEST(Audit, BadSelectionsAreRefused) {
 
 // ---- The page in a browser ----
 
-std::string find_chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
-    if (fs::exists(p)) return p;
-  return {};
-}
-
-CommandResult chromium(const std::string& binary, const fs::path& profile,
-                       const std::vector<std::string>& extra, const fs::path& page) {
-  std::vector<std::string> argv = {"timeout",
-                                   "45",
-                                   binary,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--no-first-run",
-                                   "--disable-sync",
-                                   "--disable-background-networking",
-                                   "--disable-component-update",
-                                   "--user-data-dir=" + profile.string()};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("file://" + page.string());
-  return run_command(argv);
-}
+using ::storqual::testing::chromium_missing;
+using ::storqual::testing::find_chromium;
+using ::storqual::testing::run_chromium;
 
 // The page forbids scripts: the measuring script goes into a copy without the policy and writes
 // each table's right edge and the document's widths into <pre id="layout">.
@@ -370,9 +351,7 @@ constexpr const char* kMeasureScript = R"js(<script>(function () {
 
 TEST(AuditBrowser, ThePageFitsAThousandPixelsAndPrints) {
   const std::string binary = find_chromium();
-  if (binary.empty())
-    GTEST_SKIP() << "chromium is not installed (apt-get install chromium); the audit page is not "
-                    "checked in a browser";
+  STORQUAL_REQUIRE(!binary.empty(), chromium_missing());
   AuditArchive a;
   const fs::path page = a.dir / "audit.html";
   const auto out = a.audit({"--tag", "po=4711", "--html", page.string()});
@@ -385,10 +364,10 @@ TEST(AuditBrowser, ThePageFitsAThousandPixelsAndPrints) {
   html.insert(html.rfind("</body>"), kMeasureScript);
   const fs::path copy = a.dir / "measure.html";
   std::ofstream(copy) << html;
-  const auto dom = chromium(binary, a.dir / "profile-measure",
-                            {"--window-size=1000,2000", "--hide-scrollbars",
-                             "--run-all-compositor-stages-before-draw", "--dump-dom"},
-                            copy);
+  const auto dom = run_chromium(binary, a.dir / "profile-measure",
+                                {"--window-size=1000,2000", "--hide-scrollbars",
+                                 "--run-all-compositor-stages-before-draw", "--dump-dom"},
+                                copy);
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   const auto from = dom.out.find("<pre id=\"layout\">");
   ASSERT_NE(from, std::string::npos) << "the measuring script wrote nothing";
@@ -412,7 +391,7 @@ TEST(AuditBrowser, ThePageFitsAThousandPixelsAndPrints) {
   for (double right : boxes) EXPECT_LE(right, viewport) << "a table or chart overflows";
 
   const fs::path png = a.dir / "audit.png";
-  const auto shot = chromium(
+  const auto shot = run_chromium(
       binary, a.dir / "profile-png",
       {"--window-size=1000,1400", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
@@ -424,11 +403,12 @@ TEST(AuditBrowser, ThePageFitsAThousandPixelsAndPrints) {
     fs::copy_file(png, fs::path(STORQUAL_SOURCE_DIR) / "docs" / "audit.png",
                   fs::copy_options::overwrite_existing);
 
-  if (run_command({"sh", "-c", "command -v pdfinfo"}).exit_code != 0)
-    GTEST_SKIP() << "pdfinfo is missing (apt-get install poppler-utils): not printed";
+  STORQUAL_REQUIRE(storqual::testing::have_program("pdfinfo"),
+                   "pdfinfo (apt-get install poppler-utils)");
   const fs::path pdf = a.dir / "audit.pdf";
-  const auto printed = chromium(binary, a.dir / "profile-pdf",
-                                {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
+  const auto printed =
+      run_chromium(binary, a.dir / "profile-pdf",
+                   {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   const auto info = run_command({"pdfinfo", pdf.string()});
   ASSERT_EQ(info.exit_code, 0) << info.err;

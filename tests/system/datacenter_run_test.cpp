@@ -11,6 +11,7 @@
 #include <pugixml.hpp>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -19,10 +20,7 @@ namespace fs = std::filesystem;
 using testing::read_file;
 using testing::run_command;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 TEST(DatacenterRun, InconclusiveTailOcpLogAndWriteAmplification) {
   testing::ScratchDir dir{"storqual-dc"};

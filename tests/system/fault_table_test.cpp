@@ -23,6 +23,7 @@
 
 #include "runner/cli/cli.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -61,11 +62,7 @@ std::string suite_xml(const std::string& defaults, const std::vector<SuiteWorklo
   return s.str();
 }
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + p.string());
-}
+using ::storqual::testing::write_text;
 
 // One `storqual run` and its reports, parsed.
 struct RunReports {

@@ -11,6 +11,7 @@
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -124,8 +125,7 @@ TEST_F(FioCli, ExportIsAJobFileFioAccepts) {
       << method.out;
   EXPECT_NE(method.out.find("[precondition-randwrite-4k-lat10ms-pass1]"), std::string::npos)
       << method.out;
-  if (run_command({"sh", "-c", "command -v fio"}).exit_code != 0)
-    GTEST_SKIP() << "fio is not installed: fio --parse-only not tried";
+  STORQUAL_REQUIRE(storqual::testing::have_fio(), "fio (apt-get install fio): fio --parse-only");
   auto parse = run_command({"fio", "--parse-only", job});
   EXPECT_EQ(parse.exit_code, 0) << parse.out << parse.err << testing::read_file(job);
 }

@@ -11,7 +11,7 @@
 //  - a p99.9999 claim on a short run and a lat.p99 claim on clat-only output: inconclusive;
 //  - claims whose workloads no job ran: skipped, exit 3; malformed JSON: exit 2 naming the file;
 //  - client/server output of two fio servers on Unix sockets (no network): one host chosen.
-// Everything is skipped with the reason when fio is not installed.
+// Everything fails, naming fio, when fio is not installed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -26,6 +26,7 @@
 
 #include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -36,9 +37,7 @@ using testing::read_file;
 using testing::run_command;
 using testing::ScratchDir;
 
-bool have_fio() {
-  return run_command({"sh", "-c", "command -v fio"}).exit_code == 0;
-}
+using testing::have_fio;
 
 // A sheet of the quick suite for a file target; `claims` are <claim> lines.
 std::string quick_sheet(const std::string& claims) {
@@ -135,7 +134,7 @@ class FioJudge : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    if (!have_fio()) GTEST_SKIP() << "fio is not installed (Debian: apt-get install fio)";
+    STORQUAL_REQUIRE(have_fio(), "fio (apt-get install fio)");
     ASSERT_TRUE(dir_ && fs::exists(dir_->path() / "quick.json") &&
                 fs::exists(dir_->path() / "mix.json"))
         << "fio did not write its JSON (see the suite's set-up)";

@@ -29,6 +29,7 @@
 #include "runner/qualification/target_preparation.hpp"
 #include "tests/support/forwarding_engine.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -58,13 +59,8 @@ void drop_cache(const std::string& path) {
 }
 
 TEST(FioPatternRun, FadviseHintSetsTheReadaheadOfBufferedReads) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes a zram device";
   std::unique_ptr<ZramDevice> zram;
-  try {
-    zram = std::make_unique<ZramDevice>(64ull << 20);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no zram device: " << e.what();
-  }
+  STORQUAL_MAKE_ZRAM(zram, 64ull << 20);
   // One buffered sequential pass of 4 KiB reads over 16 MiB: with fio's default hint (sequential
   // for a sequential pattern) the kernel reads ahead in large requests; advised random, it reads
   // each 4 KiB page alone.
@@ -226,13 +222,8 @@ ReadStat write_stat(const std::string& name) {
 // its page cache between workloads as it does when fio's last job of a group closes it; the
 // runner does it instead, once buffered I/O has run, and only on a block device.
 TEST(FioPatternRun, BlockDeviceCacheIsWrittenBackAndDroppedBetweenWorkloads) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes a zram device";
   std::unique_ptr<ZramDevice> zram;
-  try {
-    zram = std::make_unique<ZramDevice>(64ull << 20);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no zram device: " << e.what();
-  }
+  STORQUAL_MAKE_ZRAM(zram, 64ull << 20);
   // The run's claim on the device, held throughout as the safety guard holds it.
   const int held = ::open(zram->path().c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(held, 0);
@@ -315,8 +306,8 @@ TEST(FioPatternRun, SequentialMixIsAStreamPerDirection) {
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
   expect_a_stream_per_direction(offsets_by_direction(o.lat_log_path), kBs, kSize, "storqual");
 
-  if (storqual::testing::run_command({"sh", "-c", "command -v fio"}).exit_code != 0)
-    GTEST_SKIP() << "fio is not installed (Debian: apt-get install fio): storqual's side held";
+  STORQUAL_REQUIRE(storqual::testing::have_fio(),
+                   "fio (apt-get install fio): storqual's side held");
   const auto fio = storqual::testing::run_command(
       {"fio", "--name=seqmix", "--filename=" + file.string(), "--rw=rw", "--rwmixread=60",
        "--bs=4k", "--size=" + std::to_string(kSize), "--ioengine=psync", "--log_offset=1",

@@ -42,7 +42,7 @@ TEST(FleetOnABusyHost, FourDevicesBesideTwoCpuHogsAreHostLimitedNeitherFailedNor
     for (int i = 0; i < 4; ++i)
       devices.push_back(std::make_unique<testing::ZramDevice>(kDeviceSize));
   } catch (const std::exception& e) {
-    GTEST_SKIP() << "zram: " << e.what();
+    GTEST_FAIL() << "cannot run: " << e.what();
   }
   for (std::size_t i = 0; i < devices.size(); ++i)
     testing::fill_device_random(devices[i]->path(), kDeviceSize, i + 1);

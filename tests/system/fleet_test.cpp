@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -26,10 +27,7 @@ using Json = nlohmann::json;
 
 using storqual::testing::read_file;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 using storqual::testing::count;
 
@@ -152,27 +150,9 @@ TEST(SeveralTargets, ResultLineExitCodeJUnitAndBannerAgree) {
   EXPECT_EQ(merged["fleet"][2]["device"]["path"], missing);
 }
 
-std::string find_chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
-    if (fs::exists(p)) return p;
-  return {};
-}
-
-CommandResult chromium(const std::string& binary, const fs::path& profile,
-                       const std::vector<std::string>& extra, const fs::path& page) {
-  std::vector<std::string> argv = {"timeout",
-                                   "60",
-                                   binary,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--disable-background-networking",
-                                   "--no-first-run",
-                                   "--user-data-dir=" + profile.string()};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("file://" + page.string());
-  return run_command(argv);
-}
+using ::storqual::testing::chromium_missing;
+using ::storqual::testing::find_chromium;
+using ::storqual::testing::run_chromium;
 
 constexpr const char* kLoopSheet =
     R"(<spec-sheet name="fleet test loop sheet" vendor="test" suite="quick" source="fleet_test">
@@ -305,8 +285,8 @@ TEST(FleetMerge, TwelveResultsFromFourDevicesOnThreeHosts) {
 
   // The page in a real browser.
   const std::string browser = find_chromium();
-  if (browser.empty()) GTEST_SKIP() << "chromium is not installed: the fleet page is not rendered";
-  const auto dom = chromium(browser, dir / "profile-dom", {"--dump-dom"}, dir / "fleet.html");
+  STORQUAL_REQUIRE(!browser.empty(), chromium_missing());
+  const auto dom = run_chromium(browser, dir / "profile-dom", {"--dump-dom"}, dir / "fleet.html");
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_NE(dom.out.find("id=\"fleet-table\""), std::string::npos);
   EXPECT_EQ(count(dom.out, "<tr class=\"device"), 12u);
@@ -317,9 +297,9 @@ TEST(FleetMerge, TwelveResultsFromFourDevicesOnThreeHosts) {
   EXPECT_EQ(dom.out.find("<script"), std::string::npos);
   const auto png = dir / "fleet.png";
   const auto shot =
-      chromium(browser, dir / "profile-png",
-               {"--window-size=1200,2400", "--hide-scrollbars", "--screenshot=" + png.string()},
-               dir / "fleet.html");
+      run_chromium(browser, dir / "profile-png",
+                   {"--window-size=1200,2400", "--hide-scrollbars", "--screenshot=" + png.string()},
+                   dir / "fleet.html");
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
   EXPECT_GT(fs::file_size(png), 60u * 1024) << "screenshot suspiciously small: blank?";
 }

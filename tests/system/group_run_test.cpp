@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -150,8 +151,7 @@ TEST_F(GroupRun, AReaderAndAWriterRunTogetherEachWithItsOwnPattern) {
 }
 
 TEST_F(GroupRun, FiosJsonOfTheGroupIsJudgedPerJobAndForTheGroup) {
-  if (run_command({"sh", "-c", "command -v fio"}).exit_code != 0)
-    GTEST_SKIP() << "fio is not installed (Debian: apt-get install fio)";
+  STORQUAL_REQUIRE(storqual::testing::have_fio(), "fio (apt-get install fio)");
   const fs::path job = dir_.path() / "group.fio";
   const auto ex =
       run_command({STORQUAL_BINARY, "suites", "export", (dir_.path() / "suite.xml").string(),

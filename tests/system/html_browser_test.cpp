@@ -3,7 +3,7 @@
 // claim row and one <svg> per chart; a screenshot is not blank; printing gives a PDF. First for the
 // report of a real `storqual run` (the quick suite on a scratch file, the demo sheet), then for
 // the sample results (a failing report with every kind of chart).
-// Skips with the reason when chromium is not installed.
+// Fails, naming it, when chromium is not installed (STORQUAL_CHROMIUM names another browser).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,6 +20,7 @@
 #include "reporting/result_json.hpp"
 #include "reporting/verdict_status.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 #include "tests/unit/report_sample_result.hpp"
 
 namespace storqual::reporting {
@@ -29,30 +30,9 @@ using storqual::testing::CommandResult;
 using storqual::testing::run_command;
 using storqual::testing::ScratchDir;
 
-std::string find_chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
-    if (std::filesystem::exists(p)) return p;
-  return {};
-}
-
-// One headless chromium run with a fresh profile, bounded to 45 s.
-CommandResult chromium(const std::string& binary, const std::filesystem::path& profile,
-                       const std::vector<std::string>& extra, const std::filesystem::path& page) {
-  std::vector<std::string> argv = {"timeout",
-                                   "45",
-                                   binary,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--disable-background-networking",
-                                   "--no-first-run",
-                                   "--disable-component-update",
-                                   "--disable-sync",
-                                   "--user-data-dir=" + profile.string()};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("file://" + page.string());
-  return run_command(argv);
-}
+using ::storqual::testing::chromium_missing;
+using ::storqual::testing::find_chromium;
+using ::storqual::testing::run_chromium;
 
 using storqual::testing::count;
 using storqual::testing::read_file;
@@ -68,9 +48,7 @@ class HtmlBrowser : public ::testing::Test {
  protected:
   void SetUp() override {
     binary_ = find_chromium();
-    if (binary_.empty())
-      GTEST_SKIP() << "chromium is not installed (apt-get install chromium); the HTML report is "
-                      "not checked in a browser";
+    STORQUAL_REQUIRE(!binary_.empty(), chromium_missing());
   }
   std::string binary_;
 };
@@ -92,7 +70,7 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
   ASSERT_EQ(result.workloads.size(), 4u);
   ASSERT_FALSE(result.verdicts.empty());
 
-  const auto dom = chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
+  const auto dom = run_chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   // The headline counts the run's deviations (here at least --runtime-scale and --size).
   const std::string headline = count_verdicts(result).headline();
@@ -125,7 +103,7 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
   EXPECT_EQ(dom.out.find("<script"), std::string::npos);
 
   const auto png = dir / "report.png";
-  const auto shot = chromium(
+  const auto shot = run_chromium(
       binary_, dir / "profile-png",
       {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
@@ -135,8 +113,9 @@ TEST_F(HtmlBrowser, ReportOfARealRun) {
   EXPECT_GT(image.size(), 60u * 1024) << "screenshot suspiciously small: blank?";
 
   const auto pdf = dir / "report.pdf";
-  const auto printed = chromium(binary_, dir / "profile-pdf",
-                                {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
+  const auto printed =
+      run_chromium(binary_, dir / "profile-pdf",
+                   {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   const std::string document = read_file(pdf);
   ASSERT_GE(document.size(), 5u);
@@ -153,7 +132,7 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
   write_html(page.string(), run);
 
   // 1. The DOM as the browser built it.
-  const auto dom = chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
+  const auto dom = run_chromium(binary_, dir / "profile-dom", {"--dump-dom"}, page);
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_NE(dom.out.find("<div class=\"big\">FAIL</div>"), std::string::npos);
   EXPECT_EQ(count(dom.out, "<tr class=\"claim "), run.verdicts.size());
@@ -169,7 +148,7 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
 
   // 2. A screenshot that is not blank.
   const auto png = dir / "report.png";
-  const auto shot = chromium(
+  const auto shot = run_chromium(
       binary_, dir / "profile-png",
       {"--window-size=1200,1600", "--hide-scrollbars", "--screenshot=" + png.string()}, page);
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
@@ -207,8 +186,9 @@ TEST_F(HtmlBrowser, DomScreenshotAndPdf) {
 
   // 3. Printing to PDF.
   const auto pdf = dir / "report.pdf";
-  const auto printed = chromium(binary_, dir / "profile-pdf",
-                                {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
+  const auto printed =
+      run_chromium(binary_, dir / "profile-pdf",
+                   {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, page);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   const std::string document = read_file(pdf);
   ASSERT_GE(document.size(), 5u);
@@ -269,7 +249,7 @@ TEST_F(HtmlBrowser, PtsSectionsOfRealRunsHaveTheirPlotsWithData) {
     const CommandResult run = runs[i].get();
     ASSERT_LT(run.exit_code, 2) << run.out << run.err;
     const auto page = dir / c.suite / "out" / "storqual-report.html";
-    const auto dom = chromium(binary_, dir / c.suite / "profile", {"--dump-dom"}, page);
+    const auto dom = run_chromium(binary_, dir / c.suite / "profile", {"--dump-dom"}, page);
     ASSERT_EQ(dom.exit_code, 0) << dom.err;
     EXPECT_EQ(count(dom.out, "<div class=\"box pts\""), 1u);
     EXPECT_NE(dom.out.find("<th>purge method</th>"), std::string::npos);
@@ -353,10 +333,10 @@ Layout measure(const std::string& binary, const std::filesystem::path& dir,
                const std::filesystem::path& page, int width) {
   const std::string tag = std::to_string(width);
   const auto copy = page_copy(page, dir / ("measure-" + tag + ".html"), "", kMeasureScript);
-  const auto dom = chromium(binary, dir / ("profile-measure-" + tag),
-                            {"--window-size=" + tag + ",2000", "--hide-scrollbars",
-                             "--run-all-compositor-stages-before-draw", "--dump-dom"},
-                            copy);
+  const auto dom = run_chromium(binary, dir / ("profile-measure-" + tag),
+                                {"--window-size=" + tag + ",2000", "--hide-scrollbars",
+                                 "--run-all-compositor-stages-before-draw", "--dump-dom"},
+                                copy);
   Layout l;
   EXPECT_EQ(dom.exit_code, 0) << dom.err;
   const auto from = dom.out.find("<pre id=\"layout\">");
@@ -461,8 +441,8 @@ void check_layout(const std::string& binary, const std::filesystem::path& dir,
                                 "<style>@page{size:" + tag + "}</style>", "");
     const auto pdf = dir / ("report-" + tag + ".pdf");
     const auto printed =
-        chromium(binary, dir / ("profile-print-" + tag),
-                 {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, copy);
+        run_chromium(binary, dir / ("profile-print-" + tag),
+                     {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string()}, copy);
     ASSERT_EQ(printed.exit_code, 0) << printed.err;
     const auto pages = pdf_pages(pdf);
     std::printf("[layout] printed on %s: %zu pages\n", paper, pages.size());
@@ -489,8 +469,8 @@ void check_layout(const std::string& binary, const std::filesystem::path& dir,
 }
 
 TEST_F(HtmlBrowser, LayoutOfTheDemoReportOnScreenAndPaper) {
-  if (run_command({"sh", "-c", "command -v pdfinfo && command -v pdftotext"}).exit_code != 0)
-    GTEST_SKIP() << "pdfinfo or pdftotext is missing (apt-get install poppler-utils)";
+  STORQUAL_REQUIRE(testing::have_program("pdfinfo") && testing::have_program("pdftotext"),
+                   "pdfinfo or pdftotext (apt-get install poppler-utils)");
   ScratchDir dir("html-layout-demo");
   std::filesystem::create_directories(dir / "target");
   const std::string source = STORQUAL_SOURCE_DIR;
@@ -509,8 +489,8 @@ TEST_F(HtmlBrowser, LayoutOfTheDemoReportOnScreenAndPaper) {
 }
 
 TEST_F(HtmlBrowser, LayoutOfAFailingReportOnScreenAndPaper) {
-  if (run_command({"sh", "-c", "command -v pdfinfo && command -v pdftotext"}).exit_code != 0)
-    GTEST_SKIP() << "pdfinfo or pdftotext is missing (apt-get install poppler-utils)";
+  STORQUAL_REQUIRE(testing::have_program("pdfinfo") && testing::have_program("pdftotext"),
+                   "pdfinfo or pdftotext (apt-get install poppler-utils)");
   ScratchDir dir("html-layout-fail");
   const RunResult result = sample::run(true);
   const auto page = dir / "report.html";
@@ -551,10 +531,10 @@ TEST_F(HtmlBrowser, RefreshDocScreenshots) {
     const auto page =
         name == "pass" ? dir / "demo" / "storqual-report.html" : dir / ("report-" + name + ".html");
     const auto out = std::filesystem::path(source) / "docs" / ("report-" + name + ".png");
-    const auto shot = chromium(binary_, dir / ("profile-" + name),
-                               {"--window-size=1000,1150", "--force-device-scale-factor=1.5",
-                                "--hide-scrollbars", "--screenshot=" + out.string()},
-                               page);
+    const auto shot = run_chromium(binary_, dir / ("profile-" + name),
+                                   {"--window-size=1000,1150", "--force-device-scale-factor=1.5",
+                                    "--hide-scrollbars", "--screenshot=" + out.string()},
+                                   page);
     ASSERT_EQ(shot.exit_code, 0) << shot.err;
     EXPECT_TRUE(std::filesystem::exists(out));
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -31,9 +32,7 @@ constexpr std::uint64_t kBs = 4096;
 
 using storqual::testing::read_file;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+using ::storqual::testing::write_text;
 
 // One JUnit testcase as a CI reporter reads it.
 struct JunitCase {

@@ -17,6 +17,7 @@
 
 #include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -28,10 +29,7 @@ using testing::read_file;
 using testing::run_command;
 using testing::ScratchDir;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 CommandResult storqual(std::vector<std::string> args) {
   args.insert(args.begin(), STORQUAL_BINARY);
@@ -66,7 +64,7 @@ class JunitReaders : public ::testing::Test {
  protected:
   void SetUp() override {
     if (const std::string missing = testing::junit_tools_missing(); !missing.empty())
-      GTEST_SKIP() << "cannot check JUnit files: " << missing;
+      GTEST_FAIL() << "cannot run: " << missing << " is missing: the JUnit files are not checked";
     write_text(dir_ / "suite.xml", kSuite);
     for (const char* t : {"dev-a", "dev-b"}) fs::create_directories(dir_ / t);
   }

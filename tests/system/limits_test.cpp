@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -107,7 +108,7 @@ TEST_F(Limits, BlockSizeLargerThanTheDeviceIsRefused) {
 
 TEST_F(Limits, UnprivilegedUserGetsPermissionDeniedOnABlockDeviceAndFileTargetsWork) {
   STORQUAL_REQUIRE_ROOT();
-  if (run_command({"setpriv", "--help"}).exit_code != 0) GTEST_SKIP() << "setpriv missing";
+  STORQUAL_REQUIRE(storqual::testing::have_program("setpriv"), "setpriv (util-linux)");
   const std::vector<std::string> nobody = {"setpriv", "--reuid=65534", "--regid=65534",
                                            "--clear-groups"};
   testing::write_random_file(dir_ / "backing.img", 8 << 20);

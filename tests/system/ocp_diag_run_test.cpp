@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -109,8 +110,8 @@ TEST_F(OcpDiagRun, PassFailAndErrorRunsAreValidAgainstTheSchema) {
                        "io_timeout") != std::string::npos;
   EXPECT_TRUE(error_seen) << read_file(dir_ / "error" / "ocp.jsonl");
   if (!has_jsonschema())
-    GTEST_SKIP() << "python3-jsonschema is missing (/usr/bin/python3 -c 'import jsonschema' "
-                    "failed): scripts/install-deps.sh test installs it";
+    GTEST_FAIL() << "cannot run: python3-jsonschema is missing (/usr/bin/python3 -c 'import "
+                    "jsonschema' failed): scripts/install-deps.sh test installs it";
   for (const char* name : {"pass", "fail", "error"})
     EXPECT_EQ(validate(name), "") << name << ":\n" << read_file(dir_ / name / "ocp.jsonl");
 }
@@ -126,7 +127,7 @@ TEST_F(OcpDiagRun, AReportOfTheResultWritesTheSameBytes) {
 }
 
 TEST_F(OcpDiagRun, TheValidatorRefusesAnInvalidStream) {
-  if (!has_jsonschema()) GTEST_SKIP() << "python3-jsonschema is missing";
+  STORQUAL_REQUIRE(has_jsonschema(), "python3-jsonschema");
   EXPECT_EQ(run("pass", "10"), 0);
   std::string text = read_file(dir_ / "pass" / "ocp.jsonl");
   const auto at = text.find("\"COMPLETE\"");

@@ -46,7 +46,7 @@ TEST(DebianPackage, InstallsRunsFromAnyDirectoryAndRemovesCleanly) {
     GTEST_SKIP() << "needs root: the test installs and removes the package with apt-get";
   for (const char* tool : {"cmake", "cpack", "ninja", "apt-get", "dpkg-deb", "dpkg-shlibdeps"})
     if (run_shell(std::string("command -v ") + tool + " >/dev/null 2>&1").exit_code != 0)
-      GTEST_SKIP() << "needs " << tool << " (scripts/install-deps.sh test)";
+      GTEST_FAIL() << "cannot run: " << tool << " is missing (scripts/install-deps.sh test)";
   if (run_shell("dpkg -s storqual >/dev/null 2>&1").exit_code == 0)
     GTEST_SKIP() << "a storqual package is already installed; not replacing it";
 

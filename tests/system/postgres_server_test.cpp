@@ -21,7 +21,9 @@ namespace {
 
 TEST(PostgresServer, AKilledTestLeavesNoServerBehind) {
   std::string why;
-  if (!PostgresServer::start(why)) GTEST_SKIP() << why;  // destroyed at once: the plain path
+  if (!PostgresServer::start(why))
+    GTEST_FAIL() << "cannot run: no PostgreSQL server: "
+                 << why;  // destroyed at once: the plain path
   int fds[2];
   ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);  // the server and the watchdog must not hold it open
   const pid_t child = fork();

@@ -18,6 +18,7 @@
 
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -35,10 +36,7 @@ const fs::path kRecipes = fs::path(STORQUAL_SOURCE_DIR) / "docs" / "recipes";
 const fs::path kCheck =
     fs::path(STORQUAL_SOURCE_DIR) / "tests" / "system" / "recipes" / "check_recipe.py";
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 bool have(const std::string& tool) {
   return run_shell("command -v " + tool + " >/dev/null 2>&1").exit_code == 0;
@@ -75,7 +73,7 @@ const Json* run_of(const Json& fleet, const std::string& needle) {
 
 TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingStale) {
   if (!have("ansible-playbook"))
-    GTEST_SKIP() << "ansible-playbook is not installed (apt-get install ansible-core)";
+    GTEST_FAIL() << "cannot run: ansible-playbook is missing (apt-get install ansible-core)";
   ScratchDir dir("ansible");
   fs::create_directories(dir / "specs");
   write_text(dir / "specs" / "demo.xml", sheet(false));
@@ -102,12 +100,12 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
       // noise, not a weak unit (docs/fleet.md, "Lot acceptance").
       "storqual_report_args=\"--lot-tolerance 95%\"\n";
   // Every host records into one lab PostgreSQL with the order's tags (docs/archive.md): a server
-  // of the test's own on a Unix socket. Without PostgreSQL the rest of the recipe is still tested.
+  // of the test's own on a Unix socket. Without PostgreSQL the test fails, naming why.
   std::string no_server;
   const auto server = testing::PostgresServer::start(no_server);
-  const std::string lab_archive = server ? server->create_database("lab") : "";
-  if (server)
-    inventory += "storqual_archive=" + lab_archive + "\nstorqual_tags=\"po=4711 lot=L23\"\n";
+  ASSERT_TRUE(server) << "cannot run: no PostgreSQL server for the lab archive: " << no_server;
+  const std::string lab_archive = server->create_database("lab");
+  inventory += "storqual_archive=" + lab_archive + "\nstorqual_tags=\"po=4711 lot=L23\"\n";
   write_text(dir / "inventory.ini", inventory);
   fs::create_directories(dir / "ansible-tmp");
   const std::string env = "ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=" + (dir / "ansible-tmp").string() +
@@ -137,7 +135,7 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
   EXPECT_NE(first.out.find(" 0 error, 0 measured only; "), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("(lot tolerance 95.0%)"), std::string::npos) << first.out;
   EXPECT_EQ(count(read_file(dir / "fleet" / "fleet-junit.xml"), "<testsuite "), 3u);
-  if (server) {
+  {
     // The three runs are in the lab's archive, with both tags, and its chain verifies.
     const auto history = run_command({STORQUAL_BINARY, "history", "--archive", lab_archive, "--tag",
                                       "po=4711", "--tag", "lot=L23", "--json"});
@@ -149,8 +147,6 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
         run_command({STORQUAL_BINARY, "archive", "verify", "--archive", lab_archive});
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
     EXPECT_NE(verify.out.find("3 records"), std::string::npos) << verify.out;
-  } else {
-    std::cerr << "lab archive not tested: " << no_server << "\n";
   }
 
   // node-b's target is gone; a stray file in the results must not be merged either.
@@ -182,7 +178,7 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
 }
 
 TEST(GitLabRecipe, AFailedClaimFailsTheJobAfterTheJUnitIsWritten) {
-  if (!have_python_module("yaml")) GTEST_SKIP() << "needs python3-yaml to read the recipe";
+  STORQUAL_REQUIRE(have_python_module("yaml"), "python3-yaml (to read the recipe)");
   ScratchDir dir("gitlab");
   const auto recipe = (kRecipes / "gitlab-ci.yml").string();
   // What GitLab reads besides the script: artifacts even when the script failed, and the JUnit.
@@ -228,7 +224,7 @@ TEST(GitLabRecipe, AFailedClaimFailsTheJobAfterTheJUnitIsWritten) {
 }
 
 TEST(Recipes, YamllintAcceptsEveryYamlRecipe) {
-  if (!have("yamllint")) GTEST_SKIP() << "yamllint is not installed (apt-get install yamllint)";
+  STORQUAL_REQUIRE(have("yamllint"), "yamllint (apt-get install yamllint)");
   const auto lint = run_command({"yamllint", "--strict", "-f", "parsable", "-c",
                                  (kRecipes / ".yamllint").string(), kRecipes.string()});
   EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
@@ -236,7 +232,8 @@ TEST(Recipes, YamllintAcceptsEveryYamlRecipe) {
 
 TEST(KubernetesRecipe, TheJobReadsIntoTheApiModelsAndIsolatesEachNode) {
   if (!have_python_module("kubernetes"))
-    GTEST_SKIP() << "python3-kubernetes is not installed (apt-get install python3-kubernetes)";
+    GTEST_FAIL()
+        << "cannot run: python3-kubernetes is missing (apt-get install python3-kubernetes)";
   const auto recipe = (kRecipes / "kubernetes-job.yaml").string();
   const auto checked =
       run_command({"/usr/bin/python3", kCheck.string(), "kubernetes", recipe, "stor-01"});
@@ -284,7 +281,7 @@ TEST(KubernetesRecipe, TheJobReadsIntoTheApiModelsAndIsolatesEachNode) {
 }
 
 TEST(GitHubRecipe, TheWorkflowFollowsTheDocumentedSyntax) {
-  if (!have_python_module("yaml")) GTEST_SKIP() << "needs python3-yaml to read the recipe";
+  STORQUAL_REQUIRE(have_python_module("yaml"), "python3-yaml (to read the recipe)");
   const auto checked = run_command(
       {"/usr/bin/python3", kCheck.string(), "github", (kRecipes / "github-actions.yml").string()});
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;

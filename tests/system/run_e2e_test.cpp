@@ -22,6 +22,7 @@
 
 #include "tests/support/junit_check.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual {
 namespace {
@@ -41,10 +42,7 @@ constexpr const char* kSuite = R"(<?xml version="1.0"?>
 
 using storqual::testing::read_file;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 std::string suite_text(const std::string& runtime) {
   std::string s = kSuite;
@@ -249,7 +247,7 @@ TEST_F(RunEndToEnd, ScratchFileAsUnprivilegedUser) {
   std::vector<std::string> prefix;
   if (testing::is_root()) {
     // Drop to nobody for the whole run; the test's directory must be theirs to write.
-    if (run_command({"setpriv", "--help"}).exit_code != 0) GTEST_SKIP() << "setpriv missing";
+    STORQUAL_REQUIRE(storqual::testing::have_program("setpriv"), "setpriv (util-linux)");
     prefix = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
     for (const auto& p : {dir_.path(), target}) fs::permissions(p, fs::perms::all);
   }

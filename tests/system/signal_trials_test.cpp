@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 extern char** environ;
 
@@ -67,10 +68,7 @@ const char* const kReports[] = {"storqual-junit.xml", "storqual-result.json",
 
 using storqual::testing::read_file;
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-}
+using ::storqual::testing::write_text;
 
 // How a child ended: its exit code, or the signal that killed it (BackgroundCommand folds both
 // into one number; the trials must tell "exit 130" from "killed by SIGINT").

@@ -15,6 +15,7 @@
 #include "reporting/verdict_status.hpp"
 #include "runner/judge/health_verdict.hpp"
 #include "tests/support/skdump.hpp"
+#include "tests/support/tools.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual;
@@ -56,14 +57,14 @@ TEST(AtaRealDrives, AtLeastFiveDrivesSomeOfThemFailing) {
   const auto all = drives();
   EXPECT_GE(all.size(), 5u);
   unsigned bad = 0;
-  if (!sq::have_skdump()) GTEST_SKIP() << "skdump (libatasmart-bin) is not installed";
+  STORQUAL_REQUIRE(sq::have_skdump(), "skdump (libatasmart-bin)");
   for (const auto& d : all)
     bad += sq::skdump_field(sq::run_skdump_file(d / "skdump.blob"), "Overall Status") != "GOOD";
   EXPECT_GE(bad, 2u);
 }
 
 TEST(AtaRealDrives, EveryFieldEqualsSkdumpsDecodingOfTheSameSnapshot) {
-  if (!sq::have_skdump()) GTEST_SKIP() << "skdump (libatasmart-bin) is not installed";
+  STORQUAL_REQUIRE(sq::have_skdump(), "skdump (libatasmart-bin)");
   for (const auto& d : drives()) {
     SCOPED_TRACE(d.filename().string());
     CapturedAtaAdmin admin(d, {"now"});
@@ -119,7 +120,7 @@ TEST(AtaRealDrives, EveryFieldEqualsSkdumpsDecodingOfTheSameSnapshot) {
 // with the count named; reallocated sectors alone (also BAD_SECTOR to skdump) pass it, named, and
 // are a spec sheet's limit to judge.
 TEST(AtaRealDrives, TheHealthTestcaseAtArrivalAgreesWithSkdumpsOverallStatus) {
-  if (!sq::have_skdump()) GTEST_SKIP() << "skdump (libatasmart-bin) is not installed";
+  STORQUAL_REQUIRE(sq::have_skdump(), "skdump (libatasmart-bin)");
   unsigned failed = 0;
   for (const auto& d : drives()) {
     SCOPED_TRACE(d.filename().string());

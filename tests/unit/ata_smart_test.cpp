@@ -16,6 +16,7 @@
 #include "devices/health.hpp"
 #include "runner/judge/health_verdict.hpp"
 #include "tests/support/skdump.hpp"
+#include "tests/support/tools.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual;
@@ -113,7 +114,7 @@ TEST(AtaSmart, QemuDiskIdentifyNamesTheLabsDrive) {
 // Every captured drive, decoded by libatasmart from the same bytes: the same attributes, values,
 // thresholds, raw bytes, pre-failure flags and "good" judgement.
 TEST(AtaSmart, SkdumpDecodesEveryCapturedPageAsWeDo) {
-  if (!have_skdump()) GTEST_SKIP() << "skdump (libatasmart-bin) is not installed";
+  STORQUAL_REQUIRE(have_skdump(), "skdump (libatasmart-bin)");
   struct Drive {
     fs::path dir;
     std::string reading;

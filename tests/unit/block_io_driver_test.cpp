@@ -32,7 +32,7 @@ class BlockIoDriverOnFile : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!engines::available(GetParam()).ok)
-      GTEST_SKIP() << GetParam() << ": " << engines::available(GetParam()).reason;
+      GTEST_FAIL() << "cannot run: " << GetParam() << ": " << engines::available(GetParam()).reason;
     path_ = (dir_ / "target").string();
     storqual::testing::write_random_file(path_, kBlocks * kBs, 5);
   }

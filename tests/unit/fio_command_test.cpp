@@ -10,6 +10,7 @@
 
 #include "runner/measure/workload.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -109,7 +110,7 @@ std::vector<std::string> words(const std::string& cmd) {
 }
 
 TEST(FioCommand, ParsesWithFioAndRunsOnAFile) {
-  if (run_command({"fio", "--version"}).exit_code != 0) GTEST_SKIP() << "fio is not installed";
+  STORQUAL_REQUIRE(storqual::testing::have_fio(), "fio (apt-get install fio)");
   storqual::testing::ScratchDir dir("storqual-fio-command");
   const std::string file = (dir / "data.bin").string();
   storqual::testing::write_random_file(file, 4 << 20);

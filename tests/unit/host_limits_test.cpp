@@ -12,13 +12,14 @@
 #include "runner/specs/spec_sheet.hpp"
 #include "runner/specs/suite.hpp"
 #include "tests/support/test_devices.hpp"
+#include "tests/support/tools.hpp"
 
 namespace storqual::runner {
 namespace {
 
-void write_text(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p) << text << "\n";
+// A sysfs attribute as the kernel shows it: the value and a newline.
+void write_attr(const std::filesystem::path& p, const std::string& text) {
+  ::storqual::testing::write_text(p, text + "\n");
 }
 
 TEST(PcieLink, BandwidthPerGeneration) {
@@ -34,10 +35,10 @@ TEST(PcieLink, ReadFromSysfs) {
   testing::ScratchDir dir("storqual-pcie");
   // nvme0n1/device -> the controller; its device -> the PCI function with the link files.
   auto pci = dir / "block/nvme0n1/device/device";
-  write_text(pci / "current_link_speed", "8.0 GT/s PCIe");
-  write_text(pci / "current_link_width", "2");
-  write_text(pci / "max_link_speed", "8.0 GT/s PCIe");
-  write_text(pci / "max_link_width", "4");
+  write_attr(pci / "current_link_speed", "8.0 GT/s PCIe");
+  write_attr(pci / "current_link_width", "2");
+  write_attr(pci / "max_link_speed", "8.0 GT/s PCIe");
+  write_attr(pci / "max_link_width", "4");
   auto link = read_pcie_link(dir.path().string(), "nvme0n1");
   ASSERT_TRUE(link);
   EXPECT_EQ(link->speed, "8.0 GT/s PCIe");
@@ -50,12 +51,12 @@ TEST(PcieLink, ReadFromSysfs) {
 TEST(PcieLink, UnknownSpeedAndImpossibleWidthsAreAbsentNotRaw) {
   testing::ScratchDir dir("storqual-pcie-unknown");
   auto pci = dir / "block/nvme0n1/device/device";
-  write_text(pci / "current_link_speed", "Unknown");
-  write_text(pci / "current_link_width", "0");
-  write_text(pci / "max_link_speed", "Unknown speed");
-  write_text(pci / "max_link_width", "255");
+  write_attr(pci / "current_link_speed", "Unknown");
+  write_attr(pci / "current_link_width", "0");
+  write_attr(pci / "max_link_speed", "Unknown speed");
+  write_attr(pci / "max_link_width", "255");
   EXPECT_FALSE(read_pcie_link(dir.path().string(), "nvme0n1")) << "nothing known: no link";
-  write_text(pci / "current_link_speed", "16.0 GT/s PCIe");
+  write_attr(pci / "current_link_speed", "16.0 GT/s PCIe");
   auto link = read_pcie_link(dir.path().string(), "nvme0n1");
   ASSERT_TRUE(link);
   EXPECT_EQ(link->speed, "16.0 GT/s PCIe");

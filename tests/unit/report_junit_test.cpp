@@ -300,7 +300,7 @@ TEST(ReportJunit, CharactersXmlForbidsAreStripped) {
 
 TEST(ReportJunit, XmllintAndJunitparserAgree) {
   if (!std::filesystem::exists("/usr/bin/xmllint"))
-    GTEST_SKIP() << "xmllint missing (libxml2-utils)";
+    GTEST_FAIL() << "cannot run: xmllint is missing (libxml2-utils)";
   testing::ScratchDir dir("report-junit");
   const std::string path = (dir / "junit.xml").string();
   RunResult odd = sample::run(true);
@@ -311,7 +311,8 @@ TEST(ReportJunit, XmllintAndJunitparserAgree) {
   EXPECT_EQ(lint.exit_code, 0) << lint.err;
 
   const auto probe = run_command({"/usr/bin/python3", "-c", "import junitparser"});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3-junitparser missing: " << probe.err;
+  if (probe.exit_code != 0)
+    GTEST_FAIL() << "cannot run: python3-junitparser is missing: " << probe.err;
   const std::string script = R"py(
 import sys
 from junitparser import JUnitXml, Failure, Error, Skipped

@@ -20,6 +20,7 @@
 #include "devices/scsi_health.hpp"
 #include "devices/scsi_log.hpp"
 #include "runner/judge/health_verdict.hpp"
+#include "tests/support/tools.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual;
@@ -40,32 +41,9 @@ std::vector<std::uint8_t> read_page(std::uint8_t page, const std::string& readin
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-bool have_sg_logs() {
-  return std::system("command -v sg_logs > /dev/null 2>&1") == 0;
-}
-
-// sg_logs' decoding of one captured page: "label = value" lines as label -> value (a "[9 TB]"
-// suffix dropped), and the raw text.
-struct SgLogs {
-  std::map<std::string, std::string> values;
-  std::string text;
-};
-
-SgLogs sg_logs(const fs::path& file) {
-  SgLogs out;
-  if (std::FILE* p = ::popen(("sg_logs --in=" + file.string() + " --raw 2>&1").c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.text.append(buf, n);
-    ::pclose(p);
-  }
-  std::istringstream in(out.text);
-  static const std::regex kLine(R"(^\s*([^=]+?)\s*=\s*([^\[]*?)\s*(\[.*\])?\s*$)");
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, kLine)) out.values.emplace(m[1].str(), m[2].str());
-  }
-  return out;
-}
+using storqual::testing::have_sg_logs;
+using storqual::testing::sg_logs;
+using storqual::testing::SgLogs;
 
 std::string num(const std::optional<std::uint64_t>& v) {
   return v ? std::to_string(*v) : "<absent>";
@@ -76,7 +54,7 @@ const char* const kReadings[] = {"before", "after", "failing"};
 }  // namespace
 
 TEST(ScsiLog, SgLogsDecodesEveryErrorCounterPageAsWeDo) {
-  if (!have_sg_logs()) GTEST_SKIP() << "sg_logs (sg3-utils) is not installed";
+  STORQUAL_REQUIRE(have_sg_logs(), "sg_logs (sg3-utils)");
   for (const char* reading : kReadings)
     for (std::uint8_t code : {kScsiWriteErrors, kScsiReadErrors, kScsiVerifyErrors}) {
       SCOPED_TRACE(std::string(reading) + " page " + std::to_string(code));
@@ -95,7 +73,7 @@ TEST(ScsiLog, SgLogsDecodesEveryErrorCounterPageAsWeDo) {
 }
 
 TEST(ScsiLog, SgLogsDecodesTheOtherPagesAsWeDo) {
-  if (!have_sg_logs()) GTEST_SKIP() << "sg_logs (sg3-utils) is not installed";
+  STORQUAL_REQUIRE(have_sg_logs(), "sg_logs (sg3-utils)");
   for (const char* reading : kReadings) {
     SCOPED_TRACE(reading);
     CapturedScsiLog source(kSas, {reading});

@@ -17,6 +17,7 @@
 
 #include "devices/scsi_health.hpp"
 #include "devices/scsi_log.hpp"
+#include "tests/support/tools.hpp"
 
 namespace fs = std::filesystem;
 using namespace storqual::devices;
@@ -31,31 +32,12 @@ std::vector<std::uint8_t> read_file(const std::string& name) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-bool have_sg_logs() {
-  return std::system("command -v sg_logs > /dev/null 2>&1") == 0;
-}
+using storqual::testing::have_sg_logs;
+using storqual::testing::SgLogs;
 
-// sg_logs' "label = value" lines of one page (a "[252 TB]" suffix dropped), and its text.
-struct SgLogs {
-  std::map<std::string, std::string> values;
-  std::string text;
-};
-
+// sg_logs' reading of one captured page under tests/data/scsi/real.
 SgLogs sg_logs(const std::string& name) {
-  SgLogs out;
-  const std::string cmd = "sg_logs --in=" + (kReal / name).string() + " --raw 2>&1";
-  if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.text.append(buf, n);
-    ::pclose(p);
-  }
-  std::istringstream in(out.text);
-  static const std::regex kLine(R"(^\s*([^=]+?)\s*=\s*([^\[]*?)\s*(\[.*\])?\s*$)");
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, kLine)) out.values.emplace(m[1].str(), m[2].str());
-  }
-  return out;
+  return storqual::testing::sg_logs(kReal / name);
 }
 
 std::string num(const std::optional<std::uint64_t>& v) {
@@ -77,7 +59,7 @@ ScsiHealth decode(std::uint8_t code, const std::string& name) {
 }  // namespace
 
 TEST(ScsiRealDrives, ErrorCounterPagesDecodeAsSgLogsDoes) {
-  if (!have_sg_logs()) GTEST_SKIP() << "sg_logs (sg3-utils) is not installed";
+  STORQUAL_REQUIRE(have_sg_logs(), "sg_logs (sg3-utils)");
   struct Case {
     const char* file;
     std::uint8_t code;
@@ -107,7 +89,7 @@ TEST(ScsiRealDrives, ErrorCounterPagesDecodeAsSgLogsDoes) {
 }
 
 TEST(ScsiRealDrives, TheOtherPagesDecodeAsSgLogsDoes) {
-  if (!have_sg_logs()) GTEST_SKIP() << "sg_logs (sg3-utils) is not installed";
+  STORQUAL_REQUIRE(have_sg_logs(), "sg_logs (sg3-utils)");
   const ScsiHealth nm = decode(kScsiNonMediumErrors, "log-06-a.bin");
   EXPECT_EQ(num(nm.non_medium_errors), sg_logs("log-06-a.bin").values.at("Non-medium error count"));
   for (const char* file : {"log-0d-a.bin", "log-0d-b.bin"}) {
