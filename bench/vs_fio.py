@@ -316,30 +316,13 @@ def build_t_io_uring():
     os.makedirs(dest, exist_ok=True)
     work = tempfile.mkdtemp(prefix="storqual-fio-src-")
     try:
-        mirror, suite = "http://deb.debian.org/debian", "bookworm"
-        stanzas = []  # (URIs, Suites) of each deb822 stanza or one-line entry, in order
-        for f in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.sources")) \
-                + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
-            try:
-                text = open(f).read()
-            except OSError:
-                continue
-            for block in text.split("\n\n"):
-                fields = {}
-                for line in block.splitlines():
-                    w = line.split()
-                    if line.startswith(("URIs:", "Suites:", "Types:")) and len(w) > 1:
-                        fields[w[0][:-1]] = w[1:]
-                    elif line.startswith("deb ") and len(w) > 2:
-                        urls = [x for x in w[1:] if "://" in x]
-                        if urls:
-                            stanzas.append((urls[0], w[w.index(urls[0]) + 1]))
-                if "URIs" in fields and "Suites" in fields and "deb" in fields.get("Types", ["deb"]):
-                    stanzas.append((fields["URIs"][0], fields["Suites"][0]))
-        for uri, sui in stanzas:
-            if "debian" in uri and "security" not in uri and "security" not in sui:
-                mirror, suite = uri, sui
-                break
+        # The mirror the machine's apt sources already use (scripts/apt_mirror.py): no host is
+        # written here.
+        found = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "apt_mirror.py")],
+                               capture_output=True, text=True)
+        if found.returncode != 0 or len(found.stdout.split()) != 2:
+            return None, "no Debian mirror to fetch fio's source from: " + found.stderr.strip()
+        mirror, suite = found.stdout.split()
         for d in ("state/lists/partial", "cache/archives/partial", "src"):
             os.makedirs(os.path.join(work, d), exist_ok=True)
         with open(os.path.join(work, "sources.list"), "w") as f:

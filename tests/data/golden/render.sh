@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # The golden reports: every result in results/ (one run of each method, make-results.sh) rendered
 # by `storqual report` must be what expected/ holds, byte for byte: its JSON (the file itself: a
-# result reads back and writes out unchanged), the JUnit (plain and --junit-rich), the HTML and the
-# console table. ctest runs it (golden_reports); `render.sh --update BINARY` rewrites expected/
-# after a change that means to alter a report: review that diff as the change.
+# result reads back and writes out unchanged), the JUnit (plain and --junit-rich), the HTML, the
+# OCP Test & Validation stream (--ocp-diag) and the console table; and the fio job files `storqual
+# suites export --fio` writes for the suites of inputs/ and the quick suite (expected/SUITE.fio).
+# ctest runs it (golden_reports); `render.sh --update BINARY` rewrites expected/ after a change that
+# means to alter a report: review that diff as the change. validate.sh (ctest golden_valid) checks
+# expected/ against the formats' own referees (the JUnit XSDs, the OCP schema, fio --parse-only).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
@@ -19,7 +22,7 @@ for result in "$here"/results/*.json; do
   out="$work/$name"
   mkdir -p "$out"
   if ! { "$bin" report "$result" --json "$out/result.json" --junit "$out/junit.xml" \
-           --html "$out/report.html" &&
+           --html "$out/report.html" --ocp-diag "$out/ocp.jsonl" &&
          "$bin" report "$result" --junit "$out/junit-rich.xml" --junit-rich; } > "$out/log" 2>&1 ||
      ! "$bin" report "$result" > "$out/console.txt" 2>> "$out/log"; then
     echo "FAIL $name: storqual report failed"
@@ -32,7 +35,7 @@ for result in "$here"/results/*.json; do
     diff "$result" "$out/result.json" | head -20
     failed=1
   fi
-  for kind in junit.xml junit-rich.xml report.html console.txt; do
+  for kind in junit.xml junit-rich.xml report.html ocp.jsonl console.txt; do
     expected="$here/expected/$name.$kind"
     if [ $update = 1 ]; then
       cp "$out/$kind" "$expected"
@@ -42,6 +45,22 @@ for result in "$here"/results/*.json; do
       failed=1
     fi
   done
+done
+# The fio exports: the suites the golden runs used (inputs/) and the quick suite, on one target.
+for suite in "$here"/inputs/*-suite.xml quick; do
+  name=$(basename "$suite" .xml)
+  if ! "$bin" suites export "$suite" --fio --target /dev/zram0 --out "$work/$name.fio" \
+       > "$work/$name.log" 2>&1; then
+    echo "FAIL $name: storqual suites export --fio failed"
+    cat "$work/$name.log"
+    failed=1
+  elif [ $update = 1 ]; then
+    cp "$work/$name.fio" "$here/expected/$name.fio"
+  elif ! cmp -s "$here/expected/$name.fio" "$work/$name.fio"; then
+    echo "FAIL $name: the fio export differs from expected/$name.fio"
+    diff "$here/expected/$name.fio" "$work/$name.fio" | head -20
+    failed=1
+  fi
 done
 [ $failed = 0 ] && echo "golden reports: $(ls "$here"/results/*.json | wc -l) results render as expected/"
 exit $failed
