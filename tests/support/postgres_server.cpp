@@ -85,6 +85,16 @@ std::unique_ptr<PostgresServer> PostgresServer::start(std::string& why_not) {
   return s;
 }
 
+std::unique_ptr<PostgresServer> PostgresServer::shared(std::string& why_not) {
+  const std::string dir = STORQUAL_TEST_POSTGRES_DIR;
+  std::error_code ec;
+  if (!fs::exists(dir + "/.s.PGSQL.5432", ec)) return start(why_not);
+  std::unique_ptr<PostgresServer> s(new PostgresServer(postgres_bin(), dir));
+  s->running_ = true;
+  s->owned_ = false;
+  return s;
+}
+
 bool PostgresServer::resume() {
   if (running_) return true;
   const CommandResult up = run_shell(as_server_user(
@@ -96,13 +106,14 @@ bool PostgresServer::resume() {
 }
 
 void PostgresServer::stop() {
-  if (!running_) return;
+  if (!running_ || !owned_) return;
   (void)run_shell(
       as_server_user(quoted(bin_ + "/pg_ctl") + " -D data -m immediate -w stop >>pg_ctl.log 2>&1"));
   running_ = false;
 }
 
 PostgresServer::~PostgresServer() {
+  if (!owned_) return;
   std::error_code ec;
   if (fs::exists(dir_ + "/data/postmaster.pid", ec)) running_ = true;  // a start that timed out
   stop();
@@ -114,9 +125,10 @@ std::string PostgresServer::uri(const std::string& db) const {
 }
 
 std::string PostgresServer::create_database(const std::string& name) const {
+  const std::string db_name = owned_ ? name : name + "_p" + std::to_string(getpid());
   auto db = reporting::open_postgresql(uri("postgres"), reporting::ArchiveAccess::Record);
-  db->execute_script("CREATE DATABASE " + name);
-  return uri(name);
+  db->execute_script("CREATE DATABASE " + db_name);
+  return uri(db_name);
 }
 
 }  // namespace storqual::testing

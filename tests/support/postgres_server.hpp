@@ -15,6 +15,11 @@ class PostgresServer {
  public:
   // A running server, or null with `why_not` set (no postgres binaries, initdb failed, ...).
   [[nodiscard]] static std::unique_ptr<PostgresServer> start(std::string& why_not);
+  // The build tree's server (ctest fixture `postgres`, tests/support/postgres_fixture.sh) when it
+  // runs: one server for every archive test process, which neither stops nor removes it; its
+  // databases carry this process's id, so that processes beside each other never share one.
+  // Without it (a test binary run by hand), a server of this process's own (start()).
+  [[nodiscard]] static std::unique_ptr<PostgresServer> shared(std::string& why_not);
   ~PostgresServer();
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
@@ -23,7 +28,7 @@ class PostgresServer {
   [[nodiscard]] std::string uri(const std::string& db) const;
   // Creates database `name` (letters, digits and '_') and returns its URI.
   [[nodiscard]] std::string create_database(const std::string& name) const;
-  void stop();    // pg_ctl stop -m immediate (idempotent)
+  void stop();    // pg_ctl stop -m immediate (idempotent); not for a shared server
   bool resume();  // pg_ctl start again after stop(); false when it does not come up
   [[nodiscard]] const std::string& dir() const { return dir_; }
 
@@ -32,6 +37,7 @@ class PostgresServer {
   [[nodiscard]] std::string as_server_user(const std::string& command) const;
   std::string bin_, dir_;
   bool running_ = false;
+  bool owned_ = true;  // false for the shared server: the fixture stops it
 };
 
 }  // namespace storqual::testing

@@ -43,7 +43,7 @@ struct PostgresEngine {
   static inline std::string why_not;
   static inline std::atomic<int> databases{0};
   static void set_up() {
-    if (!server && why_not.empty()) server = PostgresServer::start(why_not);
+    if (!server && why_not.empty()) server = PostgresServer::shared(why_not);
   }
   static void tear_down() { server.reset(); }
   static std::optional<std::string> skip_reason() {

@@ -235,7 +235,7 @@ TEST(ArchiveRun, AStoppedServerCostsTheRunNothingAndTheImportRecordsIt) {
 // command that records it later is printed.
 TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
   std::string why;
-  auto server = PostgresServer::start(why);
+  auto server = PostgresServer::shared(why);
   if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   const std::string uri = server->create_database("locked");
   QuickRun q;
@@ -278,7 +278,7 @@ TEST(ArchiveRun, AHeldWriterLockIsWaitedForBoundedlyAndSigtermEndsTheWait) {
 // flag set before the record does not cut its lock wait short (the wait is for a signal during it).
 TEST(ArchiveRun, ARunInterruptedWhileItMeasuresStillRecords) {
   std::string why;
-  auto server = PostgresServer::start(why);
+  auto server = PostgresServer::shared(why);
   if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   const std::string uri = server->create_database("interrupted");
   QuickRun q;
@@ -534,7 +534,7 @@ void eight_writers(const QuickRun& q, const std::string& sqlite, const std::stri
 
 TEST(ArchiveRun, EightProcessesOfFiftyRunsIntoSqliteAndPostgresql) {
   std::string why;
-  auto server = PostgresServer::start(why);
+  auto server = PostgresServer::shared(why);
   if (!server) GTEST_FAIL() << "cannot run: no PostgreSQL server for the test: " << why;
   QuickRun q;
   const std::string sqlite = (q.dir / "shared.sqlite").string();

@@ -102,7 +102,7 @@ TEST(AnsibleRecipe, ThreeLocalHostsWithTheirOwnOptionsThenAFailedHostAndNothingS
   // Every host records into one lab PostgreSQL with the order's tags (docs/archive.md): a server
   // of the test's own on a Unix socket. Without PostgreSQL the test fails, naming why.
   std::string no_server;
-  const auto server = testing::PostgresServer::start(no_server);
+  const auto server = testing::PostgresServer::shared(no_server);
   ASSERT_TRUE(server) << "cannot run: no PostgreSQL server for the lab archive: " << no_server;
   const std::string lab_archive = server->create_database("lab");
   inventory += "storqual_archive=" + lab_archive + "\nstorqual_tags=\"po=4711 lot=L23\"\n";
