@@ -384,6 +384,11 @@ def main():
                                                            cache[-1] if cache else "?", indicators))
     for device, text in env["summaries"]:
         print("\n%s: storqual powercut summary\n%s" % (device, text))
+    # The count is evidence too: at least that arm ran and one judgement per cut, and the two
+    # summary checks per device (1 cut on reorder made 5); fewer means blocks went missing.
+    devices = len(args.devices.split(","))
+    floor = 2 * args.cuts * devices + 2 * devices
+    checks.expect(checks.count >= floor, "at least %d checks: %d" % (floor, checks.count))
     print("powercut lab: %d checks, %d failed; wall time %.0f s; serial console in %s"
           % (checks.count, len(checks.failed), time.time() - t0, env["log"]))
     return 0 if not checks.failed else 1
