@@ -26,7 +26,7 @@ build_pkgs=(build-essential cmake ninja-build pkg-config git
 test_pkgs=(googletest libgtest-dev libgmock-dev file clang clang-format libclang-rt-dev
   fio fio-examples util-linux mount fdisk e2fsprogs libxml2-utils python3 python3-junitparser python3-jsonschema python3-pil chromium poppler-utils dpkg-dev
   ccache ansible-core yamllint python3-yaml python3-kubernetes sqlite3 openssl postgresql
-  smartmontools libatasmart-bin sg3-utils nbdkit nbdkit-plugin-dev)
+  smartmontools libatasmart-bin sg3-utils nbdkit nbdkit-plugin-dev kmod)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in
@@ -35,20 +35,23 @@ case "$what" in
   *) echo "install-deps.sh: unknown set '$what' (build, test, demo)" >&2; exit 2 ;;
 esac
 
-# The tests' zram devices need the module loaded, not assumed (as root; a kernel without it is
-# said here, and the tests that need zram fail saying so too).
-if [ "$what" = test ] && [ "$(id -u)" -eq 0 ] && [ ! -e /sys/class/zram-control/hot_add ]; then
-  modprobe zram num_devices=0 2>/dev/null ||
-    echo "storqual: the kernel has no zram module (modprobe zram failed): the zram tests will fail" >&2
-fi
-
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The tests' zram devices need the module loaded, not assumed (as root, after kmod, which has
+# modprobe, is installed; a kernel without it is said here, and the tests that need zram fail
+# saying so too).
+load_zram() {
+  if [ "$what" = test ] && [ "$(id -u)" -eq 0 ] && [ ! -e /sys/class/zram-control/hot_add ]; then
+    modprobe zram num_devices=0 2>/dev/null ||
+      echo "storqual: the kernel has no zram module (modprobe zram failed): the zram tests will fail" >&2
+  fi
+  return 0
+}
+if [ ${#missing[@]} -eq 0 ]; then load_zram; exit 0; fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "storqual: missing Debian packages: ${missing[*]}" >&2
@@ -65,3 +68,4 @@ echo "storqual: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+load_zram
