@@ -18,7 +18,7 @@ inline constexpr std::string_view kOcpDiagFileName = "storqual-ocp.jsonl";
 
 // The reports a result is kept with, by where each goes ("" = not asked for): the result's own
 // JSON, the JUnit XML, the HTML page and the OCP Test & Validation stream
-// (reporting/results_store.hpp keeps them).
+// (archive/results_store.hpp keeps them).
 struct ReportSet {
   std::string json, junit, html;
   bool junit_rich = false;  // the JUnit's rich form (JunitOptions::rich)

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string_view>
 
-#include "reporting/archive/archive_store.hpp"
+#include "archive/archive_store.hpp"
 
 namespace storqual::runner {
 
@@ -31,7 +31,7 @@ namespace storqual::runner {
 // is a UsageError (reading must not create an empty archive).
 void require_archive_to_read(const reporting::ArchiveLocation& where, std::string_view what);
 
-// The files, then the archive the options name (reporting/archive/archive_store.hpp).
+// The files, then the archive the options name (archive/archive_store.hpp).
 [[nodiscard]] std::unique_ptr<reporting::RecordingResultsStore> recording_store(
     const boost::program_options::variables_map& vm, std::FILE* console);
 

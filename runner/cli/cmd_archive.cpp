@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/archive_export.hpp"
-#include "reporting/archive/archive_rows.hpp"
+#include "archive/archive.hpp"
+#include "archive/archive_export.hpp"
+#include "archive/archive_rows.hpp"
+#include "archive/results_store.hpp"
 #include "reporting/result_json.hpp"
-#include "reporting/results_store.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"

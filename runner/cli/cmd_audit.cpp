@@ -6,8 +6,8 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/audit_report.hpp"
+#include "archive/archive.hpp"
+#include "archive/audit_report.hpp"
 #include "reporting/atomic_file.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"

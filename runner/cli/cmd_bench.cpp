@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "archive/results_store.hpp"
 #include "reporting/fio_summary.hpp"
 #include "reporting/result_json.hpp"
-#include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"

@@ -4,8 +4,8 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/history_format.hpp"
+#include "archive/archive.hpp"
+#include "archive/history_format.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"
 #include "runner/cli/command_options.hpp"

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <system_error>
 
+#include "archive/results_store.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/fleet_report.hpp"
-#include "reporting/results_store.hpp"
 #include "runner/base/units.hpp"
 #include "runner/cli/archive_options.hpp"
 #include "runner/cli/cli.hpp"

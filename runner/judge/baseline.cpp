@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "archive/results_store.hpp"
 #include "model/quantity_format.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/result_json.hpp"
-#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 
 namespace storqual::runner {

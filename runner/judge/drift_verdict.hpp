@@ -14,8 +14,8 @@
 
 #include <vector>
 
+#include "archive/archive.hpp"
 #include "model/result.hpp"
-#include "reporting/archive/archive.hpp"
 
 namespace storqual::runner {
 

@@ -140,6 +140,35 @@ void register_method_reports();
 [[nodiscard]] std::span<const MethodEntry> method_entries() noexcept;
 [[nodiscard]] const MethodEntry* find_method_entry(std::string_view element) noexcept;
 
+// ---- methods run in steps of their own ----
+
+// A method whose phases run apart, each a command of its own on a machine and at a moment of its
+// own (the power-cut method: arm before the cut, check after the power came back): not a suite
+// element. Its entry names the command and its steps; the command line parses a step's options
+// and runs the phase the method's face declares for it (runner/methods/power_cut/power_cut.hpp).
+struct MethodStep {
+  std::string_view name;      // "arm"
+  std::string_view operands;  // after the name in the help: " RESULT.json..." ("" for none)
+  std::string_view about;     // one line
+};
+struct SteppedMethodEntry {
+  std::string_view command;           // "powercut"
+  std::span<const MethodStep> steps;  // in the order of its help
+  std::string_view doc;               // the help's last line: where the method is described
+};
+
+// Every stepped method (method_registry.cpp), and one by its command (null: none).
+[[nodiscard]] std::span<const SteppedMethodEntry> stepped_method_entries() noexcept;
+[[nodiscard]] const SteppedMethodEntry* find_stepped_method(std::string_view command) noexcept;
+// A step of `method` by name; null when it has none of that name.
+[[nodiscard]] const MethodStep* find_method_step(const SteppedMethodEntry& method,
+                                                 std::string_view name) noexcept;
+// The help: "storqual COMMAND STEP[OPERANDS]  about" a line each (the about at column 8 after the
+// command, at least two spaces after the step), then the doc line; no newline at the end.
+[[nodiscard]] std::string stepped_method_help(const SteppedMethodEntry& method);
+// "arm, check, listen, indicators or summary".
+[[nodiscard]] std::string stepped_method_step_names(const SteppedMethodEntry& method);
+
 // ---- helpers for a method's `load` ----
 
 // Applies every attribute of `node` except `own` (the method's own, handled by the caller) through

@@ -10,6 +10,7 @@
 #include "runner/methods/capacity/capacity_check.hpp"
 #include "runner/methods/latency_search/latency_search.hpp"
 #include "runner/methods/method.hpp"
+#include "runner/methods/power_cut/power_cut.hpp"
 #include "runner/methods/pts/pts_tests.hpp"
 #include "runner/methods/self_test/self_test.hpp"
 #include "runner/methods/steady_state/steady_state.hpp"
@@ -39,6 +40,12 @@ const std::array<MethodEntry, 10>& entries() {
   return all;
 }
 
+// One line per method run in steps of their own (method.hpp SteppedMethodEntry).
+const std::array<SteppedMethodEntry, 1>& stepped_entries() {
+  static const std::array<SteppedMethodEntry, 1> all{power_cut_method_entry()};
+  return all;
+}
+
 }  // namespace
 
 void register_method_reports() {
@@ -60,6 +67,45 @@ void register_method_reports() {
 std::span<const MethodEntry> method_entries() noexcept {
   register_method_reports();
   return entries();
+}
+
+std::span<const SteppedMethodEntry> stepped_method_entries() noexcept {
+  return stepped_entries();
+}
+
+const SteppedMethodEntry* find_stepped_method(std::string_view command) noexcept {
+  for (const SteppedMethodEntry& e : stepped_entries())
+    if (e.command == command) return &e;
+  return nullptr;
+}
+
+const MethodStep* find_method_step(const SteppedMethodEntry& method,
+                                   std::string_view name) noexcept {
+  for (const MethodStep& s : method.steps)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string stepped_method_help(const SteppedMethodEntry& method) {
+  constexpr std::size_t kAboutColumn = 8;  // after "storqual COMMAND "
+  std::string out;
+  for (const MethodStep& s : method.steps) {
+    const std::size_t width = s.name.size() + s.operands.size();
+    out += "storqual " + std::string(method.command) + " " + std::string(s.name) +
+           std::string(s.operands) +
+           std::string(width + 2 > kAboutColumn ? 2 : kAboutColumn - width, ' ') +
+           std::string(s.about) + "\n";
+  }
+  return out + std::string(method.doc);
+}
+
+std::string stepped_method_step_names(const SteppedMethodEntry& method) {
+  std::string out;
+  for (std::size_t i = 0; i < method.steps.size(); ++i) {
+    if (i > 0) out += i + 1 == method.steps.size() ? " or " : ", ";
+    out += method.steps[i].name;
+  }
+  return out;
 }
 
 }  // namespace storqual::runner

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "reporting/results_store.hpp"
+#include "archive/results_store.hpp"
 #include "runner/qualification/qualification.hpp"
 
 namespace storqual::runner {

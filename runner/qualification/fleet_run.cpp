@@ -10,13 +10,13 @@
 #include <optional>
 #include <thread>
 
+#include "archive/results_store.hpp"
 #include "devices/device_identity.hpp"
 #include "devices/safety_guard.hpp"
 #include "devices/scratch_file.hpp"
 #include "devices/sysfs.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/report_names.hpp"
-#include "reporting/results_store.hpp"
 #include "reporting/run_console.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "archive/archive.hpp"
+#include "archive/results_store.hpp"
 #include "engines/fault_engine.hpp"
 #include "model/result.hpp"
-#include "reporting/archive/archive.hpp"
-#include "reporting/results_store.hpp"
 
 namespace storqual::runner {
 
@@ -43,7 +43,7 @@ struct QualificationOptions {
   // --ocp-diag [FILE]: the OCP Test & Validation stream (reporting/ocp_diag.hpp); "" its default
   // name in out_dir; unset: none.
   std::optional<std::string> ocp_diag_path;
-  // Where the result and its reports are saved (reporting/results_store.hpp); null: the files
+  // Where the result and its reports are saved (archive/results_store.hpp); null: the files
   // (reporting::default_results_store()). A fleet (fleet_run.hpp) saves each target's run and
   // then the merged fleet through the same store, with --parallel from each target's thread at
   // once: a store given here must allow that.

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "archive/results_store.hpp"
 #include "devices/device_identity.hpp"
 #include "devices/health.hpp"
 #include "devices/nvme_admin.hpp"
@@ -34,7 +35,6 @@
 #include "reporting/fio_summary.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/report_names.hpp"
-#include "reporting/results_store.hpp"
 #include "reporting/run_console.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/units.hpp"

@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "archive/sql_connection.hpp"
 #include "devices/scratch_file.hpp"
-#include "reporting/archive/sql_connection.hpp"
 #include "reporting/atomic_file.hpp"
 
 namespace storqual::runner {

@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "archive/archive.hpp"
+#include "archive/archive_location.hpp"
 #include "devices/ata_health.hpp"
 #include "devices/ata_smart.hpp"
 #include "devices/health.hpp"
@@ -30,8 +32,6 @@
 #include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
 #include "model/errors.hpp"
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/archive_location.hpp"
 #include "reporting/console_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
@@ -265,7 +265,7 @@ inline Outcome feed_result_json(std::string_view bytes) {
   return Outcome::Accepted;
 }
 
-// The archive's command-line parsers (reporting/archive/archive_location.hpp): the first byte
+// The archive's command-line parsers (archive/archive_location.hpp): the first byte
 // chooses --archive/STORQUAL_ARCHIVE, --tag or --since/--until; the rest is the text.
 // Properties of accepted input: a PostgreSQL location holds no password (no user:password@, no
 // "password" in any case), a tag's key is 1..64
@@ -314,7 +314,7 @@ inline Outcome feed_archive_options(std::string_view bytes) {
   return Outcome::Accepted;
 }
 
-// The archive's opening checks and its canonical reader (reporting/archive/, docs/archive.md
+// The archive's opening checks and its canonical reader (archive/, docs/archive.md
 // "Where" and "The chain"): the bytes as an SQLite archive file, opened read-only, its chain
 // verified and a history read. Refused: ArchiveError (a file that is not a storqual archive, a
 // damaged one). Properties: the file is byte for byte as it was (a reading open never writes),

@@ -7,8 +7,9 @@ usage: check_folders.py SOURCE_ROOT
 
 model/ is the bottom (the result model, metric and figure definitions, quantities, the error base)
 and includes no other project folder; engines/, devices/ and reporting/ each see model/ and
-nothing else of the project (not each other, not runner/); runner/ sees all four; app/ sees
-everything. Fails (exit 1, one line per offending include) otherwise. The build refuses the same
+nothing else of the project (not each other, not archive/, not runner/); archive/ (the record: the
+results-store seam, the files and the acceptance archive) sees model/ and reporting/, whose
+renders it keeps; runner/ sees all five; app/ sees everything. Fails (exit 1, one line per offending include) otherwise. The build refuses the same
 includes by visibility (each library's include tree holds only what it links); this check names
 every one at once, in `make test` (ctest folder_layers).
 
@@ -28,8 +29,9 @@ ALLOWED = {
     "engines": {"model"},
     "devices": {"model"},
     "reporting": {"model"},
-    "runner": {"model", "engines", "devices", "reporting"},
-    "app": {"model", "engines", "devices", "reporting", "runner"},
+    "archive": {"model", "reporting"},
+    "runner": {"model", "engines", "devices", "reporting", "archive"},
+    "app": {"model", "engines", "devices", "reporting", "archive", "runner"},
 }
 
 
@@ -66,17 +68,24 @@ def self_test():
                 f.write(text)
         write("model/result.hpp", "#include <vector>\n")
         write("reporting/json.cpp", '#include "model/result.hpp"\n#include "reporting/json.hpp"\n')
-        write("runner/base/x.cpp", '#include "reporting/json.hpp"\n')
+        write("archive/store.cpp", '#include "model/result.hpp"\n#include "reporting/json.hpp"\n')
+        write("runner/base/x.cpp", '#include "reporting/json.hpp"\n#include "archive/store.hpp"\n')
         assert check(root) == [], check(root)
         write("reporting/bad.cpp", '\n#include "runner/base/errors.hpp"\n')
         write("model/worse.hpp", '#include "engines/engine.hpp"\n')
         write("engines/sideways.cpp", '#include "devices/sysfs.hpp"\n')
+        write("reporting/down.cpp", '#include "archive/store.hpp"\n')
+        write("archive/up.cpp", '#include "runner/base/errors.hpp"\n')
         got = check(root)
-        assert len(got) == 3, got
+        assert len(got) == 5, got
         assert got[0].startswith("model/worse.hpp:1: includes engines/"), got
         assert got[1].startswith("engines/sideways.cpp:1: includes devices/"), got
         assert got[2].startswith("reporting/bad.cpp:2: includes runner/"), got
-        for bad in ("reporting/bad.cpp", "model/worse.hpp", "engines/sideways.cpp"):
+        assert got[3].startswith("reporting/down.cpp:1: includes archive/: reporting/ may include "
+                                 "only model"), got
+        assert got[4].startswith("archive/up.cpp:1: includes runner/"), got
+        for bad in ("reporting/bad.cpp", "model/worse.hpp", "engines/sideways.cpp",
+                    "reporting/down.cpp", "archive/up.cpp"):
             os.remove(os.path.join(root, bad))
         write("runner/base/long.cpp", "//\n" * MAX_LINES)
         assert check(root) == [], check(root)
@@ -98,7 +107,7 @@ def main(argv):
     for p in problems:
         print(p)
     if not problems:
-        print("folder layers: model < engines, devices, reporting < runner < app, "
+        print("folder layers: model < engines, devices, reporting < archive < runner < app, "
               f"no file over {MAX_LINES} lines: ok")
     return 1 if problems else 0
 

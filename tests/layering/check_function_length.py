@@ -6,8 +6,8 @@ and every report are named steps, not one scope).
 usage: check_function_length.py SOURCE_ROOT [--limit N] [--report]
        check_function_length.py --self-test
 
-Reads every *.cpp and *.hpp under the product folders (FOLDERS: engines/, devices/, reporting/,
-runner/, app/), follows braces (comments and string literals stripped), and lists each function or
+Reads every *.cpp and *.hpp under the product folders (FOLDERS: model/, engines/, devices/,
+reporting/, archive/, runner/, app/), follows braces (comments and string literals stripped), and lists each function or
 member function whose body is longer than N lines (default 120). Exit 1 when any is, unless it is
 in ALLOWED or --report is given (then it only lists them, longest first). Lambdas count as part of
 the function that holds them. --self-test proves the check fails on a long function and passes on
@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 # The product folders: every library and the main program (docs/architecture.md).
-FOLDERS = ("model", "engines", "devices", "reporting", "runner", "app")
+FOLDERS = ("model", "engines", "devices", "reporting", "archive", "runner", "app")
 
 # Functions allowed over the limit for now, each with its reason: (path from SOURCE_ROOT, name).
 # An entry that no longer is over the limit is reported, so the list only shrinks.

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <vector>
 
-#include "reporting/archive/sql_connection.hpp"
+#include "archive/sql_connection.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace fs = std::filesystem;

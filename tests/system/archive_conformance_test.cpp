@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One contract, every archive engine (reporting/archive/archive.hpp, docs/archive.md): the same
+// One contract, every archive engine (archive/archive.hpp, docs/archive.md): the same
 // tests against an SQLite file and a PostgreSQL 15 server the suite starts itself (initdb and
 // pg_ctl as `nobody`, a Unix socket in a temporary directory, no TCP), each test in an archive of
 // its own. The PostgreSQL half skips with the reason when the server binaries are absent.
@@ -9,13 +9,13 @@
 #include <fstream>
 #include <thread>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/archive_rows.hpp"
-#include "reporting/archive/archive_schema.hpp"
-#include "reporting/archive/archive_store.hpp"
-#include "reporting/archive/audit_report.hpp"
-#include "reporting/archive/history_format.hpp"
-#include "reporting/archive/record_signature.hpp"
+#include "archive/archive.hpp"
+#include "archive/archive_rows.hpp"
+#include "archive/archive_schema.hpp"
+#include "archive/archive_store.hpp"
+#include "archive/audit_report.hpp"
+#include "archive/history_format.hpp"
+#include "archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/archive_export.hpp"
-#include "reporting/archive/archive_store.hpp"
-#include "reporting/archive/history_format.hpp"
-#include "reporting/archive/record_signature.hpp"
+#include "archive/archive.hpp"
+#include "archive/archive_export.hpp"
+#include "archive/archive_store.hpp"
+#include "archive/history_format.hpp"
+#include "archive/record_signature.hpp"
 #include "reporting/result_json.hpp"
 #include "reporting/run_console.hpp"
 #include "tests/support/test_devices.hpp"

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "reporting/archive/sql_connection.hpp"
+#include "archive/sql_connection.hpp"
 #include "tests/support/postgres_server.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/support/tools.hpp"

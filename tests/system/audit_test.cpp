@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/audit_report.hpp"
+#include "archive/archive.hpp"
+#include "archive/audit_report.hpp"
 #include "reporting/result_json.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/support/tools.hpp"

@@ -8,11 +8,11 @@
 #include <set>
 #include <string>
 
+#include "archive/results_store.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/result_json.hpp"
-#include "reporting/results_store.hpp"
 #include "reporting/verdict_status.hpp"
 #include "tests/support/test_devices.hpp"
 #include "tests/unit/report_sample_result.hpp"

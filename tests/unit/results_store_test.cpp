@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The results-store seam (reporting/results_store.hpp): the file store writes a run's and a fleet's
+// The results-store seam (archive/results_store.hpp): the file store writes a run's and a fleet's
 // reports exactly as the writers render them, only where asked, atomically; reads back a result
 // and a fleet file; the registry makes it by name; the report names and their per-device forms
 // come from one place (reporting/report_names.hpp); and a qualification run saves through the
@@ -12,13 +12,13 @@
 #include <system_error>
 #include <vector>
 
+#include "archive/results_store.hpp"
 #include "reporting/fleet_report.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"
 #include "reporting/ocp_diag.hpp"
 #include "reporting/report_names.hpp"
 #include "reporting/result_json.hpp"
-#include "reporting/results_store.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/qualification/qualification.hpp"
 #include "tests/support/test_devices.hpp"

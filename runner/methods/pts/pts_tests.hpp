@@ -231,7 +231,12 @@ using IdleFunction = std::function<void(double seconds)>;
                                                      const std::atomic<bool>* stop = nullptr,
                                                      const IdleFunction& idle = {});
 
-// ---- the analyses, pure functions over measured data ----
+// ---- the analyses, pure functions over measured data (pts_analysis.cpp) ----
+
+// The samples of a timeline, continuing `t0` and `tgbw0` (time and bytes written before it), each
+// marked with `segment`; the interval's mean latency is the time-weighted mix of both directions.
+[[nodiscard]] std::vector<PtsSample> pts_samples_of(std::span<const reporting::TimelinePoint> tl,
+                                                    double t0, double tgbw0, unsigned segment);
 
 // WSAT over a write timeline (t_s, write_iops, write_bw): samples, cliff, steady region, figures.
 [[nodiscard]] PtsReport analyze_wsat(std::span<const reporting::TimelinePoint> timeline,

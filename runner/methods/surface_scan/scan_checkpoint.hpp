@@ -4,7 +4,7 @@
 //
 // The file is JSON: {"storqual_checkpoint": 1, "kind": "surface-scan", "device", "suite",
 // "workload", "phase": "write"|"read", "next_offset" (bytes of the region done in that phase, a
-// whole number of blocks), "progress": the scan's report so far (surface_scan.hpp
+// whole number of blocks), "progress": the scan's report so far (scan_report.hpp
 // SurfaceScanReport: region, block size, run id, counts, classes, bins), "integrity": the read
 // pass's integrity classes so far}. Writing is atomic: a temporary file beside it, fsync, rename,
 // fsync of the directory; a stop at any moment leaves the old file or the new one.
@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "model/result.hpp"
-#include "runner/methods/surface_scan/surface_scan.hpp"
+#include "runner/methods/surface_scan/scan_report.hpp"
 
 namespace storqual::runner {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "reporting/json_codec.hpp"
-#include "runner/methods/surface_scan/surface_scan.hpp"
+#include "runner/methods/surface_scan/scan_report.hpp"
 
 namespace storqual::runner {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where the archive is, and the tags of a record (archive_location.hpp).
-#include "reporting/archive/archive_location.hpp"
+#include "archive/archive_location.hpp"
 
 #include <libpq-fe.h>
 #include <unistd.h>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The results-store seam and its first store, the files (see results_store.hpp).
-#include "reporting/results_store.hpp"
+#include "archive/results_store.hpp"
 
 #include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "archive/archive_store.hpp"
 #include "model/errors.hpp"
-#include "reporting/archive/archive_store.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/junit_report.hpp"

@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "reporting/archive/sql_connection.hpp"
+#include "archive/sql_connection.hpp"
 
 namespace storqual::reporting {
 namespace {

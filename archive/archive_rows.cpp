@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // A record's rows from a run, and their canonical text (archive_rows.hpp).
-#include "reporting/archive/archive_rows.hpp"
+#include "archive/archive_rows.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "archive/archive_schema.hpp"
 #include "model/errors.hpp"
-#include "reporting/archive/archive_schema.hpp"
 #include "reporting/text_sanitize.hpp"
 #include "reporting/verdict_status.hpp"
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "archive/archive.hpp"
+#include "archive/sql_connection.hpp"
 #include "model/result.hpp"
-#include "reporting/archive/archive.hpp"
-#include "reporting/archive/sql_connection.hpp"
 
 namespace storqual::reporting {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
+#include "archive/archive.hpp"
 
 namespace storqual::reporting {
 

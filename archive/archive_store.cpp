@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The archive behind the results-store seam (archive_store.hpp).
-#include "reporting/archive/archive_store.hpp"
+#include "archive/archive_store.hpp"
 
 #include <filesystem>
 
-#include "reporting/archive/history_format.hpp"
+#include "archive/history_format.hpp"
 #include "reporting/result_json.hpp"
 
 namespace storqual::reporting {

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "archive/archive_location.hpp"
+#include "archive/record_signature.hpp"
+#include "archive/sql_connection.hpp"
 #include "model/result.hpp"
-#include "reporting/archive/archive_location.hpp"
-#include "reporting/archive/record_signature.hpp"
-#include "reporting/archive/sql_connection.hpp"
 #include "reporting/report_names.hpp"
 
 namespace storqual::reporting {

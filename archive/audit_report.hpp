@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
+#include "archive/archive.hpp"
 
 namespace storqual::reporting {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The acceptance archive: recording, the chain check and the history (archive.hpp).
-#include "reporting/archive/archive.hpp"
+#include "archive/archive.hpp"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -19,8 +19,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "reporting/archive/archive_rows.hpp"
-#include "reporting/archive/archive_schema.hpp"
+#include "archive/archive_rows.hpp"
+#include "archive/archive_schema.hpp"
 
 namespace storqual::reporting {
 namespace fs = std::filesystem;

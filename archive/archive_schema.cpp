@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The archive's tables, views and migrations (archive_schema.hpp, docs/archive.md).
-#include "reporting/archive/archive_schema.hpp"
+#include "archive/archive_schema.hpp"
 
 #include <array>
 #include <chrono>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual history` output (history_format.hpp).
-#include "reporting/archive/history_format.hpp"
+#include "archive/history_format.hpp"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The archive behind the results-store seam (reporting/results_store.hpp, docs/archive.md):
+// The archive behind the results-store seam (archive/results_store.hpp, docs/archive.md):
 // ArchiveResultsStore records every result saved through it; RecordingResultsStore is what
 // `storqual run`, `bench --json` and `report` use: the files first, then the archive, and a
 // failure of the archive never costs the run its reports or its exit code.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
-#include "reporting/results_store.hpp"
+#include "archive/archive.hpp"
+#include "archive/results_store.hpp"
 
 namespace storqual::reporting {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual audit`: the selection read from the archive, its HTML page and CSV (audit_report.hpp).
-#include "reporting/archive/audit_report.hpp"
+#include "archive/audit_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <tuple>
 #include <utility>
 
+#include "archive/history_format.hpp"
 #include "model/quantity_format.hpp"
-#include "reporting/archive/history_format.hpp"
 #include "reporting/html_blocks.hpp"
 #include "reporting/html_report.hpp"
 #include "reporting/svg_chart.hpp"

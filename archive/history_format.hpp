@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reporting/archive/archive.hpp"
+#include "archive/archive.hpp"
 
 namespace storqual::reporting {
 

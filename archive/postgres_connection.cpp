@@ -10,7 +10,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "reporting/archive/sql_connection.hpp"
+#include "archive/sql_connection.hpp"
 
 namespace storqual::reporting {
 namespace {

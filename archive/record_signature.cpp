@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ed25519 signatures of archive records (record_signature.hpp).
-#include "reporting/archive/record_signature.hpp"
+#include "archive/record_signature.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include <cstdio>
 
+#include "archive/archive.hpp"
 #include "model/errors.hpp"
-#include "reporting/archive/archive.hpp"
 
 namespace storqual::reporting {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `storqual archive export` (archive_export.hpp).
-#include "reporting/archive/archive_export.hpp"
+#include "archive/archive_export.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "archive/archive_rows.hpp"
 #include "model/errors.hpp"
-#include "reporting/archive/archive_rows.hpp"
 #include "reporting/atomic_file.hpp"
 #include "reporting/result_json.hpp"
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporting/archive/sql_connection.hpp"
+#include "archive/sql_connection.hpp"
 
 namespace storqual::reporting {
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "reporting/archive/archive_export.hpp"
-#include "reporting/archive/archive_rows.hpp"
+#include "archive/archive_export.hpp"
+#include "archive/archive_rows.hpp"
 #include "reporting/result_json.hpp"
 
 namespace storqual::reporting {
