@@ -303,11 +303,15 @@ void check_archive_to_read(SqlConnection& db, const std::string& name) {
                        ")");
 }
 
+// One statement, so one snapshot: asked as two (is schema_version there? then how many tables?),
+// a writer that made the archive between them made its tables look like another application's.
 void check_archive_to_record(SqlConnection& db, const std::string& name) {
-  if (db.engine() != "postgresql" || db.has_table("schema_version")) return;
+  if (db.engine() != "postgresql") return;
   const auto tables = db.query(
       "SELECT count(*) FROM pg_catalog.pg_class WHERE relnamespace = "
-      "current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'p', 'f')",
+      "current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT EXISTS "
+      "(SELECT 1 FROM pg_catalog.pg_class WHERE relnamespace = current_schema()::regnamespace "
+      "AND relname = 'schema_version')",
       {});
   const auto* n = tables.empty() ? nullptr : std::get_if<std::int64_t>(&tables[0][0]);
   if (n && *n > 0)
