@@ -517,6 +517,19 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored, Refusal
   return j;
 }
 
+// fio runs a skewed distribution without its random map (init.c), and ignores it for
+// sequential I/O.
+void take_distribution(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
+  if (!j.spec.distribution.skewed()) return;
+  if (rw_random(mode)) {
+    j.spec.params.randommap = false;
+    return;
+  }
+  ignored.push_back(j.distribution_where + ": option 'random_distribution' ignored: rw=" +
+                    j.spec.params.rw + " is sequential, and fio draws no random offsets for it");
+  j.spec.distribution = {};
+}
+
 void finish_job(JobState& j, std::vector<std::string>& ignored) {
   auto& p = j.spec.params;
   // fio reaps at most iodepth_batch_complete_max completions per system call, by default (and at
@@ -551,17 +564,7 @@ void finish_job(JobState& j, std::vector<std::string>& ignored) {
          : writes && !write_mixed ? j.write_bs
          : reads                  ? j.read_bs
                                   : j.write_bs;
-  // fio runs a skewed distribution without its random map (init.c), and ignores it for
-  // sequential I/O.
-  if (j.spec.distribution.skewed()) {
-    if (!rw_random(mode)) {
-      ignored.push_back(j.distribution_where + ": option 'random_distribution' ignored: rw=" +
-                        p.rw + " is sequential, and fio draws no random offsets for it");
-      j.spec.distribution = {};
-    } else {
-      p.randommap = false;
-    }
-  }
+  take_distribution(j, mode, ignored);
   // fio's blockalign equal to the smallest size is its default: the same offsets.
   if (j.spec.blockalign ==
       (j.spec.mixed_block_sizes() ? smallest_block(j.spec) : std::uint64_t{p.bs}))

@@ -107,10 +107,15 @@ def short_reason(stderr):
     lines = stderr.strip().splitlines() if stderr.strip() else [""]
     if len(lines) > 1:
         lines = lines[1:]
-    reasons = []
+    reasons, seen = [], set()
     for line in lines:
         line = re.sub(r"^storqual suites import: ", "", line)
-        reasons.append(re.sub(r"^[^ ]*?:\d+: ", "", line))
+        reason = re.sub(r"^[^ ]*?:\d+: ", "", line)
+        # One reason per option: the same option at other lines (one per job) adds its values.
+        key = re.sub(r"^option '([^'=]+)=?[^']*'", r"\1", reason)
+        if key not in seen:
+            seen.add(key)
+            reasons.append(reason)
     return "; ".join(reasons).replace("|", "\\|")
 
 
