@@ -49,7 +49,33 @@ constexpr std::string_view kGtodReduce =
     "it. storqual times every I/O as fio does with gtod_reduce=0 (its latencies need it): compare "
     "the two at gtod_reduce=0";
 
+// Options that shape only fio's own process: imported with what storqual does instead.
+constexpr std::string_view kNumaCpu =
+    "fio binds the job's threads to those NUMA nodes' CPUs; storqual's job threads run where the "
+    "scheduler puts them, so on a multi-socket host a job may run on a node away from the "
+    "device (more latency per I/O than under fio's binding; pin the whole run with numactl)";
+constexpr std::string_view kNumaMem =
+    "fio allocates the job's buffers by that memory policy; storqual's buffers come from the node "
+    "of the job thread that first writes them (the kernel's default), which may be remote from "
+    "the device (run storqual under numactl --membind for fio's placement)";
+constexpr std::string_view kPrio =
+    "fio sets the job's I/O priority (ioprio_set); storqual submits at the process's own "
+    "(best-effort unless started under ionice), so a scheduler or device that honours priorities "
+    "(mq-deadline, NVMe command priority) serves it as the default class";
+constexpr std::string_view kCmdPrio =
+    "fio sets a priority on that share of its commands (by size with cmdprio_bssplit); storqual "
+    "sets none, so every command has the process's priority and its latency percentiles are not "
+    "split by class (fio's log_prio)";
+
 const FioOptionRule kFioOptions[] = {
+    {"numa_cpu_nodes", Take::Ignore, Kind::None, kNumaCpu},
+    {"numa_mem_policy", Take::Ignore, Kind::None, kNumaMem},
+    {"prioclass", Take::Ignore, Kind::None, kPrio},
+    {"prio", Take::Ignore, Kind::None, kPrio},
+    {"cmdprio_percentage", Take::Ignore, Kind::None, kCmdPrio},
+    {"cmdprio_class", Take::Ignore, Kind::None, kCmdPrio},
+    {"cmdprio", Take::Ignore, Kind::None, kCmdPrio},
+    {"cmdprio_bssplit", Take::Ignore, Kind::None, kCmdPrio},
     {"rw", Take::Special},
     {"bs", Take::Special},
     {"bsrange", Take::Special},

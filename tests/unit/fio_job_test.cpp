@@ -320,6 +320,23 @@ TEST(FioSuite, NotesSayWhatDiffers) {
                   .find("--target") != std::string::npos);
 }
 
+// Options that shape only fio's own process are imported with what storqual does instead.
+TEST(FioSuite, ProcessOptionsAreNotedWithWhatDiffers) {
+  const FioImport im = import_text(
+      "[global]\nsize=1m\ndirect=1\nfilename=/dev/sdb\n[a]\nnuma_cpu_nodes=0\n"
+      "numa_mem_policy=bind:0\nprioclass=3\nprio=7\ncmdprio_percentage=20\ncmdprio_class=1\n"
+      "cmdprio=0\ncmdprio_bssplit=64k/100\n");
+  ASSERT_EQ(im.suite.workloads.size(), 1u);
+  std::string notes;
+  for (const std::string& n : im.ignored) notes += n + "\n";
+  for (const char* o : {"dir/t.fio:6: option 'numa_cpu_nodes' ignored: fio binds the job's threads",
+                        "dir/t.fio:7: option 'numa_mem_policy' ignored: fio allocates",
+                        "dir/t.fio:8: option 'prioclass' ignored: fio sets the job's I/O priority",
+                        "dir/t.fio:10: option 'cmdprio_percentage' ignored: fio sets a priority",
+                        "dir/t.fio:13: option 'cmdprio_bssplit' ignored"})
+    EXPECT_NE(notes.find(o), std::string::npos) << o << "\n" << notes;
+}
+
 // The header names a command that writes the file again: a file by its path, else the name.
 TEST(FioSuite, ExportHeaderNamesACommandThatWorks) {
   Suite s = Suite::parse(R"(<suite name="s"><workload id="w" runtime="1s"/></suite>)", "s.xml");
