@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// fio jobs as suite workloads, and back: the one table of fio's options (fio 3.33's HOWTO and
-// options.c for their meaning), the job groups fio runs together, and the writers of suite XML and
-// fio job files.
+// fio jobs as suite workloads, and back: each job's options taken through the one table of fio's
+// options (fio_option_table.hpp), every refusal of a file collected into one error, and the job
+// groups fio runs together.
 #include "runner/specs/fio_suite.hpp"
 
 #include <algorithm>
@@ -14,210 +14,17 @@
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_option_table.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
 namespace {
 
-// How an option of fio is taken. Map: the workload option `target` (runner/measure/workload.hpp)
-// with the value converted by `kind`; Special: its own code in apply_option; Ignore: accepted and
-// listed with `target` as the reason; Refuse: an error with `target` as the reason, unless the
-// value is `harmless` (fio's default, or what storqual does anyway: it changes nothing).
-enum class Take { Map, Special, Ignore, Refuse };
-enum class Kind { None, Int, Bool, Size, Time };
-
-struct FioOptionRule {
-  std::string_view name;
-  Take take;
-  Kind kind = Kind::None;
-  std::string_view target = {};
-  std::string_view harmless = {};
-};
-
-constexpr std::string_view kOutputOnly = "it shapes fio's output only";
-constexpr std::string_view kTarget = "the target is the run's --target";
-constexpr std::string_view kRandom =
-    "storqual draws its own uniform random offsets (the same pattern, other offsets); a "
-    "block-size mix and a skewed random_distribution draw from fio's generators with fio's "
-    "default seed (randseed=0x89, randrepeat=1)";
-
-// Not output only: it changes what fio spends per I/O (docs/fio-files.md has a figure).
-constexpr std::string_view kGtodReduce =
-    "fio then reads the clock for a small share of its I/Os and reports no latencies (it sets "
-    "disable_lat, disable_clat, disable_slat and disable_bw_measurement), which lowers its cost "
-    "per I/O: on a fast target (the null engine, a RAM disk) fio runs more I/Os per second with "
-    "it. storqual times every I/O as fio does with gtod_reduce=0 (its latencies need it): compare "
-    "the two at gtod_reduce=0";
-
-// Options that shape only fio's own process: imported with what storqual does instead.
-constexpr std::string_view kNumaCpu =
-    "fio binds the job's threads to those NUMA nodes' CPUs; storqual's job threads run where the "
-    "scheduler puts them, so on a multi-socket host a job may run on a node away from the "
-    "device (more latency per I/O than under fio's binding; pin the whole run with numactl)";
-constexpr std::string_view kNumaMem =
-    "fio allocates the job's buffers by that memory policy; storqual's buffers come from the node "
-    "of the job thread that first writes them (the kernel's default), which may be remote from "
-    "the device (run storqual under numactl --membind for fio's placement)";
-constexpr std::string_view kPrio =
-    "fio sets the job's I/O priority (ioprio_set); storqual submits at the process's own "
-    "(best-effort unless started under ionice), so a scheduler or device that honours priorities "
-    "(mq-deadline, NVMe command priority) serves it as the default class";
-constexpr std::string_view kCmdPrio =
-    "fio sets a priority on that share of its commands (by size with cmdprio_bssplit); storqual "
-    "sets none, so every command has the process's priority and its latency percentiles are not "
-    "split by class (fio's log_prio)";
-
-const FioOptionRule kFioOptions[] = {
-    {"numa_cpu_nodes", Take::Ignore, Kind::None, kNumaCpu},
-    {"numa_mem_policy", Take::Ignore, Kind::None, kNumaMem},
-    {"prioclass", Take::Ignore, Kind::None, kPrio},
-    {"prio", Take::Ignore, Kind::None, kPrio},
-    {"cmdprio_percentage", Take::Ignore, Kind::None, kCmdPrio},
-    {"cmdprio_class", Take::Ignore, Kind::None, kCmdPrio},
-    {"cmdprio", Take::Ignore, Kind::None, kCmdPrio},
-    {"cmdprio_bssplit", Take::Ignore, Kind::None, kCmdPrio},
-    {"rw", Take::Special},
-    {"bs", Take::Special},
-    {"bsrange", Take::Special},
-    {"bssplit", Take::Special},
-    {"blockalign", Take::Special},
-    {"random_distribution", Take::Special},
-    {"random_generator", Take::Special},
-    {"size", Take::Special},
-    {"filesize", Take::Special},
-    {"io_size", Take::Special},
-    {"offset", Take::Special},
-    {"runtime", Take::Special},
-    {"ramp_time", Take::Special},
-    {"time_based", Take::Special},
-    {"direct", Take::Special},
-    {"buffered", Take::Special},
-    {"ioengine", Take::Special},
-    {"kb_base", Take::Special},
-    {"continue_on_error", Take::Special},
-    {"verify", Take::Special},
-    {"scramble_buffers", Take::Special},
-    {"refill_buffers", Take::Special},
-    {"stonewall", Take::Special},
-    {"wait_for", Take::Special},
-    {"name", Take::Special},
-    {"iodepth", Take::Map, Kind::Int, "iodepth"},
-    {"numjobs", Take::Map, Kind::Int, "numjobs"},
-    {"rwmixread", Take::Map, Kind::Int, "rwmixread"},
-    {"rwmixwrite", Take::Map, Kind::Int, "rwmixwrite"},
-    {"iodepth_batch_submit", Take::Map, Kind::Int, "iodepth_batch_submit"},
-    {"iodepth_batch_complete_min", Take::Map, Kind::Int, "iodepth_batch_complete_min"},
-    {"iodepth_batch_complete_max", Take::Map, Kind::Int, "iodepth_batch_complete_max"},
-    {"fadvise_hint", Take::Map, Kind::None, "fadvise_hint"},
-    {"fixedbufs", Take::Map, Kind::Bool, "fixedbufs"},
-    {"registerfiles", Take::Map, Kind::Bool, "registerfiles"},
-    {"sqthread_poll", Take::Map, Kind::Bool, "sqpoll"},
-    {"hipri", Take::Map, Kind::Bool, "hipri"},
-    {"norandommap", Take::Map, Kind::Bool, "norandommap"},
-    {"rate_iops", Take::Map, Kind::Int, "rate_iops"},
-    {"rate", Take::Map, Kind::Size, "rate"},
-    {"verify_backlog", Take::Map, Kind::Int, "verify_backlog"},
-    {"verify_backlog_batch", Take::Map, Kind::Int, "verify_backlog_batch"},
-    {"do_verify", Take::Map, Kind::Bool, "do_verify"},
-    {"log_avg_msec", Take::Map, Kind::Int, "log_avg_msec", "0"},
-    {"filename", Take::Ignore, Kind::None, kTarget},
-    {"directory", Take::Ignore, Kind::None, kTarget},
-    {"thread", Take::Ignore, Kind::None, "storqual's jobs are always threads"},
-    {"iomem_align", Take::Ignore, Kind::None,
-     "storqual's I/O buffers always start on a 4 KiB boundary"},
-    {"randrepeat", Take::Ignore, Kind::None, kRandom},
-    {"randseed", Take::Ignore, Kind::None, kRandom},
-    {"allrandrepeat", Take::Ignore, Kind::None, kRandom},
-    {"group_reporting", Take::Ignore, Kind::None, kOutputOnly},
-    {"new_group", Take::Ignore, Kind::None, kOutputOnly},
-    {"description", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_bw_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_lat_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_iops_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_hist_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_iolog", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_hist_msec", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_hist_coarseness", Take::Ignore, Kind::None, kOutputOnly},
-    {"per_job_logs", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_offset", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_compression", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_unix_epoch", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_max_value", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_prio", Take::Ignore, Kind::None, kOutputOnly},
-    {"percentile_list", Take::Ignore, Kind::None, kOutputOnly},
-    {"clat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"lat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"slat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"significant_figures", Take::Ignore, Kind::None, kOutputOnly},
-    {"unified_rw_reporting", Take::Ignore, Kind::None, kOutputOnly},
-    {"block_error_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_lat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_clat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_slat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_bw_measurement", Take::Ignore, Kind::None, kOutputOnly},
-    {"gtod_reduce", Take::Ignore, Kind::None, kGtodReduce},
-    {"stats", Take::Ignore, Kind::None, kOutputOnly},
-    {"bwavgtime", Take::Ignore, Kind::None, kOutputOnly},
-    {"iopsavgtime", Take::Ignore, Kind::None, kOutputOnly},
-    {"disk_util", Take::Ignore, Kind::None, kOutputOnly},
-    {"output-format", Take::Ignore, Kind::None, kOutputOnly},
-    {"output", Take::Ignore, Kind::None, kOutputOnly},
-    {"minimal", Take::Ignore, Kind::None, kOutputOnly},
-    {"eta", Take::Ignore, Kind::None, kOutputOnly},
-    {"eta-newline", Take::Ignore, Kind::None, kOutputOnly},
-    {"status-interval", Take::Ignore, Kind::None, kOutputOnly},
-    {"loops", Take::Refuse, Kind::None, "storqual covers the region once or runs for runtime", "1"},
-    {"startdelay", Take::Refuse, Kind::None, "storqual starts a workload's jobs together", "0"},
-    {"thinktime", Take::Refuse, Kind::None, "storqual issues I/O without think time", "0"},
-    {"nrfiles", Take::Refuse, Kind::None, "storqual runs on one target", "1"},
-    {"fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
-    {"fdatasync", Take::Refuse, Kind::None, "storqual issues no fdatasync", "0"},
-    {"end_fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
-    {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
-    {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
-    {"number_ios", Take::Refuse, Kind::None, "storqual has no I/O count limit (io_size is)", "0"},
-    {"offset_increment", Take::Refuse, Kind::None, "storqual's jobs share one region", "0"},
-    {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
-    {"rate_process", Take::Refuse, Kind::None, "storqual's rate is fio's linear one", "linear"},
-    {"latency_target", Take::Refuse, Kind::None,
-     "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},
-    {"ss", Take::Refuse, Kind::None,
-     "steady state is rounds= on a suite <workload> (docs/methodology.md)"},
-    {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
-    {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
-    {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
-    {"invalidate", Take::Refuse, Kind::None,
-     "storqual does not drop the target's page cache while a workload runs (invalidate=0 is what "
-     "it does)",
-     "0"},
-};
-
-const std::pair<std::string_view, std::string_view> kAliases[] = {
-    {"readwrite", "rw"},
-    {"blocksize", "bs"},
-    {"blocksize_range", "bsrange"},
-    {"ba", "blockalign"},
-    {"timeout", "runtime"},
-    {"io_limit", "io_size"},
-    {"iodepth_batch", "iodepth_batch_submit"},
-    {"mem_align", "iomem_align"},
-    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
-    {"threads", "thread"},
-    {"wait_for_previous", "stonewall"},
-    {"use_thread", "thread"},
-};
-
-std::string canonical(std::string_view name) {
-  for (const auto& [alias, real] : kAliases)
-    if (alias == name) return std::string(real);
-  return std::string(name);
-}
-
-const FioOptionRule* find_rule(std::string_view name) {
-  for (const auto& r : kFioOptions)
-    if (r.name == name) return &r;
-  return nullptr;
-}
+using fio_options::canonical;
+using fio_options::find_rule;
+using fio_options::FioOptionRule;
+using fio_options::Kind;
+using fio_options::Take;
 
 std::string refusal(const FioOption& o, std::string_view why) {
   return o.location + ": option '" + o.name + (o.has_value ? "=" + o.value : "") +
@@ -315,9 +122,11 @@ struct JobState {
   bool invalidate_given = false;   // fio's invalidate (only 0 is taken)
   bool filename_given = false;     // fio's filename (else each clone has a file of its own)
   std::string distribution_where;  // fio's random_distribution
-  bool batch_max_given = false;    // fio's iodepth_batch_complete_max
-  bool scramble = true;            // fio's scramble_buffers (its default: on)
-  bool refill = false;             // fio's refill_buffers (over scramble_buffers)
+  std::uint64_t loops = 1;         // fio's loops: passes over the job's bytes
+  std::string loops_where;
+  bool batch_max_given = false;  // fio's iodepth_batch_complete_max
+  bool scramble = true;          // fio's scramble_buffers (its default: on)
+  bool refill = false;           // fio's refill_buffers (over scramble_buffers)
 };
 
 WorkloadSpec fio_defaults() {
@@ -405,6 +214,13 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
       refuse(o, e.what());
     }
     j.distribution_where = o.location;
+  } else if (name == "loops") {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n == 0)
+      refuse(o, "expected a whole number of passes, 1 or more");
+    j.loops = n;
+    j.loops_where = o.location;
   } else if (name == "random_generator") {
     if (v == "lfsr")
       refuse(o,
@@ -556,6 +372,36 @@ void take_distribution(JobState& j, RwMode mode, std::vector<std::string>& ignor
   j.spec.distribution = {};
 }
 
+// When fio ends the job: time based at its runtime; else at its bytes (io_size, else size, each
+// of loops passes) or its runtime, whichever comes first. storqual's runtime is always time based,
+// its io_limit the bytes of all jobs together.
+void take_termination(JobState& j, std::vector<std::string>& ignored) {
+  auto& p = j.spec.params;
+  std::uint64_t per_job = j.io_size ? j.io_size : p.size;
+  if (j.time_based && p.runtime_s <= 0)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': time_based without runtime runs until stopped (give runtime)");
+  if (j.time_based && j.io_size)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': io_size with time_based: storqual's io_limit ends the run at the bytes "
+                    "or the runtime, whichever comes first (drop time_based for that)");
+  if (j.time_based && j.loops > 1)
+    ignored.push_back(j.loops_where +
+                      ": option 'loops' ignored: with time_based fio passes over "
+                      "the region until the runtime ends, as storqual does");
+  if (j.time_based || (p.runtime_s <= 0 && !j.io_size && j.loops <= 1)) return;
+  if (per_job == 0)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': " + (j.loops > 1 ? "loops" : "runtime without time_based") +
+                    " and without size: fio stops when the target is covered, storqual would "
+                    "pass over it again (give size or time_based)");
+  // fio's loops: the job again from its start, as many times; storqual's io_limit passes over the
+  // region as often (sequential from its start, random through the map's next pass).
+  if (__builtin_mul_overflow(per_job, j.loops, &per_job) ||
+      __builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
+    throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
+}
+
 void finish_job(JobState& j, std::vector<std::string>& ignored) {
   auto& p = j.spec.params;
   // fio reaps at most iodepth_batch_complete_max completions per system call, by default (and at
@@ -597,25 +443,7 @@ void finish_job(JobState& j, std::vector<std::string>& ignored) {
     j.spec.blockalign = 0;
   // fio's region: size, else the file's size (filesize), else the whole target.
   p.size = j.size ? j.size : j.filesize;
-  const std::uint64_t per_job = j.io_size ? j.io_size : p.size;
-  if (j.time_based && p.runtime_s <= 0)
-    throw FileError(j.location + ": job '" + j.name +
-                    "': time_based without runtime runs until stopped (give runtime)");
-  if (j.time_based && j.io_size)
-    throw FileError(j.location + ": job '" + j.name +
-                    "': io_size with time_based: storqual's io_limit ends the run at the bytes "
-                    "or the runtime, whichever comes first (drop time_based for that)");
-  if (!j.time_based && (p.runtime_s > 0 || j.io_size)) {
-    // fio without time_based ends at the bytes or the runtime, whichever comes first; storqual's
-    // runtime is always time based, its io_limit the bytes of all jobs together.
-    if (per_job == 0)
-      throw FileError(j.location + ": job '" + j.name +
-                      "': runtime without time_based and without size: fio stops when the "
-                      "target is covered, storqual would pass over it again (give size or "
-                      "time_based)");
-    if (__builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
-      throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
-  }
+  take_termination(j, ignored);
   // What fio's writes carry (fio's verify writes its own blocks, as storqual's does).
   if (rw_writes(mode) && j.spec.verify == VerifyAlgorithm::None)
     j.spec.write_contents = j.refill     ? WriteContents::Refill

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Suites from fio jobs and fio jobs from suites (docs/fio-files.md). Every fio option goes through
-// one table (fio_suite.cpp kFioOptions): mapped onto the workload option of the same meaning
+// one table (fio_option_table.cpp kFioOptions): mapped onto the workload option of the same meaning
 // (runner/measure/workload.hpp), accepted and listed as ignored (it shapes only fio's output, or
 // names what a storqual run is given otherwise, such as the target), or refused with the reason.
 // fio's defaults where they differ from storqual's (ioengine=psync, direct=0, rw=read, one I/O per

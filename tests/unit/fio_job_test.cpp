@@ -293,14 +293,29 @@ TEST(FioSuite, OneRefusalNamesEveryOptionItCannotTake) {
   EXPECT_TRUE(first < second && second < third && third < fourth) << e;
   EXPECT_EQ(e.find("option 'frobnicate", first + 20), std::string::npos) << e;  // once
   // Three unsupported options, one refusal naming all three.
-  const std::string three = refusal("[a]\nsize=1m\nthinktime=10\nloops=3\nzonemode=zbd\n");
+  const std::string three = refusal("[a]\nsize=1m\nthinktime=10\nnumber_ios=5\nzonemode=zbd\n");
   EXPECT_EQ(three.find("dir/t.fio: 3 things storqual cannot take"), 0u) << three;
-  for (const char* o : {"\ndir/t.fio:3: option 'thinktime=10'", "\ndir/t.fio:4: option 'loops=3'",
-                        "\ndir/t.fio:5: option 'zonemode=zbd'"})
+  for (const char* o :
+       {"\ndir/t.fio:3: option 'thinktime=10'", "\ndir/t.fio:4: option 'number_ios=5'",
+        "\ndir/t.fio:5: option 'zonemode=zbd'"})
     EXPECT_NE(three.find(o), std::string::npos) << three;
   // A single refusal stays one line; a job's own checks come after its options are all taken.
-  EXPECT_EQ(refusal("[a]\nsize=1m\nloops=3\n").find('\n'), std::string::npos);
-  EXPECT_EQ(refusal("[a]\nloops=3\ntime_based\n").find("time_based"), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nsize=1m\nnumber_ios=5\n").find('\n'), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nnumber_ios=5\ntime_based\n").find("time_based"), std::string::npos);
+}
+
+// fio's loops: the job's bytes that many times, storqual's io_limit; with time_based, noted.
+TEST(FioSuite, LoopsAreTheBytesOfEveryPass) {
+  const FioImport im = import_text("[a]\nrw=randrw\nsize=256k\nnumjobs=2\nloops=500\n");
+  EXPECT_EQ(im.suite.workloads.at(0).spec.io_limit, 256u * 1024 * 500 * 2);
+  EXPECT_EQ(import_text("[a]\nsize=1m\nio_size=2m\nloops=3\n").suite.workloads.at(0).spec.io_limit,
+            6u << 20);
+  const FioImport timed = import_text("[a]\nsize=1m\ntime_based\nruntime=5\nloops=3\n");
+  EXPECT_EQ(timed.suite.workloads.at(0).spec.io_limit, 0u);
+  EXPECT_NE(timed.ignored.back().find("option 'loops' ignored: with time_based"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nloops=3\n").find("loops and without size"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nloops=0\n").find("option 'loops=0'"), std::string::npos);
 }
 
 // Notes for what fio does that storqual does not, where the import is still taken.
