@@ -30,6 +30,12 @@ struct LatencySummary {
   std::vector<std::pair<double, std::uint64_t>> percentiles;
 };
 
+// The I/Os of one size that a direction of a workload with a block-size mix completed.
+struct BlockSizeCount {
+  std::uint64_t bs = 0;
+  std::uint64_t ios = 0;
+};
+
 struct DirectionResult {
   std::uint64_t ios = 0;    // completed I/Os counted (after ramp)
   std::uint64_t bytes = 0;  // bytes counted (after ramp)
@@ -41,6 +47,8 @@ struct DirectionResult {
   std::uint64_t first_error_offset = 0;
   std::uint64_t short_ios = 0;       // transfers shorter than asked
   std::uint64_t eagain_retries = 0;  // requests the engine or device sent back with EAGAIN, resent
+  // With a block-size mix (WorkloadParams::bs_mix): the I/Os counted, by size, smallest first.
+  std::optional<std::vector<BlockSizeCount>> block_sizes;
 };
 
 // One interval of the timeline (default 1 s). Values are for that interval alone.
@@ -84,6 +92,11 @@ struct WorkloadParams {
   // independently, with replacement.
   bool randommap = true;
   std::string target;
+  // A block-size mix, as the workload option says it ("bssplit=4k/10:64k/90", "bsrange=4k-64k";
+  // runner/measure/block_size_mix.hpp); absent: every I/O is bs.
+  std::optional<std::string> bs_mix;
+  // Skewed random offsets, as the workload option says them ("zipf:1.2"); absent: uniform.
+  std::optional<std::string> random_distribution;
 };
 
 // One round of a workload run to steady state (SNIA PTS): the tracked value of that round and

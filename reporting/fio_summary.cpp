@@ -118,6 +118,13 @@ void direction_block(std::string& out, std::string_view name, const DirectionRes
            static_cast<unsigned long long>(d.short_ios),
            static_cast<unsigned long long>(d.eagain_retries));
   }
+  if (d.block_sizes && d.ios) {  // a block-size mix: the share of I/Os of each size it ran
+    out += "    bs mix     :";
+    for (const BlockSizeCount& c : *d.block_sizes)
+      append(out, " %s=%.1f%%", size_text(c.bs).c_str(),
+             100.0 * static_cast<double>(c.ios) / static_cast<double>(d.ios));
+    out += " (of " + std::to_string(d.ios) + " I/Os)\n";
+  }
   latency_line(out, "slat", d.slat);
   latency_line(out, "clat", d.clat);
   latency_line(out, "lat", d.lat);
@@ -194,7 +201,10 @@ std::string figure_legend(const WorkloadResult& w) {
   out += " cpu: per-job average (as fio)";
   if (p.rw == "randrw" || p.rw == "rw" || p.rw == "readwrite")
     out += "; read+write: both directions together (what an `iops` or `bw` claim judges)";
-  if (p.rw.rfind("rand", 0) == 0)
+  if (p.rw.rfind("rand", 0) == 0 && p.random_distribution)
+    out += "; offsets: random_distribution=" + *p.random_distribution +
+           " (fio's generator, drawn with replacement)";
+  else if (p.rw.rfind("rand", 0) == 0)
     out += p.randommap ? "; offsets: random map (each block once per pass)"
                        : "; offsets: norandommap (drawn with replacement)";
   return out + "\n";
@@ -206,9 +216,9 @@ std::string format_fio_summary(const WorkloadResult& w) {
   for (const WorkloadResult& job : w.jobs) out += format_fio_summary(job);
   const auto& p = w.params;
   if (w.jobs.empty())
-    append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s, iodepth=%u, ioengine=%s\n", w.id.c_str(),
-           p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(), p.iodepth,
-           p.ioengine.c_str());
+    append(out, "%s: (jobs=%u): err=%2zu: rw=%s, bs=%s%s%s, iodepth=%u, ioengine=%s\n",
+           w.id.c_str(), p.numjobs, w.errors.size(), p.rw.c_str(), size_text(p.bs).c_str(),
+           p.bs_mix ? " " : "", p.bs_mix ? p.bs_mix->c_str() : "", p.iodepth, p.ioengine.c_str());
   else
     append(out, "%s: (group of %zu jobs, %u threads): err=%2zu: its jobs together\n", w.id.c_str(),
            w.jobs.size(), p.numjobs, w.errors.size());

@@ -104,6 +104,13 @@ void visit_fields(Either<WorkloadParams> auto& p, auto&& visit) {
   visit("direct", p.direct);
   visit("randommap", p.randommap);
   visit("target", p.target);
+  visit("bs_mix", p.bs_mix);
+  visit("random_distribution", p.random_distribution);
+}
+
+void visit_fields(Either<BlockSizeCount> auto& c, auto&& visit) {
+  visit({"bs", kRequired}, c.bs);
+  visit("ios", c.ios);
 }
 
 void visit_fields(Either<LatencySummary> auto& s, auto&& visit) {
@@ -128,6 +135,7 @@ void visit_fields(Either<DirectionResult> auto& d, auto&& visit) {
   visit("slat_ns", d.slat);
   visit("clat_ns", d.clat);
   visit("lat_ns", d.lat);
+  visit("block_sizes", d.block_sizes);
 }
 
 void visit_fields(Either<CpuUsage> auto& c, auto&& visit) {

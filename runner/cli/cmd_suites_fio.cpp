@@ -93,7 +93,12 @@ int cmd_suites_export(const Args& args) {
   try {
     const std::filesystem::path path = resolve_suite(names.front(), dirs);
     const Suite suite = is_fio_job_file(path) ? import_fio_file(path).suite : Suite::load(path);
-    write_out(fio_job_text(suite, target), out);
+    // A standard suite by its name, a file by its absolute path: the header's command then works
+    // from any directory.
+    const std::string source = std::filesystem::exists(names.front())
+                                   ? std::filesystem::absolute(path).lexically_normal().string()
+                                   : names.front();
+    write_out(fio_job_text(suite, target, source), out);
   } catch (const FileError& e) {
     std::fprintf(stderr, "storqual suites export: %s\n", e.what());
     return kExitUsage;

@@ -45,6 +45,7 @@ class CompletionAccounting {
         measure_start_(plan.measure_start),
         end_(plan.end),
         is_async_(is_async),
+        count_sizes_(spec.mixed_block_sizes()),
         lat_log_(plan.lat_log, &plan.lat_log_mutex) {
     out_.timeline.emplace(static_cast<std::uint64_t>(spec.interval_s * 1e9));
     start_cpu();
@@ -65,6 +66,8 @@ class CompletionAccounting {
     ++s.ios;
     s.bytes += bytes;
     if (bytes < r.length) ++s.short_ios;
+    if (count_sizes_) [[unlikely]]
+      count_size(s, r.length);
     const std::uint64_t clat = completed - issue;
     if (is_async_) s.slat.add(issue - start);
     s.clat.add(clat);
@@ -90,6 +93,14 @@ class CompletionAccounting {
   }
 
  private:
+  __attribute__((noinline)) static void count_size(DirectionStats& s, std::uint64_t bs) {
+    for (auto& [size, ios] : s.by_size)
+      if (size == bs) {
+        ++ios;
+        return;
+      }
+    s.by_size.emplace_back(bs, 1);
+  }
   void start_cpu() {
     getrusage(RUSAGE_THREAD, &ru_start_);
     spin_start_ = engine_.spin_ns();
@@ -99,6 +110,7 @@ class CompletionAccounting {
   Engine& engine_;
   std::uint64_t measure_start_, end_;
   bool is_async_;
+  bool count_sizes_;  // a block-size mix: count I/Os per size
   bool measuring_ = false;
   rusage ru_start_{};
   std::uint64_t spin_start_ = 0;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "runner/measure/block_io_driver.hpp"
+#include "runner/measure/block_size_mix.hpp"
 #include "runner/measure/job_accounting.hpp"
 #include "runner/measure/job_errors.hpp"
 #include "runner/measure/job_plan.hpp"
@@ -143,6 +144,8 @@ class Job {
       } else {
         slots_.free.pop_back();
         if (!is_check) count_issued();
+        if (mix_) [[unlikely]]
+          count_mixed(r.length);
       }
       if (st == QueueStatus::Completed) {
         const std::uint64_t t = now_fn_();
@@ -191,9 +194,23 @@ class Job {
     r.dir = next_direction();
     r.offset = offsets_->next(r.dir);
     r.length = bs_;
+    if (mix_) [[unlikely]]
+      place_mixed(r);
     r.res = 0;
     if (r.dir == Direction::Write) fill_write(r, now);
     return false;
+  }
+
+  // A job with a block-size mix: the I/O's size (and, sequential, its offset) as fio's.
+  __attribute__((noinline)) void place_mixed(IoRequest& r) {
+    r.length = static_cast<std::uint32_t>(mix_->place(static_cast<unsigned>(r.dir), r.offset));
+  }
+
+  // A job with a mix ends a size-based run at its bytes (as fio's io_size), not at a count of
+  // I/Os: the I/O just counted went out, `length` bytes of it.
+  __attribute__((noinline)) void count_mixed(std::uint32_t length) {
+    mix_bytes_ += length;
+    if (mix_bytes_ >= mix_budget_) total_ios_ = issued_;
   }
 
   __attribute__((noinline, cold)) bool prepare_verified(unsigned slot) {
@@ -475,6 +492,9 @@ class Job {
   std::vector<IoRequest*> reaped_;
   std::optional<Random> rng_;
   std::optional<OffsetGenerator> offsets_;
+  std::optional<MixedIoPlacement> mix_;  // a block-size mix (bssplit, bsrange): sizes per I/O
+  std::optional<SkewedBlocks> skew_;     // a skewed random_distribution: which blocks
+  std::uint64_t mix_bytes_ = 0, mix_budget_ = UINT64_MAX;  // with a mix: bytes issued, to issue
   std::optional<RetryQueue> retries_;
   std::optional<ErrorPolicy> errors_;
   std::optional<CompletionAccounting> accounting_;

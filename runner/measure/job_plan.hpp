@@ -34,6 +34,8 @@ struct DirectionStats {
   std::uint64_t ios = 0, bytes = 0, errors = 0, short_ios = 0, eagain_retries = 0;
   int first_errno = 0;
   std::uint64_t first_error_offset = 0;
+  // With a block-size mix: I/Os counted per size, (bs, ios) in the order first seen.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> by_size;
 };
 
 // What the jobs of one spec share: the workload's, or one member job's of a group workload.
@@ -44,6 +46,7 @@ struct MemberPlan {
   std::uint64_t region_size = 0;   // decided after the first job opened the target
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
   std::size_t first = 0;           // its first job's index among all the workload's jobs
+  double zipf_zetan = 0;           // random_distribution=zipf: its sum, before the run starts
 };
 
 // What every job of the workload shares (all members of a group): the start line, the end, logs.

@@ -77,6 +77,23 @@ std::FILE* open_latency_log(const RunOptions& options) {
   return lat_log;
 }
 
+// The workload's block-size mix as its options say it ("bssplit=4k/10:64k/90"), if it has one.
+std::optional<std::string> mix_text(const WorkloadSpec& spec) {
+  const std::vector<std::string> options = block_size_mix_options(spec);
+  if (options.empty()) return std::nullopt;
+  std::string out;
+  for (const std::string& o : options) out += (out.empty() ? "" : " ") + o;
+  return out;
+}
+
+// The workload's skewed distribution as the option says it ("zipf:1.2"), if it has one.
+std::optional<std::string> distribution_text(const WorkloadSpec& spec) {
+  if (!spec.distribution.skewed()) return std::nullopt;
+  return random_distribution_text(spec.distribution,
+                                  [](std::uint64_t b) { return format_size_fio(b); }) +
+         (spec.distribution.use64 ? " (tausworthe64)" : "");
+}
+
 reporting::DirectionResult direction_result(const DirectionStats& m, double elapsed) {
   reporting::DirectionResult r;
   r.ios = m.ios;
@@ -91,7 +108,24 @@ reporting::DirectionResult direction_result(const DirectionStats& m, double elap
   r.first_error_offset = m.first_error_offset;
   r.short_ios = m.short_ios;
   r.eagain_retries = m.eagain_retries;
+  if (!m.by_size.empty()) {
+    auto& sizes = r.block_sizes.emplace();
+    for (const auto& [bs, ios] : m.by_size) sizes.push_back({bs, ios});
+    std::sort(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.bs < b.bs; });
+  }
   return r;
+}
+
+// Adds one job's I/Os per size to the merged ones.
+void merge_sizes(const DirectionStats& s, DirectionStats& into) {
+  for (const auto& [bs, ios] : s.by_size) {
+    auto it = std::find_if(into.by_size.begin(), into.by_size.end(),
+                           [bs = bs](const auto& e) { return e.first == bs; });
+    if (it == into.by_size.end())
+      into.by_size.emplace_back(bs, ios);
+    else
+      it->second += ios;
+  }
 }
 
 // What some jobs' outcomes add up to (a workload's, a member job's of a group, or a group's):
@@ -127,6 +161,7 @@ void merge_jobs(std::span<const JobOutcome> outcomes, const SharedPlan& plan,
       m.bytes += s.bytes;
       m.short_ios += s.short_ios;
       m.eagain_retries += s.eagain_retries;
+      merge_sizes(s, m);
       if (s.errors && !m.errors) {
         m.first_errno = s.first_errno;
         m.first_error_offset = s.first_error_offset;
@@ -280,6 +315,8 @@ MergeScope add_member_results(std::span<const MemberPlan> members, std::span<Job
     reporting::WorkloadResult job;
     job.id = m.spec->id;
     job.params = m.spec->params;
+    job.params.bs_mix = mix_text(*m.spec);
+    job.params.random_distribution = distribution_text(*m.spec);
     job.fio_command = fio_command(*m.spec);
     job.io_depths = depths_of(mine);
     merge_jobs(mine, plan, scope, job);
@@ -328,6 +365,8 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   reporting::WorkloadResult result;
   result.id = spec.id;
   result.params = spec.params;
+  result.params.bs_mix = mix_text(spec);
+  result.params.random_distribution = distribution_text(spec);
   result.params.numjobs = static_cast<unsigned>(threads);  // a group's: every job's threads
   result.fio_command = fio_command(spec);
   result.host_busy = monitor.host_busy();

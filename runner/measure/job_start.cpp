@@ -73,6 +73,16 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
                 " bytes)",
             true};
   std::uint32_t lbs = first.logical_block;
+  if (p.direct && plan.spec->mixed_block_sizes())
+    for (unsigned d = 0; d < 3; ++d)
+      for (std::uint64_t b : d == 2 ? std::vector<std::uint64_t>{offset_granule(*plan.spec)}
+                                    : block_sizes_of(plan.spec->block_sizes(d)))
+        if (b % lbs != 0)
+          return {"block size " + std::to_string(b) +
+                      " of the mix must be a multiple of the "
+                      "logical block size " +
+                      std::to_string(lbs) + " of " + p.target + " under direct=1",
+                  true};
   if (p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0))
     return {"bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
                 " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
@@ -112,6 +122,8 @@ SetupProblem check_members(const RunOptions& options, std::span<MemberPlan> memb
                            std::optional<VerifyLedger>& own_ledger) {
   for (MemberPlan& m : members) {
     SetupProblem problem = check_region(outcomes.subspan(m.first, m.spec->params.numjobs), m);
+    if (!problem.any() && m.spec->distribution.kind == DistributionKind::Zipf)
+      m.zipf_zetan = zipf_zetan(m.spec->distribution.value, skew_ranges(*m.spec, m.region_size));
     if (!problem.any() && m.spec->verify != VerifyAlgorithm::None)
       problem = prepare_ledger(*m.spec, options, m, own_ledger);
     if (problem.any()) {
@@ -147,7 +159,7 @@ void Job::open() {
     cfg.batch_submit = spec.iodepth_batch;
     cfg.spin_wait_ns = spin_wait_ns(spec);
     if (spec.spin_wait_s < 0) cfg.poll_gate = plan_.poll_gate;
-    for (unsigned i = 0; i < depth_; ++i) cfg.buffers.push_back({buffer(i), p.bs});
+    for (unsigned i = 0; i < depth_; ++i) cfg.buffers.push_back({buffer(i), largest_block(spec)});
     engine_->open(cfg);
     out_.target_size = engine_->target_size();
     out_.logical_block = engine_->logical_block_size();
@@ -181,19 +193,44 @@ void Job::prepare_loop() {
   // Each job of the workload its own sequence: a group's members are numbered on from the first.
   const std::uint64_t seq = member_.first + index_;
   rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
+  // With a mix, random offsets are blocks of blockalign (fio's ba, by default the smallest size
+  // in use), as many as start an I/O of the smallest size inside the region (io_u.c last_block).
+  const bool mixed = spec.mixed_block_sizes();
+  const bool skewed = spec.distribution.skewed();
+  const std::uint64_t granule = mixed || skewed ? offset_granule(spec) : p.bs;
+  const std::uint64_t smallest = mixed || skewed ? smallest_block(spec) : p.bs;
+  const std::uint64_t span =
+      member_.region_size -
+      std::min(member_.region_size, smallest > granule ? smallest - granule : 0);
   offsets_.emplace(
       OffsetGenerator::Layout{
           .mode = member_.mode,
           .randommap = p.randommap,  // io_limit may pass over the region more than once
           .region_offset = member_.region_offset,
-          .region_blocks = member_.region_size / p.bs,
-          .block_size = p.bs,
+          .region_blocks = span / granule,
+          .block_size = granule,
           .jobs = member_.ledger ? p.numjobs : 1u,
           .job = member_.ledger ? index_ : 0u},
       *rng_);
+  if (skewed) {
+    skew_.emplace(
+        spec.distribution,
+        SkewedBlocks::Setup{offsets_->blocks(), skew_ranges(spec, member_.region_size), granule,
+                            p.target, static_cast<unsigned>(seq) + 1, member_.zipf_zetan});
+    offsets_->skew(&*skew_);
+  }
   total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
   if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
     total_ios_ = std::max<std::uint64_t>(1, (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs);
+  if (mixed) {
+    mix_.emplace(spec.block_sizes(0), spec.block_sizes(1),
+                 MixedIoPlacement::Region{member_.region_offset, member_.region_size, granule,
+                                          rw_random(member_.mode)},
+                 static_cast<unsigned>(seq) + 1);
+    // A size-based run ends at its bytes: the region, or its share of io_limit (as above).
+    if (!time_based_) mix_budget_ = spec.io_limit ? total_ios_ * p.bs : member_.region_size;
+    total_ios_ = UINT64_MAX;
+  }
   issuing_ = offsets_->blocks() > 0;
 
   slots_.reqs.resize(depth_);
@@ -216,9 +253,8 @@ void Job::prepare_loop() {
 }
 
 void Job::allocate_buffers() {
-  const auto& p = member_.spec->params;
   // Align each buffer to 4 KiB (the largest common logical block), round its stride up too.
-  stride_ = (p.bs + 4095) / 4096 * 4096;
+  stride_ = (largest_block(*member_.spec) + 4095) / 4096 * 4096;
   // A pool of 2 MiB or more goes on transparent huge pages where the kernel has them. A
   // request's memory is one segment per physically contiguous run; pool pages faulted one by
   // one come back scattered (2 of 8,193 adjacent in a 1M x 32 pool here), so a 1M request

@@ -15,6 +15,7 @@
 // - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
 //   block in flight) moves on in the pass, as fio's random map does; the block it stepped over
 //   comes in a later pass.
+// - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()).
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
@@ -23,6 +24,7 @@
 #include <optional>
 
 #include "engines/engine.hpp"
+#include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/random_map.hpp"
 #include "runner/measure/workload.hpp"
@@ -58,10 +60,20 @@ class OffsetGenerator {
   // The job's own blocks: a size-based run issues exactly this many I/Os.
   [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
 
+  // A skewed distribution (runner/measure/offset_distribution.hpp) draws the random blocks
+  // instead, with replacement (fio runs such a distribution without its random map); the
+  // generator holds a pointer to it.
+  void skew(SkewedBlocks* blocks) noexcept {
+    skew_ = blocks;
+    if (skew_) map_.reset();
+  }
+
   [[nodiscard]] std::uint64_t next(engines::Direction dir) noexcept {
     std::uint64_t block;
     if (random_) {
-      block = map_ ? map_->next() : rng_.below(blocks_);
+      block = skew_  ? skew_->next(static_cast<unsigned>(dir))
+              : map_ ? map_->next()
+                     : rng_.below(blocks_);
     } else {
       std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
       block = cursor;
@@ -78,6 +90,7 @@ class OffsetGenerator {
   unsigned jobs_, job_;
   std::uint64_t blocks_ = 0;
   std::optional<RandomMap> map_;        // random with the map (fio's default)
+  SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null
   std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write
 };
 

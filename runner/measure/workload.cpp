@@ -228,6 +228,40 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.verify_backlog_batch = parse_uint("verify_backlog_batch", v, 0, 1u << 24);
      }},
+    {"bssplit",
+     "block sizes by share of I/Os, as fio's: BS/PCT:BS/PCT...[,WRITES] (e.g. 4k/10:64k/90)", "",
+     "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       merge_block_size_mix(w.bs_mix,
+                            parse_bssplit(v, [](std::string_view s) { return parse_size(s); }));
+     }},
+    {"bsrange", "block sizes drawn from a range, as fio's: LO-HI[,LO-HI for writes]", "", "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       merge_block_size_mix(w.bs_mix,
+                            parse_bsrange(v, [](std::string_view s) { return parse_size(s); }));
+     }},
+    {"random_distribution",
+     "random offsets as fio's: random (uniform), zipf:THETA, pareto:H, normal:DEV, "
+     "zoned:ACCESS/SIZE%:..., zoned_abs:ACCESS/SIZE:... (each draw independent)",
+     "random", "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       const bool use64 = w.distribution.use64;
+       w.distribution =
+           parse_random_distribution(v, [](std::string_view s) { return parse_size(s); });
+       w.distribution.use64 = use64;
+     }},
+    {"random_generator",
+     "fio's generator of skewed offsets' uniform draws: tausworthe or tausworthe64", "tausworthe",
+     "enum",
+     [](WorkloadSpec& w, std::string_view v) {
+       if (v != "tausworthe" && v != "tausworthe64")
+         throw UnitError("random_generator: expected tausworthe or tausworthe64, got '" +
+                         std::string(v) + "'");
+       w.distribution.use64 = v == "tausworthe64";
+     }},
+    {"blockalign",
+     "with a block-size mix: random offsets on multiples of this, as fio's (0: the smallest size)",
+     "0", "size", [](WorkloadSpec& w, std::string_view v) { w.blockalign = parse_size(v); }},
     {"do_verify", "with verify: read every written block back at the end of the workload", "1",
      "bool", [](WorkloadSpec& w, std::string_view v) { w.do_verify = parse_bool("do_verify", v); }},
 };
@@ -440,6 +474,8 @@ void validate(const WorkloadSpec& spec) {
   if (p.offset % p.bs != 0 && p.direct)
     throw UnitError("offset " + std::to_string(p.offset) +
                     " is not a multiple of bs under direct=1");
+  validate_block_sizes(spec);
+  validate_distribution(spec);
 }
 
 namespace {
@@ -465,6 +501,8 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   if (!p.target.empty() && engine != "null") cmd += " " + shell_word("--filename=", p.target);
   cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
          " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
+  for (const std::string& o : block_size_mix_options(spec)) cmd += " --" + o;
+  for (const std::string& o : distribution_options(spec)) cmd += " " + shell_word("--", o);
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
   cmd += " --thread";
   if (p.numjobs > 1)

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "model/result.hpp"
+#include "runner/measure/block_size_mix.hpp"
+#include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/verify.hpp"
 
 namespace storqual::runner {
@@ -92,10 +94,23 @@ struct WorkloadSpec {
   // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
   // histograms).
   bool keep_lat_histogram = false;
+  // Block sizes per direction other than bs (the options bssplit and bsrange, fio's; docs/
+  // formats.md): a direction whose min_bs is 0 is bs for every I/O.
+  BlockSizeMix bs_mix;
+  // With a mix: random offsets are multiples of this (fio's blockalign); 0: the smallest size.
+  std::uint64_t blockalign = 0;
+  // Skewed random offsets (the options random_distribution and random_generator, fio's;
+  // runner/measure/offset_distribution.hpp): uniform by default.
+  OffsetDistribution distribution;
   // Several different jobs that run together over one measured window (fio's jobs between two
   // stonewalls): empty for a workload of one job spec. Each member is this spec with its own
   // options applied (group_members); runtime and ramp_time are the group's alone.
   std::vector<GroupJob> jobs;
+  // Whether a direction the workload uses has sizes other than bs (then the job loop draws each
+  // I/O's size, runner/measure/block_size_mix.hpp).
+  [[nodiscard]] bool mixed_block_sizes() const noexcept;
+  // The direction's choice with bs filled in where the mix leaves it (0: read, 1: write).
+  [[nodiscard]] BlockSizeChoice block_sizes(unsigned direction) const;
   [[nodiscard]] double effective_rate_iops() const {
     if (rate_iops > 0) return rate_iops;
     return rate_bytes ? static_cast<double>(rate_bytes) / static_cast<double>(params.bs) : 0;
@@ -148,6 +163,27 @@ inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
 // Checks the combination (rw known, bs > 0, limits, rwmixread <= 100, psync iodepth...); throws
 // UnitError with what was expected. Alignment against the device is checked when it is opened.
 void validate(const WorkloadSpec& spec);
+// validate's part for a block-size mix (workload_block_sizes.cpp): no verify, no rate in bytes,
+// size and offset against the mix's sizes.
+void validate_block_sizes(const WorkloadSpec& spec);
+// fio's options for the workload's mix, as the suite XML and fio write them: "bsrange=4k-64k",
+// "bssplit=4k/10:64k/90" (bsrange first: a bssplit after it sets its own directions); empty for a
+// workload whose used directions are all bs.
+[[nodiscard]] std::vector<std::string> block_size_mix_options(const WorkloadSpec& spec);
+// validate's part for random_distribution: random rw, no verify, zoned_abs inside size.
+void validate_distribution(const WorkloadSpec& spec);
+// fio's options for a skewed distribution ("random_distribution=zipf:1.2",
+// "random_generator=tausworthe64"); empty for uniform offsets.
+[[nodiscard]] std::vector<std::string> distribution_options(const WorkloadSpec& spec);
+// fio's ranges of a zipf, pareto or normal distribution over a region: the region over the
+// smallest size of either direction, rounded up (filesetup.c __init_rand_distribution).
+[[nodiscard]] std::uint64_t skew_ranges(const WorkloadSpec& spec, std::uint64_t region_size);
+// The largest block an I/O of the workload may be: bs, or the mix's largest.
+[[nodiscard]] std::uint64_t largest_block(const WorkloadSpec& spec);
+// The smallest block of the directions the workload uses.
+[[nodiscard]] std::uint64_t smallest_block(const WorkloadSpec& spec);
+// What random offsets are multiples of: blockalign, else the smallest block.
+[[nodiscard]] std::uint64_t offset_granule(const WorkloadSpec& spec);
 
 // A group workload's member jobs as the specs they run: `group` with each job's options applied,
 // the job's name as id, no jobs of their own; throws UnitError naming the job for a bad option or

@@ -29,6 +29,16 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   };
   add(always || p.rw != dp.rw, "rw", p.rw);
   add(always || p.bs != dp.bs, "bs", format_size_fio(p.bs));
+  if (const auto mix = block_size_mix_options(w); mix != block_size_mix_options(d))
+    for (const std::string& o : mix) {  // "bssplit=4k/10:64k/90": the option and its value
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
+  if (const auto dist = distribution_options(w); dist != distribution_options(d))
+    for (const std::string& o : dist) {
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
   add(always || p.iodepth != dp.iodepth, "iodepth", std::to_string(p.iodepth));
   add(p.numjobs != dp.numjobs, "numjobs", std::to_string(p.numjobs));
   add(p.runtime_s != dp.runtime_s, "runtime", format_duration_fio(p.runtime_s));
@@ -121,6 +131,8 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
                     "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
                     "\niodepth=" + std::to_string(p.iodepth) +
                     "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
+  for (const std::string& o : block_size_mix_options(s)) out += o + "\n";
+  for (const std::string& o : distribution_options(s)) out += o + "\n";
   if (p.rwmixread != 50) out += "rwmixread=" + std::to_string(p.rwmixread) + "\n";
   if (p.size) out += "size=" + format_size_fio(p.size) + "\n";
   if (p.offset) out += "offset=" + format_size_fio(p.offset) + "\n";
@@ -228,10 +240,14 @@ std::string suite_xml_text(const Suite& suite) {
   return out.str();
 }
 
-std::string fio_job_text(const Suite& suite, const std::string& target) {
+std::string fio_job_text(const Suite& suite, const std::string& target, std::string_view source) {
+  // The command that writes this file again: a suite read from a file is named by its path (an
+  // imported job file's suite name is no standard suite's).
+  std::string from(source);
+  if (from.empty()) from = suite.path.empty() ? suite.name : suite.path.string();
+  if (!target.empty()) from += " --target " + target;
   std::string out =
-      "; fio job file of the storqual suite '" + suite.name + "' (storqual suites export " +
-      suite.name +
+      "; fio job file of the storqual suite '" + suite.name + "' (storqual suites export " + from +
       " --fio): one job per workload (a group: one per job, started together), one after "
       "another, as storqual runs them.\n"
       "[global]\n"

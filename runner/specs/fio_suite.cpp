@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// fio jobs as suite workloads, and back: the one table of fio's options (fio 3.33's HOWTO and
-// options.c for their meaning), the job groups fio runs together, and the writers of suite XML and
-// fio job files.
+// fio jobs as suite workloads, and back: each job's options taken through the one table of fio's
+// options (fio_option_table.hpp), every refusal of a file collected into one error, and the job
+// groups fio runs together.
 #include "runner/specs/fio_suite.hpp"
 
 #include <algorithm>
@@ -14,178 +14,25 @@
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_option_table.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
 namespace {
 
-// How an option of fio is taken. Map: the workload option `target` (runner/measure/workload.hpp)
-// with the value converted by `kind`; Special: its own code in apply_option; Ignore: accepted and
-// listed with `target` as the reason; Refuse: an error with `target` as the reason, unless the
-// value is `harmless` (fio's default, or what storqual does anyway: it changes nothing).
-enum class Take { Map, Special, Ignore, Refuse };
-enum class Kind { None, Int, Bool, Size, Time };
+using fio_options::canonical;
+using fio_options::find_rule;
+using fio_options::FioOptionRule;
+using fio_options::Kind;
+using fio_options::Take;
 
-struct FioOptionRule {
-  std::string_view name;
-  Take take;
-  Kind kind = Kind::None;
-  std::string_view target = {};
-  std::string_view harmless = {};
-};
-
-constexpr std::string_view kOutputOnly = "it shapes fio's output only";
-constexpr std::string_view kTarget = "the target is the run's --target";
-constexpr std::string_view kRandom =
-    "storqual draws its own random sequence (the same pattern, other offsets)";
-
-const FioOptionRule kFioOptions[] = {
-    {"rw", Take::Special},
-    {"bs", Take::Special},
-    {"bsrange", Take::Special},
-    {"size", Take::Special},
-    {"filesize", Take::Special},
-    {"io_size", Take::Special},
-    {"offset", Take::Special},
-    {"runtime", Take::Special},
-    {"ramp_time", Take::Special},
-    {"time_based", Take::Special},
-    {"direct", Take::Special},
-    {"buffered", Take::Special},
-    {"ioengine", Take::Special},
-    {"kb_base", Take::Special},
-    {"continue_on_error", Take::Special},
-    {"verify", Take::Special},
-    {"scramble_buffers", Take::Special},
-    {"refill_buffers", Take::Special},
-    {"stonewall", Take::Special},
-    {"wait_for", Take::Special},
-    {"name", Take::Special},
-    {"iodepth", Take::Map, Kind::Int, "iodepth"},
-    {"numjobs", Take::Map, Kind::Int, "numjobs"},
-    {"rwmixread", Take::Map, Kind::Int, "rwmixread"},
-    {"rwmixwrite", Take::Map, Kind::Int, "rwmixwrite"},
-    {"iodepth_batch_submit", Take::Map, Kind::Int, "iodepth_batch_submit"},
-    {"iodepth_batch_complete_min", Take::Map, Kind::Int, "iodepth_batch_complete_min"},
-    {"iodepth_batch_complete_max", Take::Map, Kind::Int, "iodepth_batch_complete_max"},
-    {"fadvise_hint", Take::Map, Kind::None, "fadvise_hint"},
-    {"fixedbufs", Take::Map, Kind::Bool, "fixedbufs"},
-    {"registerfiles", Take::Map, Kind::Bool, "registerfiles"},
-    {"sqthread_poll", Take::Map, Kind::Bool, "sqpoll"},
-    {"hipri", Take::Map, Kind::Bool, "hipri"},
-    {"norandommap", Take::Map, Kind::Bool, "norandommap"},
-    {"rate_iops", Take::Map, Kind::Int, "rate_iops"},
-    {"rate", Take::Map, Kind::Size, "rate"},
-    {"verify_backlog", Take::Map, Kind::Int, "verify_backlog"},
-    {"verify_backlog_batch", Take::Map, Kind::Int, "verify_backlog_batch"},
-    {"do_verify", Take::Map, Kind::Bool, "do_verify"},
-    {"log_avg_msec", Take::Map, Kind::Int, "log_avg_msec", "0"},
-    {"filename", Take::Ignore, Kind::None, kTarget},
-    {"directory", Take::Ignore, Kind::None, kTarget},
-    {"thread", Take::Ignore, Kind::None, "storqual's jobs are always threads"},
-    {"iomem_align", Take::Ignore, Kind::None,
-     "storqual's I/O buffers always start on a 4 KiB boundary"},
-    {"randrepeat", Take::Ignore, Kind::None, kRandom},
-    {"randseed", Take::Ignore, Kind::None, kRandom},
-    {"allrandrepeat", Take::Ignore, Kind::None, kRandom},
-    {"random_generator", Take::Ignore, Kind::None, kRandom},
-    {"group_reporting", Take::Ignore, Kind::None, kOutputOnly},
-    {"new_group", Take::Ignore, Kind::None, kOutputOnly},
-    {"description", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_bw_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_lat_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_iops_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_hist_log", Take::Ignore, Kind::None, kOutputOnly},
-    {"write_iolog", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_hist_msec", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_hist_coarseness", Take::Ignore, Kind::None, kOutputOnly},
-    {"per_job_logs", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_offset", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_compression", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_unix_epoch", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_max_value", Take::Ignore, Kind::None, kOutputOnly},
-    {"log_prio", Take::Ignore, Kind::None, kOutputOnly},
-    {"percentile_list", Take::Ignore, Kind::None, kOutputOnly},
-    {"clat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"lat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"slat_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"significant_figures", Take::Ignore, Kind::None, kOutputOnly},
-    {"unified_rw_reporting", Take::Ignore, Kind::None, kOutputOnly},
-    {"block_error_percentiles", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_lat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_clat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_slat", Take::Ignore, Kind::None, kOutputOnly},
-    {"disable_bw_measurement", Take::Ignore, Kind::None, kOutputOnly},
-    {"gtod_reduce", Take::Ignore, Kind::None, kOutputOnly},
-    {"stats", Take::Ignore, Kind::None, kOutputOnly},
-    {"bwavgtime", Take::Ignore, Kind::None, kOutputOnly},
-    {"iopsavgtime", Take::Ignore, Kind::None, kOutputOnly},
-    {"disk_util", Take::Ignore, Kind::None, kOutputOnly},
-    {"output-format", Take::Ignore, Kind::None, kOutputOnly},
-    {"output", Take::Ignore, Kind::None, kOutputOnly},
-    {"minimal", Take::Ignore, Kind::None, kOutputOnly},
-    {"eta", Take::Ignore, Kind::None, kOutputOnly},
-    {"eta-newline", Take::Ignore, Kind::None, kOutputOnly},
-    {"status-interval", Take::Ignore, Kind::None, kOutputOnly},
-    {"loops", Take::Refuse, Kind::None, "storqual covers the region once or runs for runtime", "1"},
-    {"startdelay", Take::Refuse, Kind::None, "storqual starts a workload's jobs together", "0"},
-    {"thinktime", Take::Refuse, Kind::None, "storqual issues I/O without think time", "0"},
-    {"nrfiles", Take::Refuse, Kind::None, "storqual runs on one target", "1"},
-    {"fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
-    {"fdatasync", Take::Refuse, Kind::None, "storqual issues no fdatasync", "0"},
-    {"end_fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
-    {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
-    {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
-    {"number_ios", Take::Refuse, Kind::None, "storqual has no I/O count limit (io_size is)", "0"},
-    {"offset_increment", Take::Refuse, Kind::None, "storqual's jobs share one region", "0"},
-    {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
-    {"rate_process", Take::Refuse, Kind::None, "storqual's rate is fio's linear one", "linear"},
-    {"random_distribution", Take::Refuse, Kind::None, "storqual's random offsets are uniform",
-     "random"},
-    {"bssplit", Take::Refuse, Kind::None, "a storqual workload has one block size"},
-    {"blockalign", Take::Refuse, Kind::None, "storqual aligns every I/O to bs"},
-    {"latency_target", Take::Refuse, Kind::None,
-     "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},
-    {"ss", Take::Refuse, Kind::None,
-     "steady state is rounds= on a suite <workload> (docs/methodology.md)"},
-    {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
-    {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
-    {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
-    {"invalidate", Take::Refuse, Kind::None,
-     "storqual does not drop the target's page cache while a workload runs (invalidate=0 is what "
-     "it does)",
-     "0"},
-};
-
-const std::pair<std::string_view, std::string_view> kAliases[] = {
-    {"readwrite", "rw"},
-    {"blocksize", "bs"},
-    {"blocksize_range", "bsrange"},
-    {"timeout", "runtime"},
-    {"io_limit", "io_size"},
-    {"iodepth_batch", "iodepth_batch_submit"},
-    {"mem_align", "iomem_align"},
-    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
-    {"threads", "thread"},
-    {"wait_for_previous", "stonewall"},
-    {"use_thread", "thread"},
-};
-
-std::string canonical(std::string_view name) {
-  for (const auto& [alias, real] : kAliases)
-    if (alias == name) return std::string(real);
-  return std::string(name);
-}
-
-const FioOptionRule* find_rule(std::string_view name) {
-  for (const auto& r : kFioOptions)
-    if (r.name == name) return &r;
-  return nullptr;
+std::string refusal(const FioOption& o, std::string_view why) {
+  return o.location + ": option '" + o.name + (o.has_value ? "=" + o.value : "") +
+         "': " + std::string(why);
 }
 
 [[noreturn]] void refuse(const FioOption& o, std::string_view why) {
-  throw FileError(o.location + ": option '" + o.name + (o.has_value ? "=" + o.value : "") +
-                  "': " + std::string(why));
+  throw FileError(refusal(o, why));
 }
 
 // fio's sizes (parse.c str_to_decimal, get_mult_bytes): k/m/g/t/p (and kb, mb, ...) are kb_base
@@ -272,10 +119,14 @@ struct JobState {
   std::string name;
   unsigned kb_base = 1024;
   std::string location;
-  bool invalidate_given = false;  // fio's invalidate (only 0 is taken)
-  bool batch_max_given = false;   // fio's iodepth_batch_complete_max
-  bool scramble = true;           // fio's scramble_buffers (its default: on)
-  bool refill = false;            // fio's refill_buffers (over scramble_buffers)
+  bool invalidate_given = false;   // fio's invalidate (only 0 is taken)
+  bool filename_given = false;     // fio's filename (else each clone has a file of its own)
+  std::string distribution_where;  // fio's random_distribution
+  std::uint64_t loops = 1;         // fio's loops: passes over the job's bytes
+  std::string loops_where;
+  bool batch_max_given = false;  // fio's iodepth_batch_complete_max
+  bool scramble = true;          // fio's scramble_buffers (its default: on)
+  bool refill = false;           // fio's refill_buffers (over scramble_buffers)
 };
 
 WorkloadSpec fio_defaults() {
@@ -301,32 +152,81 @@ std::string flag_value(const FioOption& o) {
   return o.has_value ? o.value : std::string("1");
 }
 
+// bssplit and bsrange (runner/measure/block_size_mix.hpp) with fio's sizes: a direction of one
+// size is that direction's bs, as bs=R,W gives it; a mixed one the workload's mix.
+void apply_block_size_mix(JobState& j, const FioOption& o, std::string_view name,
+                          const std::string& v) {
+  const SizeParser size = [&](std::string_view s) {
+    return fio_bytes(o, std::string(s), j.kb_base);
+  };
+  BlockSizeMix mix;
+  try {
+    mix = name == "bssplit" ? parse_bssplit(v, size) : parse_bsrange(v, size);
+  } catch (const UnitError& e) {
+    refuse(o, e.what());
+  }
+  std::uint64_t* bs[2] = {&j.read_bs, &j.write_bs};
+  for (unsigned d = 0; d < 3; ++d) {
+    const BlockSizeChoice& c = mix[d];
+    if (!c.min_bs) continue;  // fio: an empty part keeps the direction's sizes
+    if (d < 2 && !c.mixed()) {
+      *bs[d] = c.min_bs;
+      j.spec.bs_mix[d] = {};
+    } else {
+      j.spec.bs_mix[d] = c;
+    }
+  }
+  j.bs_where = o.location;
+}
+
 void apply_special(JobState& j, const FioOption& o, std::string_view name) {
   const std::string v = flag_value(o);
   if (name == "rw") {
     if (v.find(':') != std::string::npos)
       refuse(o, "an offset modifier (rw=MODE:N): storqual's sequential I/O has no holes");
     set(j, o, "rw", v == "readwrite" ? "rw" : v);
-  } else if (name == "bs" || name == "bsrange") {
+  } else if (name == "bs") {
     std::vector<std::uint64_t> parts;
     std::stringstream in(v);
-    for (std::string part; std::getline(in, part, ',');) {
-      if (name == "bsrange") {
-        const auto dash = part.find('-');
-        const std::uint64_t lo = fio_bytes(o, part.substr(0, dash), j.kb_base);
-        const std::uint64_t hi =
-            dash == std::string::npos ? lo : fio_bytes(o, part.substr(dash + 1), j.kb_base);
-        if (lo != hi) refuse(o, "a range of block sizes: a storqual workload has one block size");
-        parts.push_back(lo);
-      } else {
-        parts.push_back(part.empty() ? 0 : fio_bytes(o, part, j.kb_base));
-      }
-    }
+    for (std::string part; std::getline(in, part, ',');)
+      parts.push_back(part.empty() ? 0 : fio_bytes(o, part, j.kb_base));
     if (parts.empty() || parts.size() > 3) refuse(o, "expected bs=READ[,WRITE[,TRIM]]");
     // fio: an empty part keeps that direction's default; one value is both directions.
     if (parts[0]) j.read_bs = parts[0];
     j.write_bs = parts.size() == 1 ? j.read_bs : (parts[1] ? parts[1] : j.write_bs);
     j.bs_where = o.location;
+    // fio's bs after a bssplit or bsrange: one size again (get_next_buflen draws none).
+    if (parts[0]) j.spec.bs_mix[0] = {};
+    if (parts.size() == 1 || parts[1]) j.spec.bs_mix[1] = {};
+  } else if (name == "bsrange" || name == "bssplit") {
+    apply_block_size_mix(j, o, name, v);
+  } else if (name == "blockalign") {
+    if (v.find(',') != std::string::npos)
+      refuse(o, "a value per direction: storqual aligns both directions' offsets alike");
+    set(j, o, "blockalign", std::to_string(fio_bytes(o, v, j.kb_base)));
+  } else if (name == "random_distribution") {
+    try {
+      const bool use64 = j.spec.distribution.use64;
+      j.spec.distribution = parse_random_distribution(
+          v, [&](std::string_view sz) { return fio_bytes(o, std::string(sz), j.kb_base); });
+      j.spec.distribution.use64 = use64;
+    } catch (const UnitError& e) {
+      refuse(o, e.what());
+    }
+    j.distribution_where = o.location;
+  } else if (name == "loops") {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n == 0)
+      refuse(o, "expected a whole number of passes, 1 or more");
+    j.loops = n;
+    j.loops_where = o.location;
+  } else if (name == "random_generator") {
+    if (v == "lfsr")
+      refuse(o,
+             "storqual has no LFSR generator (fio's lfsr visits each block once without a "
+             "random map: storqual's random map does that)");
+    set(j, o, "random_generator", v);
   } else if (name == "size") {
     j.size = fio_bytes(o, v, j.kb_base);
   } else if (name == "filesize") {
@@ -377,6 +277,7 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
 void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ignored) {
   const std::string name = canonical(o.name);
   if (name == "invalidate") j.invalidate_given = true;
+  if (name == "filename") j.filename_given = true;
   if (name == "iodepth_batch_complete_max") j.batch_max_given = true;
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
@@ -408,18 +309,100 @@ void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ign
   set(j, o, rule->target, v);
 }
 
+// Every refusal of a file, each once (an option of [global] is every job's), in file order: the
+// import names them all in one error, so that one run shows all there is to change.
+struct Refusals {
+  std::vector<std::string> lines;
+  void add(const std::string& line) {
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  }
+};
+
+// A refusal of several things is one error with one line each ("file:line: option 'X': why").
+[[noreturn]] void throw_refusals(const Refusals& r, const std::string& file) {
+  if (r.lines.size() == 1) throw FileError(r.lines.front());
+  std::string text = file + ": " + std::to_string(r.lines.size()) +
+                     " things storqual cannot take (docs/fio-files.md), each on its line:";
+  for (const std::string& line : r.lines) text += "\n" + line;
+  throw FileError(text);
+}
+
+// What fio's defaults and termination rules imply for a job whose options were all taken.
+void finish_job(JobState& j, std::vector<std::string>& ignored);
+
 // The workload of one job: its options, then what fio's defaults and termination rules imply.
-JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
+// Whatever it cannot take goes to `refused`, and the job is then not finished.
+JobState job_state(const FioJob& job, std::vector<std::string>& ignored, Refusals& refused) {
   JobState j;
   j.spec = fio_defaults();
   j.name = job.name;
   j.location = job.location;
+  const std::size_t before = refused.lines.size();
   for (const FioOption& o : job.options)  // fio applies kb_base before the sizes
     if (canonical(o.name) == "kb_base") {
-      if (o.value != "1000" && o.value != "1024") refuse(o, "expected 1000 or 1024");
+      if (o.value != "1000" && o.value != "1024") refused.add(refusal(o, "expected 1000 or 1024"));
       j.kb_base = o.value == "1000" ? 1000 : 1024;
     }
-  for (const FioOption& o : job.options) apply_option(j, o, ignored);
+  for (const FioOption& o : job.options) {
+    try {
+      apply_option(j, o, ignored);
+    } catch (const FileError& e) {
+      refused.add(e.what());
+    }
+  }
+  if (refused.lines.size() != before) return j;
+  try {
+    finish_job(j, ignored);
+  } catch (const FileError& e) {
+    refused.add(e.what());
+  }
+  return j;
+}
+
+// fio runs a skewed distribution without its random map (init.c), and ignores it for
+// sequential I/O.
+void take_distribution(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
+  if (!j.spec.distribution.skewed()) return;
+  if (rw_random(mode)) {
+    j.spec.params.randommap = false;
+    return;
+  }
+  ignored.push_back(j.distribution_where + ": option 'random_distribution' ignored: rw=" +
+                    j.spec.params.rw + " is sequential, and fio draws no random offsets for it");
+  j.spec.distribution = {};
+}
+
+// When fio ends the job: time based at its runtime; else at its bytes (io_size, else size, each
+// of loops passes) or its runtime, whichever comes first. storqual's runtime is always time based,
+// its io_limit the bytes of all jobs together.
+void take_termination(JobState& j, std::vector<std::string>& ignored) {
+  auto& p = j.spec.params;
+  std::uint64_t per_job = j.io_size ? j.io_size : p.size;
+  if (j.time_based && p.runtime_s <= 0)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': time_based without runtime runs until stopped (give runtime)");
+  if (j.time_based && j.io_size)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': io_size with time_based: storqual's io_limit ends the run at the bytes "
+                    "or the runtime, whichever comes first (drop time_based for that)");
+  if (j.time_based && j.loops > 1)
+    ignored.push_back(j.loops_where +
+                      ": option 'loops' ignored: with time_based fio passes over "
+                      "the region until the runtime ends, as storqual does");
+  if (j.time_based || (p.runtime_s <= 0 && !j.io_size && j.loops <= 1)) return;
+  if (per_job == 0)
+    throw FileError(j.location + ": job '" + j.name +
+                    "': " + (j.loops > 1 ? "loops" : "runtime without time_based") +
+                    " and without size: fio stops when the target is covered, storqual would "
+                    "pass over it again (give size or time_based)");
+  // fio's loops: the job again from its start, as many times; storqual's io_limit passes over the
+  // region as often (sequential from its start, random through the map's next pass).
+  if (__builtin_mul_overflow(per_job, j.loops, &per_job) ||
+      __builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
+    throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
+}
+
+void finish_job(JobState& j, std::vector<std::string>& ignored) {
   auto& p = j.spec.params;
   // fio reaps at most iodepth_batch_complete_max completions per system call, by default (and at
   // least) its iodepth_batch_complete_min, where storqual takes all that are ready.
@@ -433,33 +416,34 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
                       "': buffered (direct=0), and fio's default invalidate=1 drops the target's "
                       "page cache when the job starts and at every loop over its region; "
                       "storqual keeps it while a workload runs (its export writes invalidate=0)");
+  if (!j.filename_given && p.numjobs > 1)
+    ignored.push_back(j.location + ": job '" + j.name +
+                      "': without filename, fio gives each of its " + std::to_string(p.numjobs) +
+                      " clones a file of its own (" + j.name + ".0.0 to " + j.name + "." +
+                      std::to_string(p.numjobs - 1) + ".0, each of the job's size); storqual's " +
+                      std::to_string(p.numjobs) +
+                      " jobs share one region of the run's --target, so they read and write the "
+                      "same blocks");
   const RwMode mode = parse_rw(p.rw);
-  if (rw_reads(mode) && rw_writes(mode) && j.read_bs != j.write_bs)
+  const bool reads = rw_reads(mode), writes = rw_writes(mode);
+  const bool read_mixed = j.spec.bs_mix[0].mixed(), write_mixed = j.spec.bs_mix[1].mixed();
+  if (reads && writes && !read_mixed && !write_mixed && j.read_bs != j.write_bs)
     throw FileError(j.bs_where + ": option 'bs': reads of " + format_size_fio(j.read_bs) +
                     " and writes of " + format_size_fio(j.write_bs) +
-                    ": a storqual workload has one block size");
-  p.bs = rw_reads(mode) ? j.read_bs : j.write_bs;
+                    ": a storqual workload has one block size, or a mix (bssplit) per direction");
+  // bs is the size of the directions without a mix (fio's bs for them).
+  p.bs = reads && !read_mixed     ? j.read_bs
+         : writes && !write_mixed ? j.write_bs
+         : reads                  ? j.read_bs
+                                  : j.write_bs;
+  take_distribution(j, mode, ignored);
+  // fio's blockalign equal to the smallest size is its default: the same offsets.
+  if (j.spec.blockalign ==
+      (j.spec.mixed_block_sizes() ? smallest_block(j.spec) : std::uint64_t{p.bs}))
+    j.spec.blockalign = 0;
   // fio's region: size, else the file's size (filesize), else the whole target.
   p.size = j.size ? j.size : j.filesize;
-  const std::uint64_t per_job = j.io_size ? j.io_size : p.size;
-  if (j.time_based && p.runtime_s <= 0)
-    throw FileError(j.location + ": job '" + j.name +
-                    "': time_based without runtime runs until stopped (give runtime)");
-  if (j.time_based && j.io_size)
-    throw FileError(j.location + ": job '" + j.name +
-                    "': io_size with time_based: storqual's io_limit ends the run at the bytes "
-                    "or the runtime, whichever comes first (drop time_based for that)");
-  if (!j.time_based && (p.runtime_s > 0 || j.io_size)) {
-    // fio without time_based ends at the bytes or the runtime, whichever comes first; storqual's
-    // runtime is always time based, its io_limit the bytes of all jobs together.
-    if (per_job == 0)
-      throw FileError(j.location + ": job '" + j.name +
-                      "': runtime without time_based and without size: fio stops when the "
-                      "target is covered, storqual would pass over it again (give size or "
-                      "time_based)");
-    if (__builtin_mul_overflow(per_job, std::uint64_t{p.numjobs}, &j.spec.io_limit))
-      throw FileError(j.location + ": job '" + j.name + "': its bytes overflow");
-  }
+  take_termination(j, ignored);
   // What fio's writes carry (fio's verify writes its own blocks, as storqual's does).
   if (rw_writes(mode) && j.spec.verify == VerifyAlgorithm::None)
     j.spec.write_contents = j.refill     ? WriteContents::Refill
@@ -474,7 +458,6 @@ JobState job_state(const FioJob& job, std::vector<std::string>& ignored) {
   } catch (const UnitError& e) {
     throw FileError(j.location + ": job '" + j.name + "': " + e.what());
   }
-  return j;
 }
 
 std::string valid_id(std::string_view name) {
@@ -584,7 +567,9 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   out.suite.name = valid_id(name);
   out.suite.description = "imported from the fio jobs of " + file.display_name;
   std::vector<JobState> jobs;
-  for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored));
+  Refusals refused;
+  for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored, refused));
+  if (!refused.lines.empty()) throw_refusals(refused, file.display_name);
   std::set<std::string> used;
   for (std::vector<JobState>& set : concurrent_sets(std::move(jobs))) {
     std::vector<JobState> distinct = fold_copies(set);

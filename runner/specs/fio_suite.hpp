@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Suites from fio jobs and fio jobs from suites (docs/fio-files.md). Every fio option goes through
-// one table (fio_suite.cpp kFioOptions): mapped onto the workload option of the same meaning
+// one table (fio_option_table.cpp kFioOptions): mapped onto the workload option of the same meaning
 // (runner/measure/workload.hpp), accepted and listed as ignored (it shapes only fio's output, or
 // names what a storqual run is given otherwise, such as the target), or refused with the reason.
 // fio's defaults where they differ from storqual's (ioengine=psync, direct=0, rw=read, one I/O per
@@ -58,6 +58,9 @@ using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
 // A job file that fio 3.33 runs as storqual runs the suite: one job per workload, each after a
 // stonewall; `target` (may be empty) becomes [global] filename=. Throws UsageError naming the
 // workload and why for what fio cannot do (a method, early_stop, max_size, io_timeout, xxh3).
-[[nodiscard]] std::string fio_job_text(const Suite& suite, const std::string& target);
+// The header names the command that writes it: `storqual suites export SOURCE --fio`, SOURCE by
+// default the suite's file (Suite::path) or, without one, its name.
+[[nodiscard]] std::string fio_job_text(const Suite& suite, const std::string& target,
+                                       std::string_view source = {});
 
 }  // namespace storqual::runner

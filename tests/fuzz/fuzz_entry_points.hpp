@@ -38,6 +38,7 @@
 #include "reporting/result_json.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/measure/block_size_mix.hpp"
 #include "runner/measure/powercut_journal.hpp"
 #include "runner/methods/method.hpp"
 #include "runner/methods/power_cut/powercut_listener.hpp"
@@ -141,6 +142,46 @@ inline Outcome feed_fio_job(std::string_view bytes) {
     (void)runner::import_fio_jobs(runner::parse_fio_job_text(job, "export.fio", env), "fuzz");
   } catch (const runner::FileError& e) {
     broken("an exported job file does not import", std::string(e.what()) + "\n" + job);
+  }
+  return Outcome::Accepted;
+}
+
+// A block-size mix (runner/measure/block_size_mix.hpp): the first byte chooses bssplit (even) or
+// bsrange (odd), the rest is its text. Properties of accepted input: its text reads back to the
+// same mix, and every size drawn is one the direction can give and fits the room it was drawn for.
+inline Outcome feed_block_size_mix(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const bool split = (static_cast<unsigned char>(bytes.front()) & 1) == 0;
+  const std::string_view text = bytes.substr(1);
+  const runner::SizeParser size = [](std::string_view s) { return runner::parse_size(s); };
+  runner::BlockSizeMix mix;
+  try {
+    mix = split ? runner::parse_bssplit(text, size) : runner::parse_bsrange(text, size);
+  } catch (const runner::UnitError&) {
+    return Outcome::Refused;
+  }
+  const auto format = [](std::uint64_t b) { return runner::format_size_fio(b); };
+  const std::string back =
+      split ? runner::bssplit_text(mix, format) : runner::bsrange_text(mix, format);
+  if (!back.empty()) {
+    runner::BlockSizeMix again;
+    try {
+      again = split ? runner::parse_bssplit(back, size) : runner::parse_bsrange(back, size);
+    } catch (const runner::UnitError& e) {
+      broken("the text of an accepted mix does not parse", back + ": " + e.what());
+    }
+    for (unsigned d = 0; d < 3; ++d)
+      if (mix[d].mixed() && !(again[d] == mix[d])) broken("a mix reads back another", back);
+  }
+  for (unsigned d = 0; d < 3; ++d) {
+    const runner::BlockSizeChoice& c = mix[d];
+    if (!c.mixed()) continue;  // one size: fio returns it without looking at the room
+    runner::BlockSizeDraw draw(c, d + 1, d == 1);
+    for (std::uint64_t room : {c.min_bs, c.max_bs, c.min_bs + c.max_bs / 3, c.min_bs - 1}) {
+      const std::uint64_t len = draw.next(room);
+      if (room < c.min_bs ? len != 0 : (len < c.min_bs || len > c.max_bs || len > room))
+        broken("a drawn size is outside the mix or the room", std::string(text));
+    }
   }
   return Outcome::Accepted;
 }

@@ -4,6 +4,8 @@
 // job file -> suite XML -> suite, and suite -> fio job file -> suite.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -154,7 +156,56 @@ TEST(FioSuite, BlockSizesPerDirection) {
   EXPECT_NE(refusal("[a]\nrw=randrw\nbs=4k,8k\nsize=1m\n")
                 .find("dir/t.fio:3: option 'bs': reads of 4k and writes of 8k"),
             std::string::npos);
-  EXPECT_NE(refusal("[a]\nbsrange=4k-16k\n").find("dir/t.fio:2: option 'bsrange=4k-16k'"),
+  EXPECT_NE(refusal("[a]\nbsrange=4k-16k\nverify=crc32c\nrw=write\nsize=1m\n")
+                .find("verify with a block-size mix"),
+            std::string::npos);
+}
+
+// bssplit, bsrange and blockalign as fio reads them, through the suite XML and the export back.
+TEST(FioSuite, BlockSizeMixesRoundTrip) {
+  const FioImport im = import_text(
+      "[global]\nioengine=libaio\ndirect=1\nsize=64m\n"
+      "[iometer]\nbssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10\nrw=randrw\n"
+      "[split]\nstonewall\nrw=randrw\nbssplit=64k/40:1024k/60,1024k/100\n"
+      "[ranged]\nstonewall\nrw=randread\nbsrange=4k-64k\nblockalign=4k\n"
+      "[aligned]\nstonewall\nrw=randread\nbssplit=512/50:8k/50\nblockalign=4k\n"
+      "[again]\nstonewall\nrw=read\nbssplit=4k/50:8k/50\nbs=16k\n");
+  ASSERT_EQ(im.suite.workloads.size(), 5u);
+  const WorkloadSpec& iometer = im.suite.workloads[0].spec;
+  EXPECT_TRUE(iometer.mixed_block_sizes());
+  EXPECT_EQ(iometer.bs_mix[0].split.size(), 8u);
+  EXPECT_EQ(iometer.bs_mix[0].min_bs, 512u);
+  EXPECT_EQ(iometer.bs_mix[0].max_bs, 65536u);
+  const WorkloadSpec& split = im.suite.workloads[1].spec;
+  EXPECT_EQ(split.params.bs, 1024u * 1024);  // the writes' one size
+  EXPECT_TRUE(split.bs_mix[0].mixed());
+  EXPECT_FALSE(split.bs_mix[1].mixed());
+  EXPECT_EQ(im.suite.workloads[2].spec.blockalign, 0u);  // the smallest size: fio's default
+  EXPECT_EQ(im.suite.workloads[3].spec.blockalign, 4096u);
+  EXPECT_FALSE(im.suite.workloads[4].spec.mixed_block_sizes());  // bs after bssplit: one size
+  EXPECT_EQ(im.suite.workloads[4].spec.params.bs, 16384u);
+  // The suite XML and the export read back to the same workloads.
+  const Suite xml = Suite::parse(suite_xml_text(im.suite), "s.xml");
+  const FioImport back = import_fio_jobs(
+      parse_fio_job_text(fio_job_text(im.suite, "/dev/zram9"), "s.fio", test_env()), "s");
+  ASSERT_EQ(back.suite.workloads.size(), im.suite.workloads.size());
+  for (std::size_t i = 0; i < im.suite.workloads.size(); ++i) {
+    const WorkloadSpec& w = im.suite.workloads[i].spec;
+    EXPECT_EQ(workload_attributes(xml.workloads[i].spec), workload_attributes(w)) << w.id;
+    EXPECT_EQ(workload_attributes(back.suite.workloads[i].spec), workload_attributes(w)) << w.id;
+    EXPECT_EQ(back.suite.workloads[i].spec.bs_mix[0], w.bs_mix[0]) << w.id;
+  }
+  EXPECT_NE(
+      fio_job_text(im.suite, "").find("bssplit=8k/2:16k/4:32k/4:1k/5:2k/5:512/10:64k/10:4k/60"),
+      std::string::npos)
+      << fio_job_text(im.suite, "");
+  // What fio refuses, refused at the option.
+  EXPECT_NE(refusal("[a]\nsize=1m\nbssplit=4k/60:8k/60:16k:32k\n")
+                .find("dir/t.fio:3: option 'bssplit=4k/60:8k/60:16k:32k': bssplit: the "
+                      "percentages add to more than 100%"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:8k/50\nblockalign=4k,8k\n")
+                .find("option 'blockalign=4k,8k'"),
             std::string::npos);
 }
 
@@ -188,6 +239,130 @@ TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
   EXPECT_NE(refusal("[a]\nbs=(1+1)k\n").find("arithmetic in parentheses"), std::string::npos);
   EXPECT_NE(refusal("[a]\nioengine=sync\n").find("psync"), std::string::npos);
   EXPECT_NE(refusal("[a]\nrw=randread\niodepth=0\n").find("iodepth"), std::string::npos);
+}
+
+// random_distribution and random_generator as fio reads them: no random map (fio's forces
+// norandommap), through the suite XML and the export back; noted and dropped for sequential I/O.
+TEST(FioSuite, SkewedDistributionsRoundTrip) {
+  const FioImport im = import_text(
+      "[global]\nsize=1280m\nbs=4k\n"
+      "[zipf]\nioengine=null\nrw=randread\nnorandommap\nrandom_distribution=zipf:0.5\n"
+      "[zones]\nstonewall\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/,50/10:50/90\n"
+      "random_generator=tausworthe64\n"
+      "[abs]\nstonewall\nrw=randrw\nrandom_distribution=zoned_abs:50/10m:30/100m:20/500m\n"
+      "[seq]\nstonewall\nrw=read\nrandom_distribution=pareto:0.3\n");
+  ASSERT_EQ(im.suite.workloads.size(), 4u);
+  EXPECT_EQ(im.suite.workloads[0].spec.distribution.kind, DistributionKind::Zipf);
+  EXPECT_FALSE(im.suite.workloads[1].spec.params.randommap);  // as fio: no random map
+  EXPECT_TRUE(im.suite.workloads[1].spec.distribution.use64);
+  EXPECT_EQ(im.suite.workloads[2].spec.distribution.zones[0][1].size, 100u << 20);
+  EXPECT_FALSE(im.suite.workloads[3].spec.distribution.skewed());
+  EXPECT_NE(std::find_if(im.ignored.begin(), im.ignored.end(),
+                         [](const std::string& n) {
+                           return n.find("option 'random_distribution' ignored: rw=read") !=
+                                  std::string::npos;
+                         }),
+            im.ignored.end());
+  const Suite xml = Suite::parse(suite_xml_text(im.suite), "s.xml");
+  const FioImport back = import_fio_jobs(
+      parse_fio_job_text(fio_job_text(im.suite, "/dev/zram9"), "s.fio", test_env()), "s");
+  ASSERT_EQ(back.suite.workloads.size(), im.suite.workloads.size());
+  for (std::size_t i = 0; i < im.suite.workloads.size(); ++i) {
+    const WorkloadSpec& w = im.suite.workloads[i].spec;
+    EXPECT_EQ(xml.workloads[i].spec.distribution, w.distribution) << w.id;
+    EXPECT_EQ(back.suite.workloads[i].spec.distribution, w.distribution) << w.id;
+  }
+  EXPECT_NE(refusal("[a]\nrw=randread\nsize=1m\nrandom_distribution=zipf:1\n")
+                .find("option 'random_distribution=zipf:1': random_distribution: zipf's theta"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nrw=randread\nsize=1m\nrandom_generator=lfsr\n").find("no LFSR"),
+            std::string::npos);
+}
+
+// One run names everything there is to change: each refused option with its line, once also when
+// every job inherits it from [global], in file order.
+TEST(FioSuite, OneRefusalNamesEveryOptionItCannotTake) {
+  const std::string e = refusal(
+      "[global]\nsize=1m\nfrobnicate=1\n[a]\nstartdelay=5\n[b]\nstartdelay=5\nzonemode=zbd\n");
+  EXPECT_NE(e.find("dir/t.fio: 4 things storqual cannot take"), std::string::npos) << e;
+  const std::size_t first = e.find("\ndir/t.fio:3: option 'frobnicate=1'");
+  const std::size_t second = e.find("\ndir/t.fio:5: option 'startdelay=5'");
+  const std::size_t third = e.find("\ndir/t.fio:7: option 'startdelay=5'");
+  const std::size_t fourth = e.find("\ndir/t.fio:8: option 'zonemode=zbd'");
+  ASSERT_NE(fourth, std::string::npos) << e;
+  EXPECT_TRUE(first < second && second < third && third < fourth) << e;
+  EXPECT_EQ(e.find("option 'frobnicate", first + 20), std::string::npos) << e;  // once
+  // Three unsupported options, one refusal naming all three.
+  const std::string three = refusal("[a]\nsize=1m\nthinktime=10\nnumber_ios=5\nzonemode=zbd\n");
+  EXPECT_EQ(three.find("dir/t.fio: 3 things storqual cannot take"), 0u) << three;
+  for (const char* o :
+       {"\ndir/t.fio:3: option 'thinktime=10'", "\ndir/t.fio:4: option 'number_ios=5'",
+        "\ndir/t.fio:5: option 'zonemode=zbd'"})
+    EXPECT_NE(three.find(o), std::string::npos) << three;
+  // A single refusal stays one line; a job's own checks come after its options are all taken.
+  EXPECT_EQ(refusal("[a]\nsize=1m\nnumber_ios=5\n").find('\n'), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nnumber_ios=5\ntime_based\n").find("time_based"), std::string::npos);
+}
+
+// fio's loops: the job's bytes that many times, storqual's io_limit; with time_based, noted.
+TEST(FioSuite, LoopsAreTheBytesOfEveryPass) {
+  const FioImport im = import_text("[a]\nrw=randrw\nsize=256k\nnumjobs=2\nloops=500\n");
+  EXPECT_EQ(im.suite.workloads.at(0).spec.io_limit, 256u * 1024 * 500 * 2);
+  EXPECT_EQ(import_text("[a]\nsize=1m\nio_size=2m\nloops=3\n").suite.workloads.at(0).spec.io_limit,
+            6u << 20);
+  const FioImport timed = import_text("[a]\nsize=1m\ntime_based\nruntime=5\nloops=3\n");
+  EXPECT_EQ(timed.suite.workloads.at(0).spec.io_limit, 0u);
+  EXPECT_NE(timed.ignored.back().find("option 'loops' ignored: with time_based"),
+            std::string::npos);
+  EXPECT_NE(refusal("[a]\nloops=3\n").find("loops and without size"), std::string::npos);
+  EXPECT_NE(refusal("[a]\nsize=1m\nloops=0\n").find("option 'loops=0'"), std::string::npos);
+}
+
+// Notes for what fio does that storqual does not, where the import is still taken.
+TEST(FioSuite, NotesSayWhatDiffers) {
+  const FioImport gtod = import_text("[a]\nsize=1m\ndirect=1\ngtod_reduce=1\n");
+  ASSERT_EQ(gtod.ignored.size(), 1u);
+  EXPECT_NE(gtod.ignored[0].find("lowers its cost per I/O"), std::string::npos) << gtod.ignored[0];
+  EXPECT_EQ(gtod.ignored[0].find("output only"), std::string::npos) << gtod.ignored[0];
+  const FioImport clones = import_text("[f1]\nsize=512m\ndirect=1\nnumjobs=4\n");
+  ASSERT_EQ(clones.ignored.size(), 1u);
+  EXPECT_NE(clones.ignored[0].find("fio gives each of its 4 clones a file of its own (f1.0.0 to "
+                                   "f1.3.0"),
+            std::string::npos)
+      << clones.ignored[0];
+  EXPECT_TRUE(import_text("[f1]\nsize=512m\ndirect=1\nnumjobs=4\nfilename=/dev/sdb\n")
+                  .ignored.front()
+                  .find("--target") != std::string::npos);
+}
+
+// Options that shape only fio's own process are imported with what storqual does instead.
+TEST(FioSuite, ProcessOptionsAreNotedWithWhatDiffers) {
+  const FioImport im = import_text(
+      "[global]\nsize=1m\ndirect=1\nfilename=/dev/sdb\n[a]\nnuma_cpu_nodes=0\n"
+      "numa_mem_policy=bind:0\nprioclass=3\nprio=7\ncmdprio_percentage=20\ncmdprio_class=1\n"
+      "cmdprio=0\ncmdprio_bssplit=64k/100\n");
+  ASSERT_EQ(im.suite.workloads.size(), 1u);
+  std::string notes;
+  for (const std::string& n : im.ignored) notes += n + "\n";
+  for (const char* o : {"dir/t.fio:6: option 'numa_cpu_nodes' ignored: fio binds the job's threads",
+                        "dir/t.fio:7: option 'numa_mem_policy' ignored: fio allocates",
+                        "dir/t.fio:8: option 'prioclass' ignored: fio sets the job's I/O priority",
+                        "dir/t.fio:10: option 'cmdprio_percentage' ignored: fio sets a priority",
+                        "dir/t.fio:13: option 'cmdprio_bssplit' ignored"})
+    EXPECT_NE(notes.find(o), std::string::npos) << o << "\n" << notes;
+}
+
+// The header names a command that writes the file again: a file by its path, else the name.
+TEST(FioSuite, ExportHeaderNamesACommandThatWorks) {
+  Suite s = Suite::parse(R"(<suite name="s"><workload id="w" runtime="1s"/></suite>)", "s.xml");
+  EXPECT_NE(fio_job_text(s, "").find("(storqual suites export s --fio)"), std::string::npos);
+  s.path = "/usr/share/doc/fio/examples/aio-read.fio";
+  EXPECT_NE(fio_job_text(s, "/dev/zram9")
+                .find("(storqual suites export /usr/share/doc/fio/examples/aio-read.fio --target "
+                      "/dev/zram9 --fio)"),
+            std::string::npos);
+  EXPECT_NE(fio_job_text(s, "", "quick").find("(storqual suites export quick --fio)"),
+            std::string::npos);
 }
 
 TEST(FioSuite, RuntimeWithoutTimeBasedIsTheBytesOrTheRuntime) {

@@ -197,6 +197,12 @@ TEST(FuzzRegression, FioJobFileImport) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, BlockSizeMixes) {
+  const Tally t = feed_all("block_size_mix", fuzz::feed_block_size_mix, 7);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, FioJsonReader) {
   const Tally t = feed_all("fio_json", fuzz::feed_fio_json, 6);
   EXPECT_GT(t.accepted, 0);
