@@ -54,7 +54,12 @@ for suite in "$here"/inputs/*-suite.xml quick; do
     echo "FAIL $name: storqual suites export --fio failed"
     cat "$work/$name.log"
     failed=1
-  elif [ $update = 1 ]; then
+    continue
+  fi
+  # The header names the suite file by its absolute path (a command that works from anywhere):
+  # the checkout's own folder is written as tests/data/golden, so the golden holds in any clone.
+  sed -i "s|$here/|tests/data/golden/|g" "$work/$name.fio"
+  if [ $update = 1 ]; then
     cp "$work/$name.fio" "$here/expected/$name.fio"
   elif ! cmp -s "$here/expected/$name.fio" "$work/$name.fio"; then
     echo "FAIL $name: the fio export differs from expected/$name.fio"
