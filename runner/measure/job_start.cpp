@@ -173,6 +173,39 @@ void Job::open() {
   }
 }
 
+// The pacing of the job (runner/measure/workload_pacing.cpp): its start after startdelay (a
+// range drawn as fio's rand_between from its delay_state), the rate's process, think time and the
+// minimum rate. fio's seeds (fio.h FIO_RAND_*_OFF): 13 the start delay, 15 and 17 the poisson
+// gaps of reads and writes; `thread_number` as fio numbers the job.
+void Job::prepare_pacing(const WorkloadSpec& spec, unsigned thread_number) {
+  std::uint64_t delay_us = static_cast<std::uint64_t>(std::llround(spec.startdelay_s * 1e6));
+  if (spec.startdelay_max_s > spec.startdelay_s) {
+    const bool use64 = spec.distribution.use64;
+    FioRandom delay(fio_seed(static_cast<FioSeed>(13), kFioDefaultRandseed, thread_number), use64);
+    const auto hi = static_cast<std::uint64_t>(std::llround(spec.startdelay_max_s * 1e6));
+    // fio's rand32_upto / rand64_upto: (end + 1) x next / (max + 1)
+    const double u =
+        static_cast<double>(delay.next()) / (use64 ? 18446744073709551616.0 : 4294967296.0);
+    delay_us += static_cast<std::uint64_t>(static_cast<double>(hi - delay_us + 1) * u);
+  }
+  start_ns_ = plan_.t0 + delay_us * 1000;
+  next_due_ = start_ns_;
+  if (spec.rate_poisson && rate_ >= 1) {
+    const unsigned purpose =
+        member_.mode == RwMode::Write || member_.mode == RwMode::RandWrite ? 17u : 15u;
+    poisson_.emplace(fio_seed(static_cast<FioSeed>(purpose), kFioDefaultRandseed, thread_number),
+                     false);
+  }
+  think_ns_ = static_cast<std::uint64_t>(std::llround(spec.thinktime_s * 1e9));
+  think_spin_ns_ = static_cast<std::uint64_t>(std::llround(spec.thinktime_spin_s * 1e9));
+  think_blocks_ = std::max(1u, spec.thinktime_blocks);
+  paced_ = rate_ > 0 || think_ns_ > 0;
+  min_iops_ = spec.rate_iops_min;
+  min_bytes_ = spec.rate_min_bytes;
+  min_rate_ = min_iops_ > 0 || min_bytes_ > 0;
+  cycle_ns_ = static_cast<std::uint64_t>(std::llround(spec.rate_cycle_s * 1e9));
+}
+
 void Job::prepare_loop() {
   const auto& spec = *member_.spec;
   const auto& p = spec.params;
@@ -189,9 +222,9 @@ void Job::prepare_loop() {
   rate_ = spec.effective_rate_iops();
   advise(spec.fadvise_hint);
   contents_ = spec.write_contents;
-  next_due_ = plan_.t0;
   // Each job of the workload its own sequence: a group's members are numbered on from the first.
   const std::uint64_t seq = member_.first + index_;
+  prepare_pacing(spec, static_cast<unsigned>(seq) + 1);
   rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
   // With a mix, random offsets are blocks of blockalign (fio's ba, by default the smallest size
   // in use), as many as start an I/O of the smallest size inside the region (io_u.c last_block).

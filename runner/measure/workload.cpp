@@ -196,6 +196,51 @@ const WorkloadOption kOptions[] = {
      }},
     {"rate", "open-loop rate per job in bytes per second (k/m/g = 1024s), as fio's rate", "0",
      "size", [](WorkloadSpec& w, std::string_view v) { w.rate_bytes = parse_size(v); }},
+    {"rate_process",
+     "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
+     "linear", "enum",
+     [](WorkloadSpec& w, std::string_view v) {
+       if (v != "linear" && v != "poisson")
+         throw UnitError("rate_process: expected linear or poisson, got '" + std::string(v) + "'");
+       w.rate_poisson = v == "poisson";
+     }},
+    {"rate_iops_min", "the job fails when it does fewer I/Os per second over a rate_cycle", "0",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_iops_min = parse_uint("rate_iops_min", v, 0, 100000000);
+     }},
+    {"ratemin", "the job fails when it moves fewer bytes per second over a rate_cycle", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.rate_min_bytes = parse_size(v); }},
+    {"rate_cycle", "milliseconds over which ratemin and rate_iops_min are checked (fio's)",
+     "1000", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_cycle_s = parse_uint("rate_cycle", v, 1, 3600000) / 1000.0;
+     }},
+    {"startdelay", "each job's first I/O waits this long, or a time drawn in a range 'A-B'", "0",
+     "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       const auto dash = v.find('-');
+       w.startdelay_s = bounded_duration("startdelay", v.substr(0, dash));
+       w.startdelay_max_s = dash == std::string_view::npos
+                                ? 0
+                                : bounded_duration("startdelay", v.substr(dash + 1));
+       if (w.startdelay_max_s && w.startdelay_max_s < w.startdelay_s)
+         throw UnitError("startdelay: a range A-B needs B >= A, got '" + std::string(v) + "'");
+     }},
+    {"thinktime", "after every thinktime_blocks I/Os, let them complete and wait this long", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_s = bounded_duration("thinktime", v);
+     }},
+    {"thinktime_spin", "of each thinktime, spin this long on the CPU before sleeping", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_spin_s = bounded_duration("thinktime_spin", v);
+     }},
+    {"thinktime_blocks", "I/Os between two think times", "1", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_blocks = parse_uint("thinktime_blocks", v, 1, 1u << 30);
+     }},
     {"continue_on_error", "1: count I/O errors and keep going (fio's continue_on_error=io)", "0",
      "bool",
      [](WorkloadSpec& w, std::string_view v) {
@@ -476,6 +521,7 @@ void validate(const WorkloadSpec& spec) {
                     " is not a multiple of bs under direct=1");
   validate_block_sizes(spec);
   validate_distribution(spec);
+  validate_pacing(spec);
 }
 
 namespace {
@@ -534,9 +580,25 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     if (spec.sqpoll) cmd += " --sqthread_poll";
     if (spec.iopoll) cmd += " --hipri";
   }
-  if (spec.rate_iops > 0)
-    cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
-  if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
+  // fio paces each direction to its own rate: a job that reads and writes splits the total by
+  // rwmixread.
+  const bool both = rw_reads(parse_rw(p.rw)) && rw_writes(parse_rw(p.rw));
+  auto rate = [&](double total) {
+    const long long all = std::llround(total);
+    if (!both) return std::to_string(all);
+    const long long r = std::llround(total * p.rwmixread / 100.0);
+    return std::to_string(r) + "," + std::to_string(all - r);
+  };
+  if (spec.rate_iops > 0) cmd += " --rate_iops=" + rate(spec.rate_iops);
+  if (spec.rate_bytes) cmd += " --rate=" + rate(static_cast<double>(spec.rate_bytes));
+  for (const std::string& o : pacing_options(spec)) {
+    const auto eq = o.find('=');
+    const std::string name = o.substr(0, eq);
+    if (name == "rate_iops_min" || name == "ratemin")
+      cmd += " --" + name + "=" + rate(std::stod(o.substr(eq + 1)));
+    else
+      cmd += " " + shell_word("--", o);
+  }
   // Submission: storqual hands everything that is ready to the kernel at once (iodepth_batch 0);
   // fio's default (1) enters the kernel once per I/O, its 0 or iodepth batches as storqual does.
   const unsigned batch = spec.iodepth_batch ? spec.iodepth_batch : p.iodepth;

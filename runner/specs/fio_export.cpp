@@ -16,6 +16,16 @@ const char* bit(bool b) {
   return b ? "1" : "0";
 }
 
+// A rate of the whole job as fio's value: a job that reads and writes splits it by rwmixread
+// ("rate_iops=350,150"), as fio paces each direction to its own (docs/fio-files.md).
+std::string fio_rate(const WorkloadSpec& s, double total) {
+  const RwMode m = parse_rw(s.params.rw);
+  const long long all = std::llround(total);
+  if (!rw_reads(m) || !rw_writes(m)) return std::to_string(all);
+  const long long r = std::llround(total * s.params.rwmixread / 100.0);
+  return std::to_string(r) + "," + std::to_string(all - r);
+}
+
 }  // namespace
 
 WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec* base) {
@@ -72,6 +82,11 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_iops != d.rate_iops, "rate_iops",
       std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
+  if (const auto pacing = pacing_options(w); pacing != pacing_options(d))
+    for (const std::string& o : pacing) {
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
@@ -169,8 +184,13 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   }
   if (s.interval_s != 1.0)
     out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
-  if (s.rate_iops > 0) out += "rate_iops=" + std::to_string(std::llround(s.rate_iops)) + "\n";
-  if (s.rate_bytes) out += "rate=" + std::to_string(s.rate_bytes) + "\n";
+  if (s.rate_iops > 0) out += "rate_iops=" + fio_rate(s, s.rate_iops) + "\n";
+  if (s.rate_bytes) out += "rate=" + fio_rate(s, static_cast<double>(s.rate_bytes)) + "\n";
+  if (s.rate_iops_min > 0) out += "rate_iops_min=" + fio_rate(s, s.rate_iops_min) + "\n";
+  if (s.rate_min_bytes)
+    out += "ratemin=" + fio_rate(s, static_cast<double>(s.rate_min_bytes)) + "\n";
+  for (const std::string& o : pacing_options(s))
+    if (!o.starts_with("rate_iops_min=") && !o.starts_with("ratemin=")) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";
