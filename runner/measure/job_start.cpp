@@ -243,7 +243,8 @@ void Job::prepare_loop() {
           .region_blocks = span / granule,
           .block_size = granule,
           .jobs = member_.ledger ? p.numjobs : 1u,
-          .job = member_.ledger ? index_ : 0u},
+          .job = member_.ledger ? index_ : 0u,
+          .seq_add_blocks = spec.seq_add / static_cast<std::int64_t>(granule)},
       *rng_);
   if (skewed) {
     skew_.emplace(
@@ -263,6 +264,15 @@ void Job::prepare_loop() {
     // A size-based run ends at its bytes: the region, or its share of io_limit (as above).
     if (!time_based_) mix_budget_ = spec.io_limit ? total_ios_ * p.bs : member_.region_size;
     total_ios_ = UINT64_MAX;
+  }
+  if (spec.number_ios) total_ios_ = std::min(total_ios_, spec.number_ios);  // fio's number_ios
+  // Holes (fio's rw=MODE:N forward): fio ends the job when an I/O ends exactly at the region's
+  // end (get_next_seq_offset finds no next offset), after (blocks - 1) / (1 + N) + 1 I/Os; other
+  // strides wrap to the start and run the region's bytes. A time-based run goes on wrapping.
+  if (spec.seq_add > 0 && !time_based_ && offsets_->blocks() > 0) {
+    const auto stride = 1 + static_cast<std::uint64_t>(spec.seq_add) / granule;
+    if ((offsets_->blocks() - 1) % stride == 0)
+      total_ios_ = std::min(total_ios_, (offsets_->blocks() - 1) / stride + 1);
   }
   issuing_ = offsets_->blocks() > 0;
 

@@ -196,6 +196,26 @@ const WorkloadOption kOptions[] = {
      }},
     {"rate", "open-loop rate per job in bytes per second (k/m/g = 1024s), as fio's rate", "0",
      "size", [](WorkloadSpec& w, std::string_view v) { w.rate_bytes = parse_size(v); }},
+    {"number_ios", "stop each job after this many I/Os (fio's number_ios; never extends a run)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       std::uint64_t n = 0;
+       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+       if (ec != std::errc() || end != v.data() + v.size())
+         throw UnitError("number_ios: expected a whole number of I/Os, got '" + std::string(v) +
+                         "'");
+       w.number_ios = n;
+     }},
+    {"seq_add",
+     "sequential holes (fio's rw=MODE:N): each I/O starts this many bytes after the end of the "
+     "last, negative backwards; a multiple of bs",
+     "0", "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       const bool back = v.starts_with("-");
+       const std::uint64_t n = parse_size(back ? v.substr(1) : v);
+       if (n > (std::uint64_t{1} << 62)) throw UnitError("seq_add: too large");
+       w.seq_add = back ? -static_cast<std::int64_t>(n) : static_cast<std::int64_t>(n);
+     }},
     {"rate_process",
      "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
      "linear", "enum",
@@ -522,6 +542,15 @@ void validate(const WorkloadSpec& spec) {
   validate_block_sizes(spec);
   validate_distribution(spec);
   validate_pacing(spec);
+  if (spec.seq_add) {
+    if (rw_random(parse_rw(spec.params.rw)))
+      throw UnitError("seq_add (rw=MODE:N) on a random rw: storqual takes holes in sequential I/O");
+    if (spec.seq_add % static_cast<std::int64_t>(spec.params.bs))
+      throw UnitError("seq_add " + std::to_string(spec.seq_add) + " is not a multiple of bs " +
+                      format_size_fio(spec.params.bs));
+    if (spec.mixed_block_sizes() || spec.verify != VerifyAlgorithm::None)
+      throw UnitError("seq_add (rw=MODE:N) with a block-size mix or verify");
+  }
 }
 
 namespace {
@@ -538,6 +567,14 @@ std::string shell_word(const std::string& option, const std::string& value) {
   return out + "'";
 }
 
+// fio's offset modifier of rw for seq_add (":8k", ":-8k"), "" without one.
+std::string fio_rw_modifier(const WorkloadSpec& spec) {
+  if (!spec.seq_add) return {};
+  const std::uint64_t n = spec.seq_add < 0 ? static_cast<std::uint64_t>(-spec.seq_add)
+                                           : static_cast<std::uint64_t>(spec.seq_add);
+  return std::string(spec.seq_add < 0 ? ":-" : ":") + format_size_fio(n);
+}
+
 // One job's part of a fio command line: "--name=ID --filename=... --rw=...".
 std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   constexpr std::uint64_t kNullTargetSize = std::uint64_t{1} << 40;  // job_runner's check_region
@@ -545,8 +582,9 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
   std::string cmd = shell_word("--name=", spec.id.empty() ? std::string("storqual") : spec.id);
   if (!p.target.empty() && engine != "null") cmd += " " + shell_word("--filename=", p.target);
-  cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
-         " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
+  cmd += " --ioengine=" + engine + " --rw=" + p.rw + fio_rw_modifier(spec) +
+         " --bs=" + format_size_fio(p.bs) + " --iodepth=" + std::to_string(p.iodepth) +
+         " --direct=" + (p.direct ? "1" : "0");
   for (const std::string& o : block_size_mix_options(spec)) cmd += " --" + o;
   for (const std::string& o : distribution_options(spec)) cmd += " " + shell_word("--", o);
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
@@ -589,6 +627,7 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     const long long r = std::llround(total * p.rwmixread / 100.0);
     return std::to_string(r) + "," + std::to_string(all - r);
   };
+  if (spec.number_ios) cmd += " --number_ios=" + std::to_string(spec.number_ios);
   if (spec.rate_iops > 0) cmd += " --rate_iops=" + rate(spec.rate_iops);
   if (spec.rate_bytes) cmd += " --rate=" + rate(static_cast<double>(spec.rate_bytes));
   for (const std::string& o : pacing_options(spec)) {

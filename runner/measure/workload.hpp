@@ -108,6 +108,13 @@ struct WorkloadSpec {
   // with a runtime, whichever comes first. 0 = off. Set by SNIA PTS tests
   // (runner/methods/pts/pts_tests.hpp).
   std::uint64_t io_limit = 0;
+  // Stop each job after this many I/Os (fio's number_ios), also before the region or runtime
+  // ends; it never extends a run. 0 = off.
+  std::uint64_t number_ios = 0;
+  // Sequential offsets with holes (fio's rw=MODE:N, its ddir_seq_add): each I/O starts N bytes
+  // after the end of the last one (N < 0: backwards), wrapping inside the region as fio's
+  // get_next_seq_offset; a multiple of bs. 0 = contiguous.
+  std::int64_t seq_add = 0;
   // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
   // histograms).
   bool keep_lat_histogram = false;

@@ -16,6 +16,14 @@ const char* bit(bool b) {
   return b ? "1" : "0";
 }
 
+// fio's offset modifier of rw for seq_add (":8k", ":-8k"), "" without one.
+std::string rw_modifier(const WorkloadSpec& s) {
+  if (!s.seq_add) return {};
+  const std::uint64_t n = s.seq_add < 0 ? static_cast<std::uint64_t>(-s.seq_add)
+                                        : static_cast<std::uint64_t>(s.seq_add);
+  return std::string(s.seq_add < 0 ? ":-" : ":") + format_size_fio(n);
+}
+
 // A rate of the whole job as fio's value: a job that reads and writes splits it by rwmixread
 // ("rate_iops=350,150"), as fio paces each direction to its own (docs/fio-files.md).
 std::string fio_rate(const WorkloadSpec& s, double total) {
@@ -94,6 +102,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
       std::to_string(w.verify_backlog_batch));
   add(w.do_verify != d.do_verify, "do_verify", bit(w.do_verify));
   add(w.io_limit != d.io_limit, "io_limit", format_size_fio(w.io_limit));
+  add(w.number_ios != d.number_ios, "number_ios", std::to_string(w.number_ios));
+  add(w.seq_add != d.seq_add, "seq_add", std::to_string(w.seq_add));
   return a;
 }
 
@@ -143,8 +153,8 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
         "; storqual: verify=xxh3; fio has no xxh3, verify=crc32c checks the same way with "
         "another checksum\n";
   std::string out = "\n" + notes + "[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
-                    "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
-                    "\niodepth=" + std::to_string(p.iodepth) +
+                    "ioengine=" + p.ioengine + "\nrw=" + p.rw + rw_modifier(s) +
+                    "\nbs=" + format_size_fio(p.bs) + "\niodepth=" + std::to_string(p.iodepth) +
                     "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
   for (const std::string& o : block_size_mix_options(s)) out += o + "\n";
   for (const std::string& o : distribution_options(s)) out += o + "\n";
@@ -184,6 +194,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   }
   if (s.interval_s != 1.0)
     out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
+  if (s.number_ios) out += "number_ios=" + std::to_string(s.number_ios) + "\n";
   if (s.rate_iops > 0) out += "rate_iops=" + fio_rate(s, s.rate_iops) + "\n";
   if (s.rate_bytes) out += "rate=" + fio_rate(s, static_cast<double>(s.rate_bytes)) + "\n";
   if (s.rate_iops_min > 0) out += "rate_iops_min=" + fio_rate(s, s.rate_iops_min) + "\n";

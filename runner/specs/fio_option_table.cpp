@@ -160,7 +160,7 @@ const FioOptionRule kFioOptions[] = {
     {"end_fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
     {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
     {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
-    {"number_ios", Take::Refuse, Kind::None, "storqual has no I/O count limit (io_size is)", "0"},
+    {"number_ios", Take::Map, Kind::Int, "number_ios"},
     {"offset_increment", Take::Refuse, Kind::None, "storqual's jobs share one region", "0"},
     {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
     {"latency_target", Take::Refuse, Kind::None,

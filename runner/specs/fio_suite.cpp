@@ -133,7 +133,8 @@ struct JobState {
     std::uint64_t value[2] = {0, 0};
     std::string where;
   };
-  PerDirection rates[4];  // rate, rate_iops, ratemin, rate_iops_min
+  PerDirection rates[4];   // rate, rate_iops, ratemin, rate_iops_min
+  std::string sync_where;  // ioengine=sync, taken as psync (noted)
 };
 
 constexpr std::string_view kRateOptions[4] = {"rate", "rate_iops", "ratemin", "rate_iops_min"};
@@ -253,12 +254,30 @@ void take_rates(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
   }
 }
 
+// rw, with fio's offset modifier (rw=MODE:N) on sequential I/O as seq_add; an rw without one
+// drops an earlier one, as fio's str_rw_cb resets ddir_seq_add.
+void apply_rw(JobState& j, const FioOption& o, const std::string& v) {
+  const auto colon = v.find(':');
+  const std::string mode = v.substr(0, colon);
+  set(j, o, "rw", mode == "readwrite" ? "rw" : mode);
+  if (colon != std::string::npos) {  // fio's offset modifier: holes (or backwards) in bytes
+    const std::string n = v.substr(colon + 1);
+    if (rw_random(parse_rw(j.spec.params.rw)))
+      refuse(o,
+             "an offset modifier on random I/O (a new random offset every N I/Os): storqual "
+             "takes holes in sequential I/O only");
+    const bool back = n.starts_with("-");
+    const std::uint64_t bytes = fio_bytes(o, back ? n.substr(1) : n, j.kb_base);
+    set(j, o, "seq_add", (back ? "-" : "") + std::to_string(bytes));
+  } else {
+    j.spec.seq_add = 0;
+  }
+}
+
 void apply_special(JobState& j, const FioOption& o, std::string_view name) {
   const std::string v = flag_value(o);
   if (name == "rw") {
-    if (v.find(':') != std::string::npos)
-      refuse(o, "an offset modifier (rw=MODE:N): storqual's sequential I/O has no holes");
-    set(j, o, "rw", v == "readwrite" ? "rw" : v);
+    apply_rw(j, o, v);
   } else if (name == "bs") {
     std::vector<std::uint64_t> parts;
     std::stringstream in(v);
@@ -332,9 +351,13 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
     if (v != "0" && v != "1") refuse(o, "expected 0 or 1");
     set(j, o, "direct", (v == "1") == (name == "direct") ? "1" : "0");
   } else if (name == "ioengine") {
-    if (v == "sync")
-      refuse(o, "storqual's synchronous engine is psync (pread/pwrite), not read/write with lseek");
-    set(j, o, "ioengine", v);
+    if (v == "sync") {  // the same I/Os, one at a time: read/write after lseek are pread/pwrite
+      j.sync_where = o.location;
+      set(j, o, "ioengine", "psync");
+    } else {
+      j.sync_where.clear();
+      set(j, o, "ioengine", v);
+    }
   } else if (name == "continue_on_error") {
     if (v == "none" || v == "0")
       set(j, o, "continue_on_error", "0");
@@ -525,6 +548,12 @@ void finish_job(JobState& j, std::vector<std::string>& ignored) {
                                   : j.write_bs;
   take_distribution(j, mode, ignored);
   take_rates(j, mode, ignored);
+  if (!j.sync_where.empty())
+    ignored.push_back(j.sync_where +
+                      ": option 'ioengine=sync' taken as psync: fio's sync engine "
+                      "issues each I/O as lseek then read/write, storqual's psync as one pread/"
+                      "pwrite at the same offset: the same I/Os in the same order, one system "
+                      "call per I/O instead of two (fio's sync costs more CPU per I/O)");
   // fio's blockalign equal to the smallest size is its default: the same offsets.
   if (j.spec.blockalign ==
       (j.spec.mixed_block_sizes() ? smallest_block(j.spec) : std::uint64_t{p.bs}))

@@ -237,7 +237,6 @@ TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
             std::string::npos);
   EXPECT_NE(refusal("[a]\nsize=50%\n").find("a percentage"), std::string::npos);
   EXPECT_NE(refusal("[a]\nbs=(1+1)k\n").find("arithmetic in parentheses"), std::string::npos);
-  EXPECT_NE(refusal("[a]\nioengine=sync\n").find("psync"), std::string::npos);
   EXPECT_NE(refusal("[a]\nrw=randread\niodepth=0\n").find("iodepth"), std::string::npos);
 }
 
@@ -293,14 +292,14 @@ TEST(FioSuite, OneRefusalNamesEveryOptionItCannotTake) {
   EXPECT_TRUE(first < second && second < third && third < fourth) << e;
   EXPECT_EQ(e.find("option 'frobnicate", first + 20), std::string::npos) << e;  // once
   // Three unsupported options, one refusal naming all three.
-  const std::string three = refusal("[a]\nsize=1m\nfsync=10\nnumber_ios=5\nzonemode=zbd\n");
+  const std::string three = refusal("[a]\nsize=1m\nfsync=10\nnrfiles=5\nzonemode=zbd\n");
   EXPECT_EQ(three.find("dir/t.fio: 3 things storqual cannot take"), 0u) << three;
-  for (const char* o : {"\ndir/t.fio:3: option 'fsync=10'", "\ndir/t.fio:4: option 'number_ios=5'",
+  for (const char* o : {"\ndir/t.fio:3: option 'fsync=10'", "\ndir/t.fio:4: option 'nrfiles=5'",
                         "\ndir/t.fio:5: option 'zonemode=zbd'"})
     EXPECT_NE(three.find(o), std::string::npos) << three;
   // A single refusal stays one line; a job's own checks come after its options are all taken.
-  EXPECT_EQ(refusal("[a]\nsize=1m\nnumber_ios=5\n").find('\n'), std::string::npos);
-  EXPECT_EQ(refusal("[a]\nnumber_ios=5\ntime_based\n").find("time_based"), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nsize=1m\nnrfiles=5\n").find('\n'), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nnrfiles=5\ntime_based\n").find("time_based"), std::string::npos);
 }
 
 // fio's loops: the job's bytes that many times, storqual's io_limit; with time_based, noted.
@@ -701,6 +700,34 @@ TEST(FioSuite, RatesPerDirection) {
   EXPECT_NE(why.find("option 'rate': one direction paced"), std::string::npos) << why;
   const std::string issue = refusal("[j]\nthinktime=10\nthinktime_blocks_type=issue\n");
   EXPECT_NE(issue.find("option 'thinktime_blocks_type=issue'"), std::string::npos) << issue;
+}
+
+// rw=MODE:N (holes, backwards), number_ios and ioengine=sync (taken as psync, noted).
+TEST(FioSuite, OffsetModifierNumberIosAndSync) {
+  const FioImport im = import_text(
+      "[back]\nrw=read:-8k\nsize=64k\n[holes]\nstonewall\nrw=write:8k\nsize=64k\nnumber_ios=4\n"
+      "[sync]\nstonewall\nioengine=sync\nrw=read:8k\nrw=read\nsize=64k\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  EXPECT_EQ(im.suite.workloads[0].spec.seq_add, -8192);
+  EXPECT_EQ(im.suite.workloads[0].spec.params.rw, "read");
+  EXPECT_EQ(im.suite.workloads[1].spec.seq_add, 8192);
+  EXPECT_EQ(im.suite.workloads[1].spec.number_ios, 4u);
+  const WorkloadSpec& sync = im.suite.workloads[2].spec;
+  EXPECT_EQ(sync.params.ioengine, "psync");
+  EXPECT_EQ(sync.seq_add, 0);  // a later rw= without a modifier drops it, as fio's
+  const bool noted = std::any_of(im.ignored.begin(), im.ignored.end(), [](auto& n) {
+    return n.find("option 'ioengine=sync' taken as psync") != std::string::npos;
+  });
+  EXPECT_TRUE(noted);
+  const Suite back = Suite::parse(suite_xml_text(im.suite), "back.xml");
+  EXPECT_EQ(back.workloads.at(0).spec.seq_add, -8192);
+  EXPECT_EQ(back.workloads.at(1).spec.number_ios, 4u);
+  const std::string job = fio_job_text(im.suite, "/dev/zram9");
+  for (const char* line : {"rw=read:-8k\n", "rw=write:8k\n", "number_ios=4\n"})
+    EXPECT_NE(job.find(line), std::string::npos) << line << job;
+  EXPECT_NE(refusal("[r]\nrw=randread:8\n").find("an offset modifier on random I/O"),
+            std::string::npos);
+  EXPECT_NE(refusal("[r]\nrw=read:6k\nsize=64k\n").find("not a multiple of bs"), std::string::npos);
 }
 
 }  // namespace
