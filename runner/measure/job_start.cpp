@@ -88,6 +88,14 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
                 " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
                 p.target + " under direct=1",
             true};
+  // offset_increment: the last job's region lies furthest in.
+  const std::uint64_t last_start = p.offset + (p.numjobs - 1) * plan.spec->offset_increment;
+  if (sized && plan.spec->offset_increment && last_start + plan.region_size > target_size)
+    return {"job " + std::to_string(p.numjobs - 1) + "'s region at offset " +
+                std::to_string(last_start) + " (offset_increment " +
+                format_size_fio(plan.spec->offset_increment) + ") reaches past the end of " +
+                p.target + " (" + std::to_string(target_size) + " bytes)",
+            true};
   if (plan.region_size < p.bs)
     return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs", true};
   return {};
@@ -239,7 +247,7 @@ void Job::prepare_loop() {
       OffsetGenerator::Layout{
           .mode = member_.mode,
           .randommap = p.randommap,  // io_limit may pass over the region more than once
-          .region_offset = member_.region_offset,
+          .region_offset = member_.region_offset + index_ * spec.offset_increment,
           .region_blocks = span / granule,
           .block_size = granule,
           .jobs = member_.ledger ? p.numjobs : 1u,

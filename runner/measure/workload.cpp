@@ -216,6 +216,9 @@ const WorkloadOption kOptions[] = {
        if (n > (std::uint64_t{1} << 62)) throw UnitError("seq_add: too large");
        w.seq_add = back ? -static_cast<std::int64_t>(n) : static_cast<std::int64_t>(n);
      }},
+    {"offset_increment",
+     "job k starts its region at offset + k x this (fio's offset_increment); needs a size", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.offset_increment = parse_size(v); }},
     {"rate_process",
      "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
      "linear", "enum",
@@ -542,6 +545,16 @@ void validate(const WorkloadSpec& spec) {
   validate_block_sizes(spec);
   validate_distribution(spec);
   validate_pacing(spec);
+  if (spec.offset_increment) {
+    if (!spec.params.size)
+      throw UnitError("offset_increment needs a size (each job's region is size bytes)");
+    if (spec.mixed_block_sizes() || spec.verify != VerifyAlgorithm::None ||
+        spec.distribution.skewed())
+      throw UnitError("offset_increment with a block-size mix, verify or a skewed distribution");
+    if (spec.offset_increment % spec.params.bs)
+      throw UnitError("offset_increment is not a multiple of bs " +
+                      format_size_fio(spec.params.bs));
+  }
   if (spec.seq_add) {
     if (rw_random(parse_rw(spec.params.rw)))
       throw UnitError("seq_add (rw=MODE:N) on a random rw: storqual takes holes in sequential I/O");
@@ -628,6 +641,7 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     return std::to_string(r) + "," + std::to_string(all - r);
   };
   if (spec.number_ios) cmd += " --number_ios=" + std::to_string(spec.number_ios);
+  if (spec.offset_increment) cmd += " --offset_increment=" + format_size_fio(spec.offset_increment);
   if (spec.rate_iops > 0) cmd += " --rate_iops=" + rate(spec.rate_iops);
   if (spec.rate_bytes) cmd += " --rate=" + rate(static_cast<double>(spec.rate_bytes));
   for (const std::string& o : pacing_options(spec)) {

@@ -115,6 +115,10 @@ struct WorkloadSpec {
   // after the end of the last one (N < 0: backwards), wrapping inside the region as fio's
   // get_next_seq_offset; a multiple of bs. 0 = contiguous.
   std::int64_t seq_add = 0;
+  // Job k of the workload's numjobs starts its region at offset + k x offset_increment (fio's
+  // offset_increment, by the job's number among its clones): disjoint regions, each of size.
+  // 0 = all jobs share one region.
+  std::uint64_t offset_increment = 0;
   // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
   // histograms).
   bool keep_lat_histogram = false;

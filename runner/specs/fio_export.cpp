@@ -103,6 +103,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.do_verify != d.do_verify, "do_verify", bit(w.do_verify));
   add(w.io_limit != d.io_limit, "io_limit", format_size_fio(w.io_limit));
   add(w.number_ios != d.number_ios, "number_ios", std::to_string(w.number_ios));
+  add(w.offset_increment != d.offset_increment, "offset_increment",
+      format_size_fio(w.offset_increment));
   add(w.seq_add != d.seq_add, "seq_add", std::to_string(w.seq_add));
   return a;
 }
@@ -195,6 +197,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   if (s.interval_s != 1.0)
     out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
   if (s.number_ios) out += "number_ios=" + std::to_string(s.number_ios) + "\n";
+  if (s.offset_increment) out += "offset_increment=" + format_size_fio(s.offset_increment) + "\n";
   if (s.rate_iops > 0) out += "rate_iops=" + fio_rate(s, s.rate_iops) + "\n";
   if (s.rate_bytes) out += "rate=" + fio_rate(s, static_cast<double>(s.rate_bytes)) + "\n";
   if (s.rate_iops_min > 0) out += "rate_iops_min=" + fio_rate(s, s.rate_iops_min) + "\n";

@@ -161,7 +161,7 @@ const FioOptionRule kFioOptions[] = {
     {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
     {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
     {"number_ios", Take::Map, Kind::Int, "number_ios"},
-    {"offset_increment", Take::Refuse, Kind::None, "storqual's jobs share one region", "0"},
+    {"offset_increment", Take::Map, Kind::Size, "offset_increment"},
     {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
     {"latency_target", Take::Refuse, Kind::None,
      "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},

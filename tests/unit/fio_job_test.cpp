@@ -725,6 +725,11 @@ TEST(FioSuite, OffsetModifierNumberIosAndSync) {
   const std::string job = fio_job_text(im.suite, "/dev/zram9");
   for (const char* line : {"rw=read:-8k\n", "rw=write:8k\n", "number_ios=4\n"})
     EXPECT_NE(job.find(line), std::string::npos) << line << job;
+  const FioImport stripes =
+      import_text("[s]\nrw=write\nsize=1m\nnumjobs=4\noffset_increment=124g\n");
+  EXPECT_EQ(stripes.suite.workloads.at(0).spec.offset_increment, 124ull << 30);
+  EXPECT_NE(fio_job_text(stripes.suite, "/dev/zram9").find("offset_increment=124g\n"),
+            std::string::npos);
   EXPECT_NE(refusal("[r]\nrw=randread:8\n").find("an offset modifier on random I/O"),
             std::string::npos);
   EXPECT_NE(refusal("[r]\nrw=read:6k\nsize=64k\n").find("not a multiple of bs"), std::string::npos);

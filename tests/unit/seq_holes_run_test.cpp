@@ -5,6 +5,7 @@
 // blocks 0 14 13 ... 1 0; `--rw=write:8k`: 0 3 6 9 12 15, where fio ends at the region's end).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,21 @@ TEST(SeqHolesRun, NumberIosStopsTheJob) {
   const std::vector<std::uint64_t> want = {0, 1, 2, 3, 4};
   EXPECT_EQ(logged_blocks(w), want);
   EXPECT_THROW(validate(seq("randread", "8k")), UnitError);
+}
+
+// offset_increment: job k's region starts k x the increment further in (fio's), each of size.
+TEST(SeqHolesRun, OffsetIncrementGivesEachJobItsOwnRegion) {
+  WorkloadSpec w = seq("read", "");
+  w.params.size = 16 << 10;
+  w.params.numjobs = 2;
+  set_workload_option(w, "offset_increment", "1m");
+  validate(w);
+  std::vector<std::uint64_t> got = logged_blocks(w);
+  std::sort(got.begin(), got.end());
+  const std::vector<std::uint64_t> want = {0, 1, 2, 3, 256, 257, 258, 259};
+  EXPECT_EQ(got, want);
+  w.params.size = 0;
+  EXPECT_THROW(validate(w), UnitError);  // each job's region is size bytes
 }
 
 }  // namespace
