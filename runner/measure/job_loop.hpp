@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -63,8 +64,12 @@ class Job {
   void run() {
     prepare_loop();
     std::uint64_t now = now_fn_();
+    if (start_ns_ > now) [[unlikely]]
+      now = wait_for_start();
     while (true) {
       update_issuing(now);
+      if (min_rate_) [[unlikely]]
+        if (!check_min_rate(now)) break;
       // Requeued requests go on after the end too (as I/Os in flight are drained), until they
       // finish or run out of retry time: an EAGAIN storm is not hidden by the end of the run.
       const bool retrying = !retries_->empty() && !errors_->failed() && !stop_requested();
@@ -96,6 +101,7 @@ class Job {
   static constexpr std::uint64_t kDrainLimitNs = 30ull * 1000000000ull;
 
   void prepare_loop();  // job_start.cpp: the loop's settings and its parts
+  void prepare_pacing(const WorkloadSpec& spec, unsigned thread_number);  // job_start.cpp
 
   [[nodiscard]] bool stop_requested() const noexcept {
     return stop_ && stop_->load(std::memory_order_relaxed);
@@ -120,7 +126,7 @@ class Job {
       const bool again = !retries_->empty();
       if (!again) {
         if (!issuing_ || slots_.free.empty() || issued_ >= total_ios_) break;
-        if (rate_ > 0 && next_due_ > now) break;  // not due yet
+        if (paced_ && next_due_ > now) break;  // not due yet (rate, think time)
       }
       const unsigned slot = again ? retries_->next() : slots_.free.back();
       IoRequest& r = slots_.reqs[slot];
@@ -294,12 +300,97 @@ class Job {
     }
   }
 
-  // One more workload I/O went out; open loop: I/O k is due at t0 + k / rate.
+  // One more workload I/O went out; open loop: I/O k is due at start + k / rate (linear), or
+  // after an exponential gap (poisson); every thinktime_blocks I/Os a think time is due.
   void count_issued() {
-    if (rate_ > 0)
-      next_due_ =
-          plan_.t0 + static_cast<std::uint64_t>(static_cast<double>(++rated_) * 1e9 / rate_);
+    if (rate_ > 0) {
+      if (poisson_) [[unlikely]]
+        next_due_ = poisson_due();
+      else
+        next_due_ =
+            start_ns_ + static_cast<std::uint64_t>(static_cast<double>(++rated_) * 1e9 / rate_);
+    }
+    if (think_ns_) [[unlikely]]
+      count_think();
     ++issued_;
+  }
+
+  // fio's usec_for_io with rate_process=poisson: the gap to the next I/O is
+  // (1000000 / iops) x -logf(u) whole microseconds, u from fio's own generator in (0, 1].
+  __attribute__((noinline)) std::uint64_t poisson_due() {
+    const auto iops = static_cast<std::int64_t>(rate_);
+    const float u = static_cast<float>(poisson_->next_0_1());
+    poisson_us_ += static_cast<std::uint64_t>(static_cast<float>(1000000 / iops) * -logf(u));
+    return start_ns_ + poisson_us_ * 1000;
+  }
+
+  // fio's handle_thinktime: after thinktime_blocks I/Os nothing more is issued until what is in
+  // flight completed (io_u_quiesce); then the think time (start_think).
+  __attribute__((noinline)) void count_think() {
+    if (++think_count_ < think_blocks_) return;
+    think_count_ = 0;
+    think_pending_ = true;
+    saved_due_ = next_due_;
+    next_due_ = UINT64_MAX;
+  }
+
+  // Nothing in flight after thinktime_blocks I/Os: spin thinktime_spin, then the rest is a sleep
+  // (pace) before the next I/O, or the rate's next due time if that is later (fio's rate goes on
+  // during think time: rate_ign_think=0).
+  __attribute__((noinline)) void start_think(std::uint64_t& now) {
+    think_pending_ = false;
+    const std::uint64_t end = now + think_ns_;
+    if (think_spin_ns_)
+      for (const std::uint64_t spun = now + think_spin_ns_; now < spun;) now = now_fn_();
+    next_due_ = std::max(saved_due_, end);
+  }
+
+  // startdelay: the job's first I/O waits until its start; a stop request ends the wait.
+  __attribute__((noinline, cold)) std::uint64_t wait_for_start() {
+    std::uint64_t now = now_fn_();
+    while (now < start_ns_ && !stop_requested()) {
+      sleep_until(now_fn_, std::min(start_ns_, now + 100000000));
+      now = now_fn_();
+    }
+    return now;
+  }
+
+  // fio's check_min_rate: after 2 s of the measured run, every rate_cycle, the I/Os (bytes) the
+  // job completed over the cycle are at least rate_iops_min (ratemin) per second; else the job
+  // fails. Returns false when it failed.
+  __attribute__((noinline)) bool check_min_rate(std::uint64_t now) {
+    if (!issuing_ || now < next_rate_check_) return true;
+    if (!accounting_->measuring()) {
+      next_rate_check_ = now + 2000000000ull;  // fio's settle: 2 s from the start it counts
+      return true;
+    }
+    const std::uint64_t ios = out_.dir[0].ios + out_.dir[1].ios;
+    const std::uint64_t bytes = out_.dir[0].bytes + out_.dir[1].bytes;
+    if (rate_sampled_) {
+      const double spent = static_cast<double>(now - last_rate_check_) / 1e9;
+      const double iops = static_cast<double>(ios - last_ios_) / spent;
+      const double bps = static_cast<double>(bytes - last_bytes_) / spent;
+      if (min_bytes_ && bps < static_cast<double>(min_bytes_))
+        return fail_min_rate("ratemin=" + std::to_string(min_bytes_) +
+                             " B/s not met: " + std::to_string(std::llround(bps)) + " B/s");
+      if (min_iops_ > 0 && iops < min_iops_)
+        return fail_min_rate("rate_iops_min=" + std::to_string(std::llround(min_iops_)) +
+                             " not met: " + std::to_string(std::llround(iops)) + " IOPS");
+    }
+    rate_sampled_ = true;
+    last_rate_check_ = now;
+    last_ios_ = ios;
+    last_bytes_ = bytes;
+    next_rate_check_ = now + cycle_ns_;
+    return true;
+  }
+
+  __attribute__((noinline, cold)) bool fail_min_rate(const std::string& what) {
+    errors_->end_job(what + " over the last rate_cycle of " +
+                     std::to_string(std::llround(static_cast<double>(cycle_ns_) / 1e6)) +
+                     " ms (fio's check_min_rate)");
+    issuing_ = false;
+    return false;
   }
 
   // A requeued request out of retry time: an I/O error. With continue_on_error its slot is free
@@ -371,7 +462,9 @@ class Job {
 
   // Nothing in flight and nothing to submit yet: a rated workload sleeps until its next I/O is due.
   void pace(std::uint64_t& now) {
-    if (rate_ > 0 && next_due_ > now && retries_->empty()) {
+    if (think_pending_) [[unlikely]]
+      start_think(now);
+    if (paced_ && next_due_ > now && retries_->empty()) {
       sleep_until(now_fn_, std::min(next_due_, now + 100000000));  // notice a stop promptly
       now = now_fn_();
     }
@@ -383,13 +476,12 @@ class Job {
   bool reap_completions(std::uint64_t& now) {
     std::uint64_t wait_ns = 100000000;  // 100 ms: notice a stop request promptly
     if (issuing_ && time_based_ && plan_.end > now) wait_ns = std::min(wait_ns, plan_.end - now);
-    if (issuing_ && rate_ > 0 && !slots_.free.empty())
+    if (issuing_ && paced_ && !slots_.free.empty())
       wait_ns = std::min(wait_ns, next_due_ > now ? next_due_ - now : 0);
     // iodepth_batch_complete_min: wait for a batch (fewer wake-ups), not while a rate paces.
-    const unsigned reap_min =
-        issuing_ && rate_ <= 0
-            ? std::clamp(member_.spec->iodepth_batch_complete, 1u, std::max(1u, slots_.in_flight))
-            : 1;
+    const unsigned reap_min = issuing_ && !paced_ ? std::clamp(member_.spec->iodepth_batch_complete,
+                                                               1u, std::max(1u, slots_.in_flight))
+                                                  : 1;
     // iodepth_batch_complete_max: take at most that many (fio's one per reap), else all ready.
     const unsigned batch_max = member_.spec->iodepth_batch_complete_max;
     const unsigned reap_max = batch_max ? std::clamp(batch_max, reap_min, depth_) : depth_;
@@ -484,6 +576,17 @@ class Job {
   bool issuing_ = false;
   std::uint64_t io_timeout_ns_ = 0, retry_limit_ns_ = 0, drain_deadline_ = UINT64_MAX;
   double rate_ = 0;
+  bool paced_ = false;                // a rate or a think time: I/O waits for next_due_
+  std::uint64_t start_ns_ = 0;        // t0, or t0 + startdelay: the job's first I/O
+  std::optional<FioRandom> poisson_;  // rate_process=poisson: fio's poisson_state
+  std::uint64_t poisson_us_ = 0;      // its due time after start_ns_, whole microseconds
+  std::uint64_t think_ns_ = 0, think_spin_ns_ = 0, think_blocks_ = 1, think_count_ = 0;
+  std::uint64_t saved_due_ = 0;  // the rate's due time while a think time waits for completions
+  bool think_pending_ = false;
+  bool min_rate_ = false, rate_sampled_ = false;  // ratemin / rate_iops_min
+  double min_iops_ = 0;
+  std::uint64_t min_bytes_ = 0, cycle_ns_ = 0, next_rate_check_ = 0, last_rate_check_ = 0;
+  std::uint64_t last_ios_ = 0, last_bytes_ = 0;
   std::uint64_t next_due_ = 0, rated_ = 0;  // open loop: when the next I/O is due, how many were
   std::uint64_t issued_ = 0, total_ios_ = 0, write_stamp_ = 0;
   WriteContents contents_ = WriteContents::Stamp;

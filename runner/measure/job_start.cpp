@@ -88,6 +88,14 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
                 " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
                 p.target + " under direct=1",
             true};
+  // offset_increment: the last job's region lies furthest in.
+  const std::uint64_t last_start = p.offset + (p.numjobs - 1) * plan.spec->offset_increment;
+  if (sized && plan.spec->offset_increment && last_start + plan.region_size > target_size)
+    return {"job " + std::to_string(p.numjobs - 1) + "'s region at offset " +
+                std::to_string(last_start) + " (offset_increment " +
+                format_size_fio(plan.spec->offset_increment) + ") reaches past the end of " +
+                p.target + " (" + std::to_string(target_size) + " bytes)",
+            true};
   if (plan.region_size < p.bs)
     return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs", true};
   return {};
@@ -173,6 +181,39 @@ void Job::open() {
   }
 }
 
+// The pacing of the job (runner/measure/workload_pacing.cpp): its start after startdelay (a
+// range drawn as fio's rand_between from its delay_state), the rate's process, think time and the
+// minimum rate. fio's seeds (fio.h FIO_RAND_*_OFF): 13 the start delay, 15 and 17 the poisson
+// gaps of reads and writes; `thread_number` as fio numbers the job.
+void Job::prepare_pacing(const WorkloadSpec& spec, unsigned thread_number) {
+  std::uint64_t delay_us = static_cast<std::uint64_t>(std::llround(spec.startdelay_s * 1e6));
+  if (spec.startdelay_max_s > spec.startdelay_s) {
+    const bool use64 = spec.distribution.use64;
+    FioRandom delay(fio_seed(static_cast<FioSeed>(13), kFioDefaultRandseed, thread_number), use64);
+    const auto hi = static_cast<std::uint64_t>(std::llround(spec.startdelay_max_s * 1e6));
+    // fio's rand32_upto / rand64_upto: (end + 1) x next / (max + 1)
+    const double u =
+        static_cast<double>(delay.next()) / (use64 ? 18446744073709551616.0 : 4294967296.0);
+    delay_us += static_cast<std::uint64_t>(static_cast<double>(hi - delay_us + 1) * u);
+  }
+  start_ns_ = plan_.t0 + delay_us * 1000;
+  next_due_ = start_ns_;
+  if (spec.rate_poisson && rate_ >= 1) {
+    const unsigned purpose =
+        member_.mode == RwMode::Write || member_.mode == RwMode::RandWrite ? 17u : 15u;
+    poisson_.emplace(fio_seed(static_cast<FioSeed>(purpose), kFioDefaultRandseed, thread_number),
+                     false);
+  }
+  think_ns_ = static_cast<std::uint64_t>(std::llround(spec.thinktime_s * 1e9));
+  think_spin_ns_ = static_cast<std::uint64_t>(std::llround(spec.thinktime_spin_s * 1e9));
+  think_blocks_ = std::max(1u, spec.thinktime_blocks);
+  paced_ = rate_ > 0 || think_ns_ > 0;
+  min_iops_ = spec.rate_iops_min;
+  min_bytes_ = spec.rate_min_bytes;
+  min_rate_ = min_iops_ > 0 || min_bytes_ > 0;
+  cycle_ns_ = static_cast<std::uint64_t>(std::llround(spec.rate_cycle_s * 1e9));
+}
+
 void Job::prepare_loop() {
   const auto& spec = *member_.spec;
   const auto& p = spec.params;
@@ -189,9 +230,9 @@ void Job::prepare_loop() {
   rate_ = spec.effective_rate_iops();
   advise(spec.fadvise_hint);
   contents_ = spec.write_contents;
-  next_due_ = plan_.t0;
   // Each job of the workload its own sequence: a group's members are numbered on from the first.
   const std::uint64_t seq = member_.first + index_;
+  prepare_pacing(spec, static_cast<unsigned>(seq) + 1);
   rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
   // With a mix, random offsets are blocks of blockalign (fio's ba, by default the smallest size
   // in use), as many as start an I/O of the smallest size inside the region (io_u.c last_block).
@@ -206,11 +247,12 @@ void Job::prepare_loop() {
       OffsetGenerator::Layout{
           .mode = member_.mode,
           .randommap = p.randommap,  // io_limit may pass over the region more than once
-          .region_offset = member_.region_offset,
+          .region_offset = member_.region_offset + index_ * spec.offset_increment,
           .region_blocks = span / granule,
           .block_size = granule,
           .jobs = member_.ledger ? p.numjobs : 1u,
-          .job = member_.ledger ? index_ : 0u},
+          .job = member_.ledger ? index_ : 0u,
+          .seq_add_blocks = spec.seq_add / static_cast<std::int64_t>(granule)},
       *rng_);
   if (skewed) {
     skew_.emplace(
@@ -230,6 +272,15 @@ void Job::prepare_loop() {
     // A size-based run ends at its bytes: the region, or its share of io_limit (as above).
     if (!time_based_) mix_budget_ = spec.io_limit ? total_ios_ * p.bs : member_.region_size;
     total_ios_ = UINT64_MAX;
+  }
+  if (spec.number_ios) total_ios_ = std::min(total_ios_, spec.number_ios);  // fio's number_ios
+  // Holes (fio's rw=MODE:N forward): fio ends the job when an I/O ends exactly at the region's
+  // end (get_next_seq_offset finds no next offset), after (blocks - 1) / (1 + N) + 1 I/Os; other
+  // strides wrap to the start and run the region's bytes. A time-based run goes on wrapping.
+  if (spec.seq_add > 0 && !time_based_ && offsets_->blocks() > 0) {
+    const auto stride = 1 + static_cast<std::uint64_t>(spec.seq_add) / granule;
+    if ((offsets_->blocks() - 1) % stride == 0)
+      total_ios_ = std::min(total_ios_, (offsets_->blocks() - 1) / stride + 1);
   }
   issuing_ = offsets_->blocks() > 0;
 

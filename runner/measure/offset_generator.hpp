@@ -39,8 +39,9 @@ class OffsetGenerator {
     std::uint64_t region_offset = 0;
     std::uint64_t region_blocks = 0;  // blocks of block_size in the whole region
     std::uint64_t block_size = 4096;
-    unsigned jobs = 1;  // > 1: the region is interleaved between that many jobs
-    unsigned job = 0;   // this job's index among them
+    unsigned jobs = 1;                // > 1: the region is interleaved between that many jobs
+    unsigned job = 0;                 // this job's index among them
+    std::int64_t seq_add_blocks = 0;  // sequential holes (fio's rw=MODE:N) in blocks; < 0 back
   };
 
   // Seeds the random map from `rng`, which next() keeps using with norandommap; the generator
@@ -51,7 +52,8 @@ class OffsetGenerator {
         region_offset_(layout.region_offset),
         block_size_(layout.block_size),
         jobs_(layout.jobs),
-        job_(layout.job) {
+        job_(layout.job),
+        seq_add_(layout.seq_add_blocks) {
     const std::uint64_t rb = layout.region_blocks;
     blocks_ = jobs_ == 1 ? rb : (rb > job_ ? (rb - job_ + jobs_ - 1) / jobs_ : 0);
     if (random_ && layout.randommap && blocks_ > 0) map_.emplace(blocks_, rng_.next());
@@ -76,18 +78,34 @@ class OffsetGenerator {
                      : rng_.below(blocks_);
     } else {
       std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
+      if (seq_add_) [[unlikely]]
+        cursor = holed(cursor);
       block = cursor;
-      if (++cursor == blocks_) cursor = 0;
+      if (++cursor == blocks_ && !seq_add_) cursor = 0;
     }
     if (jobs_ != 1) block = block * jobs_ + job_;
     return region_offset_ + block * block_size_;
   }
 
  private:
+  // fio's get_next_seq_offset with ddir_seq_add: the next I/O starts seq_add blocks after the end
+  // of the last (`end`; 0 before the first, which starts the region); past the region's end it
+  // wraps to its start, before its start (backwards) to its end less the step back.
+  [[nodiscard]] std::uint64_t holed(std::uint64_t end) const noexcept {
+    if (end == 0) return 0;
+    const auto pos = static_cast<std::int64_t>(end) + seq_add_;
+    if (pos >= 0 && static_cast<std::uint64_t>(pos) < blocks_)
+      return static_cast<std::uint64_t>(pos);
+    if (seq_add_ > 0) return 0;
+    const auto back = static_cast<std::int64_t>(blocks_) + seq_add_;
+    return back > 0 ? static_cast<std::uint64_t>(back) : 0;
+  }
+
   Random& rng_;
   bool random_;
   std::uint64_t region_offset_, block_size_;
   unsigned jobs_, job_;
+  std::int64_t seq_add_;
   std::uint64_t blocks_ = 0;
   std::optional<RandomMap> map_;        // random with the map (fio's default)
   SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null

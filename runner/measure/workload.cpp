@@ -196,6 +196,74 @@ const WorkloadOption kOptions[] = {
      }},
     {"rate", "open-loop rate per job in bytes per second (k/m/g = 1024s), as fio's rate", "0",
      "size", [](WorkloadSpec& w, std::string_view v) { w.rate_bytes = parse_size(v); }},
+    {"number_ios", "stop each job after this many I/Os (fio's number_ios; never extends a run)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       std::uint64_t n = 0;
+       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+       if (ec != std::errc() || end != v.data() + v.size())
+         throw UnitError("number_ios: expected a whole number of I/Os, got '" + std::string(v) +
+                         "'");
+       w.number_ios = n;
+     }},
+    {"seq_add",
+     "sequential holes (fio's rw=MODE:N): each I/O starts this many bytes after the end of the "
+     "last, negative backwards; a multiple of bs",
+     "0", "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       const bool back = v.starts_with("-");
+       const std::uint64_t n = parse_size(back ? v.substr(1) : v);
+       if (n > (std::uint64_t{1} << 62)) throw UnitError("seq_add: too large");
+       w.seq_add = back ? -static_cast<std::int64_t>(n) : static_cast<std::int64_t>(n);
+     }},
+    {"offset_increment",
+     "job k starts its region at offset + k x this (fio's offset_increment); needs a size", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.offset_increment = parse_size(v); }},
+    {"rate_process",
+     "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
+     "linear", "enum",
+     [](WorkloadSpec& w, std::string_view v) {
+       if (v != "linear" && v != "poisson")
+         throw UnitError("rate_process: expected linear or poisson, got '" + std::string(v) + "'");
+       w.rate_poisson = v == "poisson";
+     }},
+    {"rate_iops_min", "the job fails when it does fewer I/Os per second over a rate_cycle", "0",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_iops_min = parse_uint("rate_iops_min", v, 0, 100000000);
+     }},
+    {"ratemin", "the job fails when it moves fewer bytes per second over a rate_cycle", "0",
+     "size", [](WorkloadSpec& w, std::string_view v) { w.rate_min_bytes = parse_size(v); }},
+    {"rate_cycle", "milliseconds over which ratemin and rate_iops_min are checked (fio's)",
+     "1000", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.rate_cycle_s = parse_uint("rate_cycle", v, 1, 3600000) / 1000.0;
+     }},
+    {"startdelay", "each job's first I/O waits this long, or a time drawn in a range 'A-B'", "0",
+     "text",
+     [](WorkloadSpec& w, std::string_view v) {
+       const auto dash = v.find('-');
+       w.startdelay_s = bounded_duration("startdelay", v.substr(0, dash));
+       w.startdelay_max_s = dash == std::string_view::npos
+                                ? 0
+                                : bounded_duration("startdelay", v.substr(dash + 1));
+       if (w.startdelay_max_s && w.startdelay_max_s < w.startdelay_s)
+         throw UnitError("startdelay: a range A-B needs B >= A, got '" + std::string(v) + "'");
+     }},
+    {"thinktime", "after every thinktime_blocks I/Os, let them complete and wait this long", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_s = bounded_duration("thinktime", v);
+     }},
+    {"thinktime_spin", "of each thinktime, spin this long on the CPU before sleeping", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_spin_s = bounded_duration("thinktime_spin", v);
+     }},
+    {"thinktime_blocks", "I/Os between two think times", "1", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.thinktime_blocks = parse_uint("thinktime_blocks", v, 1, 1u << 30);
+     }},
     {"continue_on_error", "1: count I/O errors and keep going (fio's continue_on_error=io)", "0",
      "bool",
      [](WorkloadSpec& w, std::string_view v) {
@@ -476,6 +544,26 @@ void validate(const WorkloadSpec& spec) {
                     " is not a multiple of bs under direct=1");
   validate_block_sizes(spec);
   validate_distribution(spec);
+  validate_pacing(spec);
+  if (spec.offset_increment) {
+    if (!spec.params.size)
+      throw UnitError("offset_increment needs a size (each job's region is size bytes)");
+    if (spec.mixed_block_sizes() || spec.verify != VerifyAlgorithm::None ||
+        spec.distribution.skewed())
+      throw UnitError("offset_increment with a block-size mix, verify or a skewed distribution");
+    if (spec.offset_increment % spec.params.bs)
+      throw UnitError("offset_increment is not a multiple of bs " +
+                      format_size_fio(spec.params.bs));
+  }
+  if (spec.seq_add) {
+    if (rw_random(parse_rw(spec.params.rw)))
+      throw UnitError("seq_add (rw=MODE:N) on a random rw: storqual takes holes in sequential I/O");
+    if (spec.seq_add % static_cast<std::int64_t>(spec.params.bs))
+      throw UnitError("seq_add " + std::to_string(spec.seq_add) + " is not a multiple of bs " +
+                      format_size_fio(spec.params.bs));
+    if (spec.mixed_block_sizes() || spec.verify != VerifyAlgorithm::None)
+      throw UnitError("seq_add (rw=MODE:N) with a block-size mix or verify");
+  }
 }
 
 namespace {
@@ -492,6 +580,14 @@ std::string shell_word(const std::string& option, const std::string& value) {
   return out + "'";
 }
 
+// fio's offset modifier of rw for seq_add (":8k", ":-8k"), "" without one.
+std::string fio_rw_modifier(const WorkloadSpec& spec) {
+  if (!spec.seq_add) return {};
+  const std::uint64_t n = spec.seq_add < 0 ? static_cast<std::uint64_t>(-spec.seq_add)
+                                           : static_cast<std::uint64_t>(spec.seq_add);
+  return std::string(spec.seq_add < 0 ? ":-" : ":") + format_size_fio(n);
+}
+
 // One job's part of a fio command line: "--name=ID --filename=... --rw=...".
 std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   constexpr std::uint64_t kNullTargetSize = std::uint64_t{1} << 40;  // job_runner's check_region
@@ -499,8 +595,9 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   std::string engine = p.ioengine == "null" ? "null" : p.ioengine;
   std::string cmd = shell_word("--name=", spec.id.empty() ? std::string("storqual") : spec.id);
   if (!p.target.empty() && engine != "null") cmd += " " + shell_word("--filename=", p.target);
-  cmd += " --ioengine=" + engine + " --rw=" + p.rw + " --bs=" + format_size_fio(p.bs) +
-         " --iodepth=" + std::to_string(p.iodepth) + " --direct=" + (p.direct ? "1" : "0");
+  cmd += " --ioengine=" + engine + " --rw=" + p.rw + fio_rw_modifier(spec) +
+         " --bs=" + format_size_fio(p.bs) + " --iodepth=" + std::to_string(p.iodepth) +
+         " --direct=" + (p.direct ? "1" : "0");
   for (const std::string& o : block_size_mix_options(spec)) cmd += " --" + o;
   for (const std::string& o : distribution_options(spec)) cmd += " " + shell_word("--", o);
   // Jobs are threads of one process here, as fio's --thread (fio forks one process per job).
@@ -534,9 +631,27 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     if (spec.sqpoll) cmd += " --sqthread_poll";
     if (spec.iopoll) cmd += " --hipri";
   }
-  if (spec.rate_iops > 0)
-    cmd += " --rate_iops=" + std::to_string(static_cast<long long>(spec.rate_iops));
-  if (spec.rate_bytes) cmd += " --rate=" + format_size_fio(spec.rate_bytes);
+  // fio paces each direction to its own rate: a job that reads and writes splits the total by
+  // rwmixread.
+  const bool both = rw_reads(parse_rw(p.rw)) && rw_writes(parse_rw(p.rw));
+  auto rate = [&](double total) {
+    const long long all = std::llround(total);
+    if (!both) return std::to_string(all);
+    const long long r = std::llround(total * p.rwmixread / 100.0);
+    return std::to_string(r) + "," + std::to_string(all - r);
+  };
+  if (spec.number_ios) cmd += " --number_ios=" + std::to_string(spec.number_ios);
+  if (spec.offset_increment) cmd += " --offset_increment=" + format_size_fio(spec.offset_increment);
+  if (spec.rate_iops > 0) cmd += " --rate_iops=" + rate(spec.rate_iops);
+  if (spec.rate_bytes) cmd += " --rate=" + rate(static_cast<double>(spec.rate_bytes));
+  for (const std::string& o : pacing_options(spec)) {
+    const auto eq = o.find('=');
+    const std::string name = o.substr(0, eq);
+    if (name == "rate_iops_min" || name == "ratemin")
+      cmd += " --" + name + "=" + rate(std::stod(o.substr(eq + 1)));
+    else
+      cmd += " " + shell_word("--", o);
+  }
   // Submission: storqual hands everything that is ready to the kernel at once (iodepth_batch 0);
   // fio's default (1) enters the kernel once per I/O, its 0 or iodepth batches as storqual does.
   const unsigned batch = spec.iodepth_batch ? spec.iodepth_batch : p.iodepth;

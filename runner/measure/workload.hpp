@@ -79,6 +79,23 @@ struct WorkloadSpec {
   // hide the queueing it caused (coordinated omission). 0 = as fast as iodepth allows.
   double rate_iops = 0;
   std::uint64_t rate_bytes = 0;  // bytes per second; converted to I/Os per second with bs
+  // fio's rate_process=poisson: the gap to the next due time is exponential (fio's own draw,
+  // usec_for_io) instead of 1 / rate (linear, the default).
+  bool rate_poisson = false;
+  // fio's rate_iops_min / ratemin (bytes per second): the job fails when, over a rate_cycle, it
+  // did fewer (fio's check_min_rate); 0 = off.
+  double rate_iops_min = 0;
+  std::uint64_t rate_min_bytes = 0;
+  double rate_cycle_s = 1.0;  // fio's rate_cycle (1000 ms)
+  // fio's startdelay: each job's first I/O waits this long after the workload starts; with
+  // startdelay_max_s > startdelay_s, a time drawn in the range per job (fio's "a-b").
+  double startdelay_s = 0;
+  double startdelay_max_s = 0;
+  // fio's thinktime: after every thinktime_blocks I/Os the job lets what it has in flight
+  // complete, then waits thinktime_s (spinning thinktime_spin_s of it). 0 = off.
+  double thinktime_s = 0;
+  double thinktime_spin_s = 0;
+  unsigned thinktime_blocks = 1;
   // Data verification (runner/measure/verify.hpp, docs/integrity.md): every block written carries a
   // checksummed header; blocks are read back and classified at the end (do_verify) and inline
   // (every verify_backlog writes, the last verify_backlog_batch of them; 0 = all of them).
@@ -91,6 +108,17 @@ struct WorkloadSpec {
   // with a runtime, whichever comes first. 0 = off. Set by SNIA PTS tests
   // (runner/methods/pts/pts_tests.hpp).
   std::uint64_t io_limit = 0;
+  // Stop each job after this many I/Os (fio's number_ios), also before the region or runtime
+  // ends; it never extends a run. 0 = off.
+  std::uint64_t number_ios = 0;
+  // Sequential offsets with holes (fio's rw=MODE:N, its ddir_seq_add): each I/O starts N bytes
+  // after the end of the last one (N < 0: backwards), wrapping inside the region as fio's
+  // get_next_seq_offset; a multiple of bs. 0 = contiguous.
+  std::int64_t seq_add = 0;
+  // Job k of the workload's numjobs starts its region at offset + k x offset_increment (fio's
+  // offset_increment, by the job's number among its clones): disjoint regions, each of size.
+  // 0 = all jobs share one region.
+  std::uint64_t offset_increment = 0;
   // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
   // histograms).
   bool keep_lat_histogram = false;
@@ -175,6 +203,13 @@ void validate_distribution(const WorkloadSpec& spec);
 // fio's options for a skewed distribution ("random_distribution=zipf:1.2",
 // "random_generator=tausworthe64"); empty for uniform offsets.
 [[nodiscard]] std::vector<std::string> distribution_options(const WorkloadSpec& spec);
+// fio's options for the workload's pacing other than its rate ("rate_process=poisson",
+// "ratemin=1048576", "rate_cycle=500ms", "startdelay=4s", "thinktime=2ms", ...), as the suite XML
+// and fio write them; empty where every one is fio's default.
+[[nodiscard]] std::vector<std::string> pacing_options(const WorkloadSpec& spec);
+// validate's part for pacing: a minimum rate and think time need a positive cycle, spin within
+// the think time.
+void validate_pacing(const WorkloadSpec& spec);
 // fio's ranges of a zipf, pareto or normal distribution over a region: the region over the
 // smallest size of either direction, rounded up (filesetup.c __init_rand_distribution).
 [[nodiscard]] std::uint64_t skew_ranges(const WorkloadSpec& spec, std::uint64_t region_size);

@@ -16,6 +16,24 @@ const char* bit(bool b) {
   return b ? "1" : "0";
 }
 
+// fio's offset modifier of rw for seq_add (":8k", ":-8k"), "" without one.
+std::string rw_modifier(const WorkloadSpec& s) {
+  if (!s.seq_add) return {};
+  const std::uint64_t n = s.seq_add < 0 ? static_cast<std::uint64_t>(-s.seq_add)
+                                        : static_cast<std::uint64_t>(s.seq_add);
+  return std::string(s.seq_add < 0 ? ":-" : ":") + format_size_fio(n);
+}
+
+// A rate of the whole job as fio's value: a job that reads and writes splits it by rwmixread
+// ("rate_iops=350,150"), as fio paces each direction to its own (docs/fio-files.md).
+std::string fio_rate(const WorkloadSpec& s, double total) {
+  const RwMode m = parse_rw(s.params.rw);
+  const long long all = std::llround(total);
+  if (!rw_reads(m) || !rw_writes(m)) return std::to_string(all);
+  const long long r = std::llround(total * s.params.rwmixread / 100.0);
+  return std::to_string(r) + "," + std::to_string(all - r);
+}
+
 }  // namespace
 
 WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec* base) {
@@ -72,6 +90,11 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_iops != d.rate_iops, "rate_iops",
       std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
+  if (const auto pacing = pacing_options(w); pacing != pacing_options(d))
+    for (const std::string& o : pacing) {
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
@@ -79,6 +102,10 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
       std::to_string(w.verify_backlog_batch));
   add(w.do_verify != d.do_verify, "do_verify", bit(w.do_verify));
   add(w.io_limit != d.io_limit, "io_limit", format_size_fio(w.io_limit));
+  add(w.number_ios != d.number_ios, "number_ios", std::to_string(w.number_ios));
+  add(w.offset_increment != d.offset_increment, "offset_increment",
+      format_size_fio(w.offset_increment));
+  add(w.seq_add != d.seq_add, "seq_add", std::to_string(w.seq_add));
   return a;
 }
 
@@ -128,8 +155,8 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
         "; storqual: verify=xxh3; fio has no xxh3, verify=crc32c checks the same way with "
         "another checksum\n";
   std::string out = "\n" + notes + "[" + s.id + "]\n" + (stonewall ? "stonewall\n" : "") +
-                    "ioengine=" + p.ioengine + "\nrw=" + p.rw + "\nbs=" + format_size_fio(p.bs) +
-                    "\niodepth=" + std::to_string(p.iodepth) +
+                    "ioengine=" + p.ioengine + "\nrw=" + p.rw + rw_modifier(s) +
+                    "\nbs=" + format_size_fio(p.bs) + "\niodepth=" + std::to_string(p.iodepth) +
                     "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
   for (const std::string& o : block_size_mix_options(s)) out += o + "\n";
   for (const std::string& o : distribution_options(s)) out += o + "\n";
@@ -169,8 +196,15 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   }
   if (s.interval_s != 1.0)
     out += "log_avg_msec=" + std::to_string(std::llround(s.interval_s * 1000)) + "\n";
-  if (s.rate_iops > 0) out += "rate_iops=" + std::to_string(std::llround(s.rate_iops)) + "\n";
-  if (s.rate_bytes) out += "rate=" + std::to_string(s.rate_bytes) + "\n";
+  if (s.number_ios) out += "number_ios=" + std::to_string(s.number_ios) + "\n";
+  if (s.offset_increment) out += "offset_increment=" + format_size_fio(s.offset_increment) + "\n";
+  if (s.rate_iops > 0) out += "rate_iops=" + fio_rate(s, s.rate_iops) + "\n";
+  if (s.rate_bytes) out += "rate=" + fio_rate(s, static_cast<double>(s.rate_bytes)) + "\n";
+  if (s.rate_iops_min > 0) out += "rate_iops_min=" + fio_rate(s, s.rate_iops_min) + "\n";
+  if (s.rate_min_bytes)
+    out += "ratemin=" + fio_rate(s, static_cast<double>(s.rate_min_bytes)) + "\n";
+  for (const std::string& o : pacing_options(s))
+    if (!o.starts_with("rate_iops_min=") && !o.starts_with("ratemin=")) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";

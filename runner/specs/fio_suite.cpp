@@ -127,7 +127,17 @@ struct JobState {
   bool batch_max_given = false;  // fio's iodepth_batch_complete_max
   bool scramble = true;          // fio's scramble_buffers (its default: on)
   bool refill = false;           // fio's refill_buffers (over scramble_buffers)
+  // fio's rate, rate_iops, ratemin and rate_iops_min per direction (read, write: "R,W"; one
+  // value is both), resolved against rw when the job is complete (take_rates).
+  struct PerDirection {
+    std::uint64_t value[2] = {0, 0};
+    std::string where;
+  };
+  PerDirection rates[4];   // rate, rate_iops, ratemin, rate_iops_min
+  std::string sync_where;  // ioengine=sync, taken as psync (noted)
 };
+
+constexpr std::string_view kRateOptions[4] = {"rate", "rate_iops", "ratemin", "rate_iops_min"};
 
 WorkloadSpec fio_defaults() {
   WorkloadSpec s;
@@ -179,12 +189,95 @@ void apply_block_size_mix(JobState& j, const FioOption& o, std::string_view name
   j.bs_where = o.location;
 }
 
+// rate=R[,W[,T]] and its kin: an empty part is 0 (that direction unpaced, fio's "rate=,500k"),
+// one value both directions; the trim part is fio's for trims, which storqual does not issue.
+void apply_rate(JobState& j, const FioOption& o, std::size_t which, const std::string& v) {
+  std::vector<std::string> parts;
+  std::stringstream in(v);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (!v.empty() && v.back() == ',') parts.emplace_back();
+  if (parts.empty() || parts.size() > 3) refuse(o, "expected READ[,WRITE[,TRIM]]");
+  const bool bytes = which == 0 || which == 2;
+  auto value = [&](const std::string& part) -> std::uint64_t {
+    if (part.empty()) return 0;
+    if (bytes) return fio_bytes(o, part, j.kb_base);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), n);
+    if (ec != std::errc() || end != part.data() + part.size())
+      refuse(o, "expected a whole number of I/Os per second, got '" + part + "'");
+    return n;
+  };
+  auto& r = j.rates[which];
+  r.value[0] = value(parts[0]);
+  r.value[1] = parts.size() == 1 ? r.value[0] : value(parts[1]);
+  r.where = o.location;
+}
+
+// The job's rates by the direction it uses. A job that reads and writes: fio paces each direction
+// to its own rate and, while both keep up, lets the rates pick the next direction (io_u.c
+// rate_ddir), so it runs R + W per second in the mix R:W over rwmixread; storqual paces the job
+// as a whole: that total, in that mix (noted: fio goes back to rwmixread where the device cannot
+// keep up). A direction left unpaced beside a paced one has no storqual equivalent.
+void take_rates(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
+  const bool both = rw_reads(mode) && rw_writes(mode);
+  for (std::size_t k = 0; k < 4; ++k) {
+    const auto& r = j.rates[k];
+    if (!r.value[0] && !r.value[1]) continue;
+    const std::string name(kRateOptions[k]);
+    std::uint64_t v = r.value[rw_writes(mode) ? 1 : 0];
+    if (both) {
+      if (!r.value[0] || !r.value[1])
+        throw FileError(r.where + ": option '" + name +
+                        "': one direction paced and the other not: storqual paces a job that "
+                        "reads and writes as a whole");
+      v = r.value[0] + r.value[1];
+      if (k <= 1) {  // the rate itself sets the mix; the minimums follow it
+        const auto mix = static_cast<unsigned>(
+            std::llround(100.0 * static_cast<double>(r.value[0]) / static_cast<double>(v)));
+        if (mix != j.spec.params.rwmixread)
+          ignored.push_back(
+              r.where + ": option '" + name + "': reads at " + std::to_string(r.value[0]) +
+              " and writes at " + std::to_string(r.value[1]) +
+              " per second: fio runs them in that "
+              "mix while the device keeps up, so storqual's rwmixread is " +
+              std::to_string(mix) + " (not " + std::to_string(j.spec.params.rwmixread) +
+              "); fio goes back to rwmixread where the device falls behind");
+        j.spec.params.rwmixread = mix;
+      }
+    }
+    if (!v) continue;
+    try {
+      set_workload_option(j.spec, name, std::to_string(v));
+    } catch (const UnitError& e) {
+      throw FileError(r.where + ": option '" + name + "': " + e.what());
+    }
+  }
+}
+
+// rw, with fio's offset modifier (rw=MODE:N) on sequential I/O as seq_add; an rw without one
+// drops an earlier one, as fio's str_rw_cb resets ddir_seq_add.
+void apply_rw(JobState& j, const FioOption& o, const std::string& v) {
+  const auto colon = v.find(':');
+  const std::string mode = v.substr(0, colon);
+  set(j, o, "rw", mode == "readwrite" ? "rw" : mode);
+  if (colon != std::string::npos) {  // fio's offset modifier: holes (or backwards) in bytes
+    const std::string n = v.substr(colon + 1);
+    if (rw_random(parse_rw(j.spec.params.rw)))
+      refuse(o,
+             "an offset modifier on random I/O (a new random offset every N I/Os): storqual "
+             "takes holes in sequential I/O only");
+    const bool back = n.starts_with("-");
+    const std::uint64_t bytes = fio_bytes(o, back ? n.substr(1) : n, j.kb_base);
+    set(j, o, "seq_add", (back ? "-" : "") + std::to_string(bytes));
+  } else {
+    j.spec.seq_add = 0;
+  }
+}
+
 void apply_special(JobState& j, const FioOption& o, std::string_view name) {
   const std::string v = flag_value(o);
   if (name == "rw") {
-    if (v.find(':') != std::string::npos)
-      refuse(o, "an offset modifier (rw=MODE:N): storqual's sequential I/O has no holes");
-    set(j, o, "rw", v == "readwrite" ? "rw" : v);
+    apply_rw(j, o, v);
   } else if (name == "bs") {
     std::vector<std::uint64_t> parts;
     std::stringstream in(v);
@@ -221,6 +314,19 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
       refuse(o, "expected a whole number of passes, 1 or more");
     j.loops = n;
     j.loops_where = o.location;
+  } else if (const auto* r = std::find(std::begin(kRateOptions), std::end(kRateOptions), name);
+             r != std::end(kRateOptions)) {
+    apply_rate(j, o, static_cast<std::size_t>(r - std::begin(kRateOptions)), v);
+  } else if (name == "startdelay") {  // fio: seconds when the unit is omitted; "A-B" a range
+    const auto dash = v.find('-');
+    std::string text = micros_text(fio_micros(o, v.substr(0, dash)));
+    if (dash != std::string::npos) text += "-" + micros_text(fio_micros(o, v.substr(dash + 1)));
+    set(j, o, "startdelay", text);
+  } else if (name == "thinktime" || name == "thinktime_spin") {  // fio: microseconds by default
+    const bool bare = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    set(j, o, name, micros_text(fio_micros(o, bare ? v + "us" : v)));
   } else if (name == "random_generator") {
     if (v == "lfsr")
       refuse(o,
@@ -245,9 +351,13 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
     if (v != "0" && v != "1") refuse(o, "expected 0 or 1");
     set(j, o, "direct", (v == "1") == (name == "direct") ? "1" : "0");
   } else if (name == "ioengine") {
-    if (v == "sync")
-      refuse(o, "storqual's synchronous engine is psync (pread/pwrite), not read/write with lseek");
-    set(j, o, "ioengine", v);
+    if (v == "sync") {  // the same I/Os, one at a time: read/write after lseek are pread/pwrite
+      j.sync_where = o.location;
+      set(j, o, "ioengine", "psync");
+    } else {
+      j.sync_where.clear();
+      set(j, o, "ioengine", v);
+    }
   } else if (name == "continue_on_error") {
     if (v == "none" || v == "0")
       set(j, o, "continue_on_error", "0");
@@ -437,6 +547,13 @@ void finish_job(JobState& j, std::vector<std::string>& ignored) {
          : reads                  ? j.read_bs
                                   : j.write_bs;
   take_distribution(j, mode, ignored);
+  take_rates(j, mode, ignored);
+  if (!j.sync_where.empty())
+    ignored.push_back(j.sync_where +
+                      ": option 'ioengine=sync' taken as psync: fio's sync engine "
+                      "issues each I/O as lseek then read/write, storqual's psync as one pread/"
+                      "pwrite at the same offset: the same I/Os in the same order, one system "
+                      "call per I/O instead of two (fio's sync costs more CPU per I/O)");
   // fio's blockalign equal to the smallest size is its default: the same offsets.
   if (j.spec.blockalign ==
       (j.spec.mixed_block_sizes() ? smallest_block(j.spec) : std::uint64_t{p.bs}))

@@ -227,8 +227,8 @@ TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
   EXPECT_NE(refusal("[a]\nsize=1m\ninvalidate=1\n")
                 .find("option 'invalidate=1': storqual does not drop the target's page cache"),
             std::string::npos);
-  EXPECT_NE(refusal("[a]\nsize=1m\nstartdelay=5\n")
-                .find("dir/t.fio:3: option 'startdelay=5': storqual starts a workload's jobs"),
+  EXPECT_NE(refusal("[a]\nsize=1m\nfsync=5\n")
+                .find("dir/t.fio:3: option 'fsync=5': storqual issues no fsync"),
             std::string::npos);
   EXPECT_NE(refusal("[a]\nsize=1m\nzonemode=zbd\n").find("option 'zonemode=zbd'"),
             std::string::npos);
@@ -237,7 +237,6 @@ TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
             std::string::npos);
   EXPECT_NE(refusal("[a]\nsize=50%\n").find("a percentage"), std::string::npos);
   EXPECT_NE(refusal("[a]\nbs=(1+1)k\n").find("arithmetic in parentheses"), std::string::npos);
-  EXPECT_NE(refusal("[a]\nioengine=sync\n").find("psync"), std::string::npos);
   EXPECT_NE(refusal("[a]\nrw=randread\niodepth=0\n").find("iodepth"), std::string::npos);
 }
 
@@ -282,26 +281,25 @@ TEST(FioSuite, SkewedDistributionsRoundTrip) {
 // One run names everything there is to change: each refused option with its line, once also when
 // every job inherits it from [global], in file order.
 TEST(FioSuite, OneRefusalNamesEveryOptionItCannotTake) {
-  const std::string e = refusal(
-      "[global]\nsize=1m\nfrobnicate=1\n[a]\nstartdelay=5\n[b]\nstartdelay=5\nzonemode=zbd\n");
+  const std::string e =
+      refusal("[global]\nsize=1m\nfrobnicate=1\n[a]\nnrfiles=5\n[b]\nnrfiles=5\nzonemode=zbd\n");
   EXPECT_NE(e.find("dir/t.fio: 4 things storqual cannot take"), std::string::npos) << e;
   const std::size_t first = e.find("\ndir/t.fio:3: option 'frobnicate=1'");
-  const std::size_t second = e.find("\ndir/t.fio:5: option 'startdelay=5'");
-  const std::size_t third = e.find("\ndir/t.fio:7: option 'startdelay=5'");
+  const std::size_t second = e.find("\ndir/t.fio:5: option 'nrfiles=5'");
+  const std::size_t third = e.find("\ndir/t.fio:7: option 'nrfiles=5'");
   const std::size_t fourth = e.find("\ndir/t.fio:8: option 'zonemode=zbd'");
   ASSERT_NE(fourth, std::string::npos) << e;
   EXPECT_TRUE(first < second && second < third && third < fourth) << e;
   EXPECT_EQ(e.find("option 'frobnicate", first + 20), std::string::npos) << e;  // once
   // Three unsupported options, one refusal naming all three.
-  const std::string three = refusal("[a]\nsize=1m\nthinktime=10\nnumber_ios=5\nzonemode=zbd\n");
+  const std::string three = refusal("[a]\nsize=1m\nfsync=10\nnrfiles=5\nzonemode=zbd\n");
   EXPECT_EQ(three.find("dir/t.fio: 3 things storqual cannot take"), 0u) << three;
-  for (const char* o :
-       {"\ndir/t.fio:3: option 'thinktime=10'", "\ndir/t.fio:4: option 'number_ios=5'",
-        "\ndir/t.fio:5: option 'zonemode=zbd'"})
+  for (const char* o : {"\ndir/t.fio:3: option 'fsync=10'", "\ndir/t.fio:4: option 'nrfiles=5'",
+                        "\ndir/t.fio:5: option 'zonemode=zbd'"})
     EXPECT_NE(three.find(o), std::string::npos) << three;
   // A single refusal stays one line; a job's own checks come after its options are all taken.
-  EXPECT_EQ(refusal("[a]\nsize=1m\nnumber_ios=5\n").find('\n'), std::string::npos);
-  EXPECT_EQ(refusal("[a]\nnumber_ios=5\ntime_based\n").find("time_based"), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nsize=1m\nnrfiles=5\n").find('\n'), std::string::npos);
+  EXPECT_EQ(refusal("[a]\nnrfiles=5\ntime_based\n").find("time_based"), std::string::npos);
 }
 
 // fio's loops: the job's bytes that many times, storqual's io_limit; with time_based, noted.
@@ -481,7 +479,10 @@ TEST(FioSuite, SuiteXmlReadsBackToTheSameWorkloads) {
   ASSERT_EQ(back.workloads.size(), im.suite.workloads.size()) << xml;
   for (std::size_t i = 0; i < back.workloads.size(); ++i)
     expect_same(back.workloads[i].spec, im.suite.workloads[i].spec);
-  EXPECT_EQ(im.suite.workloads[1].spec.params.rwmixread, 70u);
+  // rate_iops=500 is each direction's (fio's rate_ddir): 500 reads and 500 writes a second, so
+  // the mix is the rates' 50/50 over rwmixwrite=30 (noted), 1000 I/Os a second in all.
+  EXPECT_EQ(im.suite.workloads[1].spec.params.rwmixread, 50u);
+  EXPECT_EQ(im.suite.workloads[1].spec.rate_iops, 1000);
   EXPECT_EQ(im.suite.workloads[3].spec.io_limit, 128ull << 20);
 }
 
@@ -636,6 +637,102 @@ TEST(FioSuite, CommandLineAndFileGiveTheSameSuite) {
   ASSERT_EQ(cmd.suite.workloads.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i)
     expect_same(cmd.suite.workloads[i].spec, file.suite.workloads[i].spec);
+}
+
+// Rate control as fio's: rate and its minimum per direction, rate_process, rate_cycle, startdelay
+// per member job, think time in fio's units (microseconds when the unit is omitted).
+TEST(FioSuite, TakesFiosPacing) {
+  const FioImport im = import_text(
+      "[global]\nsize=32m\nrw=read\nrate=1250\nratemin=1024\n[file1]\nstartdelay=0\n"
+      "[file2]\nstartdelay=4\n[poisson]\nstonewall\nrw=randread\nioengine=libaio\niodepth=32\n"
+      "io_submit_mode=offload\nrate_iops=50\nrate_process=poisson\nrate_cycle=500\n"
+      "[think]\nstonewall\nthinktime=2000\nthinktime_spin=500\nthinktime_blocks=4\n"
+      "startdelay=1-3\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  const WorkloadSpec& clients = im.suite.workloads[0].spec;
+  ASSERT_EQ(clients.jobs.size(), 2u);
+  const auto members = group_members(clients);
+  EXPECT_EQ(members[0].rate_bytes, 1250u);
+  EXPECT_EQ(members[0].rate_min_bytes, 1024u);
+  EXPECT_EQ(members[0].startdelay_s, 0);
+  EXPECT_EQ(members[1].startdelay_s, 4);
+  const WorkloadSpec& poisson = im.suite.workloads[1].spec;
+  EXPECT_TRUE(poisson.rate_poisson);
+  EXPECT_EQ(poisson.rate_iops, 50);
+  EXPECT_EQ(poisson.rate_cycle_s, 0.5);
+  const bool offload_noted = std::any_of(im.ignored.begin(), im.ignored.end(), [](auto& n) {
+    return n.find("'io_submit_mode' ignored") != std::string::npos;
+  });
+  EXPECT_TRUE(offload_noted);
+  const WorkloadSpec& think = im.suite.workloads[2].spec;
+  EXPECT_DOUBLE_EQ(think.thinktime_s, 0.002);
+  EXPECT_DOUBLE_EQ(think.thinktime_spin_s, 0.0005);
+  EXPECT_EQ(think.thinktime_blocks, 4u);
+  EXPECT_EQ(think.startdelay_s, 1);
+  EXPECT_EQ(think.startdelay_max_s, 3);
+  // The suite XML and fio's job file carry them back.
+  const Suite back = Suite::parse(suite_xml_text(im.suite), "back.xml");
+  ASSERT_EQ(back.workloads.size(), 3u);
+  EXPECT_EQ(pacing_options(back.workloads[2].spec), pacing_options(think));
+  EXPECT_EQ(pacing_options(back.workloads[1].spec), pacing_options(poisson));
+  const std::string job = fio_job_text(im.suite, "/dev/zram9");
+  for (const char* line :
+       {"ratemin=1024\n", "startdelay=4s\n", "rate_process=poisson\n", "rate_cycle=500\n",
+        "thinktime=2ms\n", "thinktime_spin=500us\n", "thinktime_blocks=4\n", "startdelay=1s-3s\n"})
+    EXPECT_NE(job.find(line), std::string::npos) << line << job;
+}
+
+// A job that reads and writes: fio paces each direction; storqual takes the total in the rates'
+// mix, and exports it split by rwmixread again. One direction paced alone is refused.
+TEST(FioSuite, RatesPerDirection) {
+  const FioImport im = import_text("[mix]\nrw=randrw\nrate_iops=300,100\nrate_iops_min=30,10\n");
+  const WorkloadSpec& w = im.suite.workloads.at(0).spec;
+  EXPECT_EQ(w.rate_iops, 400);
+  EXPECT_EQ(w.rate_iops_min, 40);
+  EXPECT_EQ(w.params.rwmixread, 75u);
+  const std::string job = fio_job_text(im.suite, "/dev/zram9");
+  EXPECT_NE(job.find("rate_iops=300,100\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("rate_iops_min=30,10\n"), std::string::npos) << job;
+  EXPECT_EQ(import_text("[w]\nrw=write\nrate=,1m\n").suite.workloads.at(0).spec.rate_bytes,
+            1u << 20);
+  EXPECT_EQ(import_text("[r]\nrw=read\nrate=,1m\n").suite.workloads.at(0).spec.rate_bytes, 0u);
+  const std::string why = refusal("[mix]\nrw=randrw\nrate=,1m\n");
+  EXPECT_NE(why.find("option 'rate': one direction paced"), std::string::npos) << why;
+  const std::string issue = refusal("[j]\nthinktime=10\nthinktime_blocks_type=issue\n");
+  EXPECT_NE(issue.find("option 'thinktime_blocks_type=issue'"), std::string::npos) << issue;
+}
+
+// rw=MODE:N (holes, backwards), number_ios and ioengine=sync (taken as psync, noted).
+TEST(FioSuite, OffsetModifierNumberIosAndSync) {
+  const FioImport im = import_text(
+      "[back]\nrw=read:-8k\nsize=64k\n[holes]\nstonewall\nrw=write:8k\nsize=64k\nnumber_ios=4\n"
+      "[sync]\nstonewall\nioengine=sync\nrw=read:8k\nrw=read\nsize=64k\n");
+  ASSERT_EQ(im.suite.workloads.size(), 3u);
+  EXPECT_EQ(im.suite.workloads[0].spec.seq_add, -8192);
+  EXPECT_EQ(im.suite.workloads[0].spec.params.rw, "read");
+  EXPECT_EQ(im.suite.workloads[1].spec.seq_add, 8192);
+  EXPECT_EQ(im.suite.workloads[1].spec.number_ios, 4u);
+  const WorkloadSpec& sync = im.suite.workloads[2].spec;
+  EXPECT_EQ(sync.params.ioengine, "psync");
+  EXPECT_EQ(sync.seq_add, 0);  // a later rw= without a modifier drops it, as fio's
+  const bool noted = std::any_of(im.ignored.begin(), im.ignored.end(), [](auto& n) {
+    return n.find("option 'ioengine=sync' taken as psync") != std::string::npos;
+  });
+  EXPECT_TRUE(noted);
+  const Suite back = Suite::parse(suite_xml_text(im.suite), "back.xml");
+  EXPECT_EQ(back.workloads.at(0).spec.seq_add, -8192);
+  EXPECT_EQ(back.workloads.at(1).spec.number_ios, 4u);
+  const std::string job = fio_job_text(im.suite, "/dev/zram9");
+  for (const char* line : {"rw=read:-8k\n", "rw=write:8k\n", "number_ios=4\n"})
+    EXPECT_NE(job.find(line), std::string::npos) << line << job;
+  const FioImport stripes =
+      import_text("[s]\nrw=write\nsize=1m\nnumjobs=4\noffset_increment=124g\n");
+  EXPECT_EQ(stripes.suite.workloads.at(0).spec.offset_increment, 124ull << 30);
+  EXPECT_NE(fio_job_text(stripes.suite, "/dev/zram9").find("offset_increment=124g\n"),
+            std::string::npos);
+  EXPECT_NE(refusal("[r]\nrw=randread:8\n").find("an offset modifier on random I/O"),
+            std::string::npos);
+  EXPECT_NE(refusal("[r]\nrw=read:6k\nsize=64k\n").find("not a multiple of bs"), std::string::npos);
 }
 
 }  // namespace
