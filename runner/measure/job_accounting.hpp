@@ -48,6 +48,7 @@ class CompletionAccounting {
         count_sizes_(spec.mixed_block_sizes()),
         lat_log_(plan.lat_log, &plan.lat_log_mutex) {
     out_.timeline.emplace(static_cast<std::uint64_t>(spec.interval_s * 1e9));
+    extras_ = count_sizes_ || lat_log_.enabled();
     start_cpu();
   }
   // The ramp ends with the first completion at or past measure_start: CPU counts from there.
@@ -66,8 +67,6 @@ class CompletionAccounting {
     ++s.ios;
     s.bytes += bytes;
     if (bytes < r.length) ++s.short_ios;
-    if (count_sizes_) [[unlikely]]
-      count_size(s, r.length);
     const std::uint64_t clat = completed - issue;
     if (is_async_) s.slat.add(issue - start);
     s.clat.add(clat);
@@ -77,8 +76,8 @@ class CompletionAccounting {
     iv.bytes[d] += bytes;
     iv.clat_sum[d] += clat;
     out_.last_completion = completed;
-    if (lat_log_.enabled())
-      lat_log_.add((completed - measure_start_) / 1000000, clat, d, r.length, r.offset);
+    if (extras_) [[unlikely]]
+      add_extras(s, r, clat, completed);
   }
   [[nodiscard]] bool measuring() const noexcept { return measuring_; }
   void finish() {
@@ -93,7 +92,16 @@ class CompletionAccounting {
   }
 
  private:
-  __attribute__((noinline)) static void count_size(DirectionStats& s, std::uint64_t bs) {
+  // What only some jobs record per I/O, behind one flag: the latency log, the count per size of
+  // a block-size mix.
+  __attribute__((noinline)) void add_extras(DirectionStats& s, const IoRequest& r,
+                                            std::uint64_t clat, std::uint64_t completed) {
+    if (lat_log_.enabled())
+      lat_log_.add((completed - measure_start_) / 1000000, clat, static_cast<int>(r.dir), r.length,
+                   r.offset);
+    if (count_sizes_) count_size(s, r.length);
+  }
+  static void count_size(DirectionStats& s, std::uint64_t bs) {
     for (auto& [size, ios] : s.by_size)
       if (size == bs) {
         ++ios;
@@ -110,7 +118,8 @@ class CompletionAccounting {
   Engine& engine_;
   std::uint64_t measure_start_, end_;
   bool is_async_;
-  bool count_sizes_;  // a block-size mix: count I/Os per size
+  bool count_sizes_;     // a block-size mix: count I/Os per size
+  bool extras_ = false;  // count_sizes_ or a latency log: add_extras per I/O
   bool measuring_ = false;
   rusage ru_start_{};
   std::uint64_t spin_start_ = 0;

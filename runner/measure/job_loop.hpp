@@ -149,9 +149,10 @@ class Job {
         retries_->pop();
       } else {
         slots_.free.pop_back();
-        if (!is_check) count_issued();
-        if (mix_) [[unlikely]]
-          count_mixed(r.length);
+        if (shaped_issue_) [[unlikely]]
+          count_shaped(is_check, r.length);
+        else if (!is_check)
+          ++issued_;
       }
       if (st == QueueStatus::Completed) {
         const std::uint64_t t = now_fn_();
@@ -194,22 +195,26 @@ class Job {
   // The next I/O of the workload into `slot` (offset, direction, contents; `now` is its start);
   // with verify, a read-back that is due instead. Returns true for a read-back.
   bool prepare_request(unsigned slot, std::uint64_t now) {
+    if (shaped_prepare_) [[unlikely]]
+      return verify_ ? prepare_verified(slot) : prepare_mixed(slot, now);
     IoRequest& r = slots_.reqs[slot];
-    if (verify_) [[unlikely]]
-      return prepare_verified(slot);
     r.dir = next_direction();
     r.offset = offsets_->next(r.dir);
     r.length = bs_;
-    if (mix_) [[unlikely]]
-      place_mixed(r);
     r.res = 0;
     if (r.dir == Direction::Write) fill_write(r, now);
     return false;
   }
 
   // A job with a block-size mix: the I/O's size (and, sequential, its offset) as fio's.
-  __attribute__((noinline)) void place_mixed(IoRequest& r) {
+  __attribute__((noinline)) bool prepare_mixed(unsigned slot, std::uint64_t now) {
+    IoRequest& r = slots_.reqs[slot];
+    r.dir = next_direction();
+    r.offset = offsets_->next(r.dir);
     r.length = static_cast<std::uint32_t>(mix_->place(static_cast<unsigned>(r.dir), r.offset));
+    r.res = 0;
+    if (r.dir == Direction::Write) fill_write(r, now);
+    return false;
   }
 
   // A job with a mix ends a size-based run at its bytes (as fio's io_size), not at a count of
@@ -298,6 +303,13 @@ class Job {
       const std::uint64_t v = rng_->next();
       std::memcpy(bytes + off, &v, 8);
     }
+  }
+
+  // One more I/O went out of a job with a rate, a think time or a block-size mix (the plain
+  // loop only counts it): a workload I/O (not a verify read-back) is counted as issued and paced.
+  __attribute__((noinline)) void count_shaped(bool is_check, std::uint32_t length) {
+    if (!is_check) count_issued();
+    if (mix_) count_mixed(length);
   }
 
   // One more workload I/O went out; open loop: I/O k is due at start + k / rate (linear), or
@@ -576,7 +588,11 @@ class Job {
   bool issuing_ = false;
   std::uint64_t io_timeout_ns_ = 0, retry_limit_ns_ = 0, drain_deadline_ = UINT64_MAX;
   double rate_ = 0;
-  bool paced_ = false;                // a rate or a think time: I/O waits for next_due_
+  bool paced_ = false;  // a rate or a think time: I/O waits for next_due_
+  // The hot path's two flags (job_start.cpp sets them): a job without rate, think time, mix or
+  // verify pays one predictable branch per I/O for each, not one per feature.
+  bool shaped_issue_ = false;         // rate, think time or a mix: count_shaped per issued I/O
+  bool shaped_prepare_ = false;       // verify or a mix: the I/O is prepared out of line
   std::uint64_t start_ns_ = 0;        // t0, or t0 + startdelay: the job's first I/O
   std::optional<FioRandom> poisson_;  // rate_process=poisson: fio's poisson_state
   std::uint64_t poisson_us_ = 0;      // its due time after start_ns_, whole microseconds

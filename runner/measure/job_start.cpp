@@ -301,6 +301,8 @@ void Job::prepare_loop() {
   errors_.emplace(out_, spec.continue_on_error);
   accounting_.emplace(out_, plan_, *member_.spec, engine_->caps().async, *engine_);
   if (member_.ledger) verify_.emplace(*member_.ledger, spec, index_, depth_, out_);
+  shaped_issue_ = rate_ > 0 || think_ns_ > 0 || mix_.has_value();
+  shaped_prepare_ = verify_.has_value() || mix_.has_value();
 }
 
 void Job::allocate_buffers() {
