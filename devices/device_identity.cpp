@@ -497,6 +497,14 @@ DeviceIdentity read_identity(const Sysfs& sysfs, const std::string& device) {
   id.scheduler = active_scheduler(r.attr("queue/scheduler"));
   id.nr_requests = r.attr("queue/nr_requests");
   id.write_cache = r.attr("queue/write_cache");
+  id.zones.model = r.attr("queue/zoned");
+  if (id.zones.zoned()) {
+    id.zones.zone_size_bytes = r.sectors_as_bytes("queue/chunk_sectors");
+    id.zones.zones = r.attr("queue/nr_zones");
+    id.zones.max_open_zones = r.attr("queue/max_open_zones");
+    id.zones.max_active_zones = r.attr("queue/max_active_zones");
+    id.zones.zone_append_max_bytes = r.attr("queue/zone_append_max_bytes");
+  }
 
   auto detail = [&](const char* field, const Sourced& s) {
     if (s.known()) id.details.push_back({field, s.value, s.source});
@@ -585,6 +593,19 @@ void apply_nvme_identity(DeviceIdentity& identity, const NvmeControllerIdentity&
   }
 }
 
+void apply_zns_identity(DeviceIdentity& identity, const NvmeZnsNamespaceIdentity& zns) {
+  constexpr const char* kSource = "nvme:zns-identify-ns";
+  ZoneGeometry& z = identity.zones;
+  if (zns.zone_size_bytes) z.zone_size_bytes = {std::to_string(zns.zone_size_bytes), kSource};
+  // MOR / MAR are 0's based, FFFFFFFFh for no limit: the kernel's 0.
+  auto limit = [&](Sourced& field, std::uint32_t zero_based) {
+    field = {zero_based == 0xffffffffu ? "0" : std::to_string(std::uint64_t{zero_based} + 1),
+             kSource};
+  };
+  limit(z.max_open_zones, zns.max_open_resources);
+  limit(z.max_active_zones, zns.max_active_resources);
+}
+
 std::vector<IdentityRow> identity_rows(const DeviceIdentity& id) {
   std::vector<IdentityRow> rows;
   auto add = [&](const char* field, const Sourced& s) {
@@ -606,6 +627,18 @@ std::vector<IdentityRow> identity_rows(const DeviceIdentity& id) {
   add("nr_requests", id.nr_requests);
   add("write_cache", id.write_cache);
   add("backing", id.backing);
+  if (id.zones.zoned()) {
+    add("zone_model", id.zones.model);
+    add("zone_size_bytes", id.zones.zone_size_bytes);
+    add("zones", id.zones.zones);
+    // 0 is the kernel's (and ZNS's FFFFFFFFh) "no limit": said as such.
+    auto limit = [&](const char* field, const Sourced& s) {
+      if (s.known()) rows.push_back({field, s.value == "0" ? "no limit" : s.value, s.source});
+    };
+    limit("max_open_zones", id.zones.max_open_zones);
+    limit("max_active_zones", id.zones.max_active_zones);
+    add("zone_append_max_bytes", id.zones.zone_append_max_bytes);
+  }
   rows.insert(rows.end(), id.details.begin(), id.details.end());
   if (id.partition) {
     rows.push_back({"partition", id.partition->name, "sysfs:class/block"});

@@ -43,6 +43,17 @@ struct PartitionInfo {
   Sourced size_bytes;
 };
 
+// A zoned block device's zones (docs/identity-and-safety.md, "Zoned devices"): the kernel's model
+// (sysfs queue/zoned: host-aware or host-managed; "none" or absent: not zoned), the zone size, how
+// many, and the limits on zones open or active at once (0: no limit). On an NVMe ZNS namespace the
+// controller's own answer (ZNS Identify Namespace) replaces the driver's copy.
+struct ZoneGeometry {
+  Sourced model;  // "host-managed", "host-aware"; unknown or "none": not zoned
+  Sourced zone_size_bytes, zones, max_open_zones, max_active_zones, zone_append_max_bytes;
+  [[nodiscard]] bool zoned() const { return model.known() && model.value != "none"; }
+  [[nodiscard]] bool host_managed() const { return model.value == "host-managed"; }
+};
+
 struct DeviceIdentity {
   std::string disk;     // whole disk name: "sda", "nvme0n1"
   std::string devnode;  // "/dev/sda" (empty for hidden NVMe path devices, which have none)
@@ -53,6 +64,7 @@ struct DeviceIdentity {
   Sourced logical_block_size, physical_block_size, rotational;
   Sourced scheduler, nr_requests, write_cache;
   Sourced backing;  // loop: backing file; zram: compression algorithm in use
+  ZoneGeometry zones;
   // Transport-specific rows in a fixed order (nvme_subsystem, nvme_paths, loop_offset, ...).
   std::vector<IdentityRow> details;
   std::optional<PartitionInfo> partition;  // when the target is a partition of `disk`
@@ -69,10 +81,16 @@ struct DeviceIdentity {
 void apply_nvme_identity(DeviceIdentity& identity, const NvmeControllerIdentity& ctrl,
                          const NvmeNamespaceIdentity* ns);
 
+struct NvmeZnsNamespaceIdentity;
+// Overrides the zone size and the open / active limits with a ZNS namespace's own (source
+// "nvme:zns-identify-ns").
+void apply_zns_identity(DeviceIdentity& identity, const NvmeZnsNamespaceIdentity& zns);
+
 // Ordered rows: device, devnode, transport, vendor, model, serial, firmware, wwid, capacity_bytes,
 // logical_block_size, physical_block_size, rotational, scheduler, nr_requests, write_cache,
-// backing, the details, then partition, partition_number, partition_start_bytes,
-// partition_size_bytes. Unknown values are left out.
+// backing, zone_model, zone_size_bytes, zones, max_open_zones, max_active_zones,
+// zone_append_max_bytes (zoned devices only), the details, then partition, partition_number,
+// partition_start_bytes, partition_size_bytes. Unknown values are left out.
 [[nodiscard]] std::vector<IdentityRow> identity_rows(const DeviceIdentity& identity);
 
 // "Samsung (0x144d)" for a PCI vendor id text such as "0x144d"; the id itself when unknown.

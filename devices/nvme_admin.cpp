@@ -102,6 +102,15 @@ OcpSmartLogPage LibnvmeAdmin::ocp_smart_log() {
   return page;
 }
 
+IdentifyPage LibnvmeAdmin::zns_identify_namespace() {
+  IdentifyPage page{};
+  static_assert(sizeof(nvme_zns_id_ns) == sizeof(IdentifyPage));
+  if (int rc = nvme_zns_identify_ns(fd_, nsid_, reinterpret_cast<nvme_zns_id_ns*>(page.data()));
+      rc != 0)
+    throw NvmeError(command_failure(devnode_, "ZNS identify namespace", rc));
+  return page;
+}
+
 void LibnvmeAdmin::format_namespace(std::uint8_t secure_erase) {
   nvme_id_ns ns{};
   if (int rc = nvme_identify_ns(fd_, nsid_, &ns); rc != 0)
@@ -183,9 +192,16 @@ SelfTestLogPage CapturedNvmeAdmin::self_test_log() {
 CapturedNvmeAdmin::CapturedNvmeAdmin(const std::filesystem::path& dir,
                                      std::vector<std::string> smart_files)
     : ctrl_(read_page<4096>(dir / "identify-ctrl.bin")),
-      ns_(read_page<4096>(dir / "identify-ns.bin")) {
+      ns_(read_page<4096>(dir / "identify-ns.bin")),
+      zns_dir_(dir) {
   for (const auto& f : smart_files) smart_.push_back(read_page<512>(dir / f));
   if (smart_.empty()) throw NvmeError("CapturedNvmeAdmin needs at least one SMART log page");
+}
+
+IdentifyPage CapturedNvmeAdmin::zns_identify_namespace() {
+  if (!zns_dir_.empty() && std::filesystem::exists(zns_dir_ / "identify-ns-zns.bin"))
+    return read_page<4096>(zns_dir_ / "identify-ns-zns.bin");
+  throw NvmeError("no ZNS Identify Namespace was captured (identify-ns-zns.bin)");
 }
 
 void CapturedNvmeAdmin::format_namespace(std::uint8_t secure_erase) {
@@ -329,6 +345,17 @@ NvmeNamespaceIdentity parse_identify_namespace(const IdentifyPage& page) {
   out.lba_size = f.ds < 32 ? (std::uint32_t{1} << f.ds) : 0;
   out.metadata_size = le16toh(f.ms);
   out.deallocated_read = ns.dlfeat & 0x7;
+  return out;
+}
+
+NvmeZnsNamespaceIdentity parse_zns_identify_namespace(const IdentifyPage& page,
+                                                      const NvmeNamespaceIdentity& ns) {
+  auto z = as<nvme_zns_id_ns>(page);
+  NvmeZnsNamespaceIdentity out;
+  out.max_active_resources = le32toh(z.mar);
+  out.max_open_resources = le32toh(z.mor);
+  out.zone_size_lbas = le64toh(z.lbafe[std::min<unsigned>(ns.lba_format, 63)].zsze);
+  out.zone_size_bytes = out.zone_size_lbas * ns.lba_size;
   return out;
 }
 

@@ -37,7 +37,12 @@ class NvmeAdmin {
   virtual ~NvmeAdmin() = default;
   [[nodiscard]] virtual IdentifyPage identify_controller() = 0;
   [[nodiscard]] virtual IdentifyPage identify_namespace() = 0;  // the namespace behind the device
-  [[nodiscard]] virtual SmartLogPage smart_log() = 0;           // controller-wide (NSID FFFFFFFFh)
+  // The Zoned Namespace Command Set's Identify Namespace (CNS 05h, CSI 02h) of that namespace;
+  // asked only of a namespace the kernel calls zoned. Default: not available (NvmeError).
+  [[nodiscard]] virtual IdentifyPage zns_identify_namespace() {
+    throw NvmeError("the ZNS Identify Namespace is not available through this NVMe admin");
+  }
+  [[nodiscard]] virtual SmartLogPage smart_log() = 0;  // controller-wide (NSID FFFFFFFFh)
   // Destructive, for purge before a measurement (devices/nvme_purge.hpp decides whether to):
   // Format NVM of the namespace behind the device with its current LBA format and the given
   // secure-erase setting (1 = user data erase, 2 = cryptographic erase); returns when the
@@ -74,6 +79,7 @@ class LibnvmeAdmin final : public NvmeAdmin {
   LibnvmeAdmin& operator=(const LibnvmeAdmin&) = delete;
   IdentifyPage identify_controller() override;
   IdentifyPage identify_namespace() override;
+  IdentifyPage zns_identify_namespace() override;
   SmartLogPage smart_log() override;
   void format_namespace(std::uint8_t secure_erase) override;
   void start_sanitize(SanitizeAction action) override;
@@ -101,6 +107,8 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
                     std::vector<std::string> smart_files = {"smart-log.bin"});
   IdentifyPage identify_controller() override { return ctrl_; }
   IdentifyPage identify_namespace() override { return ns_; }
+  // identify-ns-zns.bin (4096 bytes) where it was captured; NvmeError otherwise.
+  IdentifyPage zns_identify_namespace() override;
   SmartLogPage smart_log() override;
   void format_namespace(std::uint8_t secure_erase) override;
   void start_sanitize(SanitizeAction action) override;
@@ -128,6 +136,7 @@ class CapturedNvmeAdmin final : public NvmeAdmin {
  private:
   IdentifyPage ctrl_{};
   IdentifyPage ns_{};
+  std::filesystem::path zns_dir_;  // where identify-ns-zns.bin may be
   std::vector<SmartLogPage> smart_;
   std::size_t next_smart_ = 0;
   std::vector<OcpSmartLogPage> ocp_;
@@ -205,6 +214,19 @@ struct NvmeSmartLog {
 
 [[nodiscard]] NvmeControllerIdentity parse_identify_controller(const IdentifyPage& page);
 [[nodiscard]] NvmeNamespaceIdentity parse_identify_namespace(const IdentifyPage& page);
+
+// What a ZNS namespace says of its zones (NVMe ZNS Command Set 1.1, Identify Namespace):
+// MAR / MOR 0's based (FFFFFFFFh: no limit), the zone size of the LBA format in use (ZSZE of its
+// LBA Format Extension, in logical blocks) converted to bytes with the format's block size.
+struct NvmeZnsNamespaceIdentity {
+  std::uint32_t max_active_resources = 0xffffffffu;  // MAR
+  std::uint32_t max_open_resources = 0xffffffffu;    // MOR
+  std::uint64_t zone_size_lbas = 0;                  // ZSZE of the format in use
+  std::uint64_t zone_size_bytes = 0;
+};
+// `ns` is the same namespace's Identify Namespace (its format in use and block size).
+[[nodiscard]] NvmeZnsNamespaceIdentity parse_zns_identify_namespace(
+    const IdentifyPage& page, const NvmeNamespaceIdentity& ns);
 [[nodiscard]] NvmeSmartLog parse_smart_log(const SmartLogPage& page);
 // "spare below threshold, temperature" for the set bits of the critical warning byte.
 [[nodiscard]] std::string describe_critical_warning(std::uint8_t bits);

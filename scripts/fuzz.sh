@@ -16,7 +16,7 @@ runs=${2:-1000000}
 case "$runs" in '' | *[!0-9]*) echo "fuzz.sh: RUNS must be a number, got '$runs'" >&2; exit 2 ;; esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 targets=(spec_sheet suite units result_json fio_job fio_json archive_options archive_file ata_pages
-         scsi_log_pages scan_checkpoint self_test_pages powercut_journal block_size_mix)
+         scsi_log_pages scan_checkpoint self_test_pages powercut_journal block_size_mix nvme_pages)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/storqual-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -177,6 +177,10 @@ DeviceIdentification read_full_identity(const devices::Sysfs& sysfs, const std::
     auto ctrl = devices::parse_identify_controller(d.admin->identify_controller());
     auto ns = devices::parse_identify_namespace(d.admin->identify_namespace());
     devices::apply_nvme_identity(d.identity, ctrl, &ns);
+    // A zoned namespace: its zone size and limits as the controller says them.
+    if (d.identity.zones.zoned())
+      devices::apply_zns_identity(
+          d.identity, devices::parse_zns_identify_namespace(d.admin->zns_identify_namespace(), ns));
   } catch (const std::exception& e) {
     d.identify_error = e.what();
   }

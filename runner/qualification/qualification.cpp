@@ -179,6 +179,34 @@ void print_planned_writes(const Suite& suite, const std::vector<WorkloadSpec>& p
     std::fprintf(con, "  writes: this run will write %s on %s\n", text.c_str(), o.target.c_str());
 }
 
+// A host-managed zoned device takes a write only at its zone's write pointer, which no workload
+// of storqual's writes at yet (docs/identity-and-safety.md, "Zoned devices"): a plan that writes,
+// or fills before reading, is refused before the device is opened, naming the zones and the
+// workloads. Reads run (with --no-fill).
+void refuse_zoned_writes(const std::vector<WorkloadSpec>& plan, const QualificationOptions& o,
+                         const devices::DeviceIdentity& id, bool read_only) {
+  if (!id.zones.host_managed()) return;
+  std::vector<std::string> writing;
+  for (const auto& w : plan)
+    if (writes(w)) writing.push_back(w.id);
+  const bool fills = o.fill && o.allow_destructive && !read_only &&
+                     std::any_of(plan.begin(), plan.end(), [](const auto& w) { return reads(w); });
+  if (writing.empty() && !fills) return;
+  std::string zones = id.zones.model.value;
+  if (id.zones.zones.known()) zones += ", " + id.zones.zones.value + " zones";
+  if (id.zones.zone_size_bytes.known())
+    zones += " of " + format_bytes_iec(std::stod(id.zones.zone_size_bytes.value));
+  std::string what;
+  if (!writing.empty())
+    what = "the workloads that write (" + reporting::join_text(writing, ", ") + ")";
+  if (fills) what += std::string(what.empty() ? "" : " and ") + "the fill before reads (--no-fill)";
+  throw devices::SafetyRefusal(
+      o.target + " is a zoned block device (" + zones + ", " + id.zones.model.source +
+      "): it takes a write only at a zone's write pointer, and storqual's workloads do not write "
+      "that way (docs/identity-and-safety.md, \"Zoned devices\"); refusing " +
+      what);
+}
+
 }  // namespace
 
 // Step 6: the result with its JSON, JUnit and HTML reports, saved through the results store (the
@@ -217,6 +245,7 @@ QualificationOutcome run_qualification(const QualificationOptions& o) {
   ChosenSuite chosen = choose_suite(o, target, run);
   std::vector<WorkloadSpec> plan = plan_workloads(chosen.suite, o);
   const bool read_only = read_only_device(target.identity);
+  refuse_zoned_writes(plan, o, target.identity, read_only);
   const devices::AdmittedTarget admitted =
       admit_plan(plan, o, o.fill && o.allow_destructive && !read_only, notes);  // held to the end
   run.deviations = planned_deviations(chosen.suite, plan, overrides_of(o, chosen, target),

@@ -28,6 +28,7 @@
 #include "devices/ata_health.hpp"
 #include "devices/ata_smart.hpp"
 #include "devices/health.hpp"
+#include "devices/nvme_admin.hpp"
 #include "devices/scsi_health.hpp"
 #include "devices/scsi_log.hpp"
 #include "devices/self_test.hpp"
@@ -469,6 +470,58 @@ inline Outcome feed_ata_pages(std::string_view bytes) {
         "sectors");
   (void)devices::ata_health_summary(s);
   return Outcome::Accepted;
+}
+
+// The NVMe admin pages identify decodes (devices/nvme_admin.hpp): the first byte chooses the
+// decoder, the rest is its input: 0, Identify Controller (4096 bytes); 1, Identify Namespace
+// (4096); 2, Identify Namespace then the ZNS Identify Namespace (8192); 3, the SMART / Health log
+// (512). Refused: a page of another size. Properties of accepted input: strings without control
+// characters, a block size that is 0 or a power of two up to 2^31, a zone size in bytes that is
+// the zone's blocks times the block size.
+inline Outcome feed_nvme_pages(std::string_view bytes) {
+  if (bytes.empty()) return Outcome::Refused;
+  const std::string_view in = bytes.substr(1);
+  auto page_at = [&](std::size_t offset) {
+    devices::IdentifyPage page;
+    std::copy(in.begin() + static_cast<std::ptrdiff_t>(offset),
+              in.begin() + static_cast<std::ptrdiff_t>(offset + page.size()),
+              reinterpret_cast<char*>(page.data()));
+    return page;
+  };
+  auto clean = [](const std::string& s, const char* what) {
+    for (unsigned char c : s)
+      if (c < 0x20 || c == 0x7f) broken("a control character in an NVMe identify string", what);
+  };
+  switch (static_cast<unsigned char>(bytes.front()) % 4) {
+    case 0: {
+      if (in.size() != 4096) return Outcome::Refused;
+      const auto c = devices::parse_identify_controller(page_at(0));
+      clean(c.model, "model");
+      clean(c.serial, "serial");
+      clean(c.firmware, "firmware");
+      return Outcome::Accepted;
+    }
+    case 1:
+    case 2: {
+      const bool zns = static_cast<unsigned char>(bytes.front()) % 4 == 2;
+      if (in.size() != (zns ? 8192u : 4096u)) return Outcome::Refused;
+      const auto ns = devices::parse_identify_namespace(page_at(0));
+      if (ns.lba_size != 0 && (ns.lba_size & (ns.lba_size - 1)) != 0)
+        broken("an LBA size that is not a power of two");
+      if (!zns) return Outcome::Accepted;
+      const auto z = devices::parse_zns_identify_namespace(page_at(4096), ns);
+      if (z.zone_size_bytes != z.zone_size_lbas * ns.lba_size)
+        broken("a zone size in bytes other than its blocks times the block size");
+      return Outcome::Accepted;
+    }
+    default: {
+      if (in.size() != 512) return Outcome::Refused;
+      devices::SmartLogPage page;
+      std::copy(in.begin(), in.end(), reinterpret_cast<char*>(page.data()));
+      (void)devices::parse_smart_log(page);
+      return Outcome::Accepted;
+    }
+  }
 }
 
 // What a self-test's poll reads (devices/self_test.hpp): the first byte chooses the decoder, the

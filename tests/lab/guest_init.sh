@@ -111,6 +111,18 @@ fi
 # After both identify passes, whose SATA health rows (the self-test log's entries) must agree.
 self_tests
 
+# The zoned namespace (nsid 3): the lab's run, which writes, is refused before anything is
+# opened; its read alone, without the fill, runs.
+zns=$(for d in $(disks); do case $d in nvme*n3) echo "$d" ;; esac; done | head -1)
+storqual run --target "/dev/$zns" --suite /lab/run-suite.xml --allow-destructive \
+  --out /tmp/zoned-write > /tmp/zoned-write.log 2>&1
+echo "exit $?" >> /tmp/zoned-write.log
+emit "zoned write" /tmp/zoned-write.log
+storqual run --target "/dev/$zns" --suite /lab/zoned-read-suite.xml --no-fill \
+  --out /tmp/zoned-read > /tmp/zoned-read.log 2>&1
+echo "exit $?" >> /tmp/zoned-read.log
+emit "zoned read" /tmp/zoned-read.log
+
 # A run (a read, then a write) with a SMART critical warning raised from the host (QMP) while it
 # runs; its C0h log before and after gives the write amplification.
 nv=$(ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -1)

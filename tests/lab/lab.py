@@ -55,6 +55,13 @@ DISKS = [
      "expect": {"transport": "nvme", "model": "QEMU NVMe Ctrl", "serial": "SQNVME0001",
                 "wwid": nvme_wwid(2), "logical_block_size": "4096",
                 "nvme_paths": r"re:nvme(\d)c\dn2 nvme\1c\dn2"}},
+    # A ZNS namespace (docs/identity-and-safety.md, "Zoned devices"): 8 zones of 8 MiB, at most
+    # 4 open and 6 active; identify reads them from sysfs and the ZNS Identify Namespace.
+    {"name": "nvme ns3 (zoned)", "match": ("nsid", "3"), "image": "nvme-ns3",
+     "expect": {"transport": "nvme", "wwid": nvme_wwid(3), "logical_block_size": "4096",
+                "zone_model": "host-managed", "zone_size_bytes": "8388608", "zones": "8",
+                "max_open_zones": "4", "max_active_zones": "6",
+                "zone_append_max_bytes": r"re:[1-9]\d*"}},
     {"name": "sata on ahci", "match": ("pci", "0000:00:05.0"), "image": "sata",
      "expect": {"transport": "sata", "model": "SQLAB SATA SSD 870 WITH LONG NAME",
                 "serial": "SQSATA0001", "firmware": "SQFW0002", "wwid": "naa.5000c50012345678",
@@ -72,6 +79,10 @@ DISKS = [
                 "scsi_host": "usb-storage"}},
 ]
 
+def disk_of(image):
+    return next(disk for disk in DISKS if disk["image"] == image)
+
+
 MODULES = ["nvme", "ahci", "virtio_pci", "virtio_scsi", "sd_mod", "sym53c8xx", "xhci_pci",
            "usb_storage", "ext4", "crc32c_generic"]
 
@@ -79,7 +90,7 @@ MODULES = ["nvme", "ahci", "virtio_pci", "virtio_scsi", "sd_mod", "sym53c8xx", "
 def qemu_args(lab, kernel, initrd, mode, qmp):
     def d(n):
         return os.path.join(lab, "disks", n + ".img")
-    s = DISKS
+    sata = disk_of("sata")
     return [
         "-accel", "tcg", "-smp", "1", "-m", "1024", "-display", "none", "-serial", "stdio",
         "-monitor", "none", "-no-reboot", "-nic", "none", "-qmp", "unix:%s,server=on,wait=off" % qmp,
@@ -93,10 +104,14 @@ def qemu_args(lab, kernel, initrd, mode, qmp):
         "-device", "nvme-ns,drive=n1,nsid=1,logical_block_size=512",
         "-drive", "file=%s,if=none,id=n2,format=raw" % d("nvme-ns2"),
         "-device", "nvme-ns,drive=n2,nsid=2,logical_block_size=4096,physical_block_size=4096",
+        "-drive", "file=%s,if=none,id=n3,format=raw" % d("nvme-ns3"),
+        "-device", "nvme-ns,drive=n3,nsid=3,logical_block_size=4096,physical_block_size=4096,"
+        "zoned=true,zoned.zone_size=8M,zoned.zone_capacity=8M,zoned.max_open=4,"
+        "zoned.max_active=6",
         "-device", "ahci,id=ahci0,addr=0x5",
         "-drive", "file=%s,if=none,id=s1,format=raw" % d("sata"),
         "-device", "ide-hd,drive=s1,bus=ahci0.0,model=%s,serial=SQSATA0001,ver=SQFW0002,"
-                   "wwn=0x5000c50012345678,rotation_rate=1" % s[2]["expect"]["model"],
+                   "wwn=0x5000c50012345678,rotation_rate=1" % sata["expect"]["model"],
         "-device", "virtio-scsi-pci,id=vs0,addr=0x6",
         "-drive", "file=%s,if=none,id=c1,format=raw" % d("vscsi"),
         "-device", "scsi-hd,drive=c1,bus=vs0.0,vendor=SQLABVND,product=SQLAB-VSCSI,"
@@ -210,7 +225,8 @@ def build_initramfs(lab, root, version, storqual):
     for name, pci in (("sata-pci", "0000:00:05.0"), ("usb-pci", "0000:00:08.0")):
         with open(os.path.join(ir, "lab", name), "w") as f:
             f.write(pci + "\n")
-    for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml", "powercut_guest.sh"):
+    for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml", "zoned-read-suite.xml",
+                  "powercut_guest.sh"):
         shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
     initrd = os.path.join(lab, "initrd.gz")
     busybox = os.path.join(root, "bin/busybox")
@@ -346,6 +362,37 @@ def check_identity(blocks, passname, checks, table):
                   "%s: the device list shows hidden NVMe paths or nothing: %s" % (passname, names))
 
 
+def check_zoned(blocks, passname, checks):
+    """The zoned namespace's zone size and limits come from the controller (ZNS Identify
+    Namespace), its model from sysfs; a run that writes is refused naming the zones and exits 2,
+    a read run with --no-fill ends with a verdict."""
+    disk = disk_of("nvme-ns3")
+    dev = find_disk(blocks, passname, disk)
+    try:
+        rows = {r["field"]: r["source"] for r in
+                json.loads(blocks.get("%s json %s" % (passname, dev), ""))["identity"]}
+    except (ValueError, KeyError, TypeError):
+        rows = {}
+    for field, source in (("zone_model", "sysfs:queue/zoned"),
+                          ("zone_size_bytes", "nvme:zns-identify-ns"),
+                          ("max_open_zones", "nvme:zns-identify-ns"),
+                          ("max_active_zones", "nvme:zns-identify-ns"),
+                          ("zones", "sysfs:queue/nr_zones")):
+        checks.expect(rows.get(field) == source, "%s zoned %s: %s from %r, expected %r"
+                      % (passname, dev, field, rows.get(field), source))
+    if passname != "noudev":
+        return
+    refused = blocks.get("zoned write", "")
+    checks.expect("exit 2" in refused and "is a zoned block device (host-managed, 8 zones of "
+                  "8.00 MiB" in refused and "randwrite-4k" in refused,
+                  "a run that writes on the zoned namespace is refused naming the zones and "
+                  "randwrite-4k: %s" % refused[-400:])
+    reads = blocks.get("zoned read", "")
+    checks.expect(re.search(r"RESULT: (PASS|MEASURED)", reads) is not None and "exit 0" in reads,
+                  "a read run with --no-fill on the zoned namespace ends with a verdict: %s"
+                  % reads[-400:])
+
+
 def check_warning_run(blocks, raised, checks):
     console = blocks.get("warn console", "")
     warning = "new critical warning 0x05: available spare below threshold, reliability degraded"
@@ -430,7 +477,7 @@ def check_ocp_page(rows, what, checks):
 def check_ocp_identity(blocks, passname, checks, table):
     """identify --target on both namespaces: the decoded C0h page in the JSON and text rows,
     before anything wrote to the namespaces (only the kernel's partition scan read them)."""
-    for disk in DISKS[:2]:
+    for disk in (disk_of("nvme-ns1"), disk_of("nvme-ns2")):
         dev = find_disk(blocks, passname, disk)
         if dev is None:
             continue  # check_identity reported it
@@ -569,7 +616,7 @@ def check_ata_health(blocks, lab, checks):
                   "the USB disk names the gap: %s" % usb[-400:])
     # QEMU's scsi-hd answers neither ATA PASS-THROUGH nor LOG SENSE: both refusals are named, and
     # so is what READ DEFECT DATA (refused: an invalid opcode there) and REQUEST SENSE answered.
-    for disk in (DISKS[3], DISKS[4]):
+    for disk in (disk_of("vscsi"), disk_of("lsi")):
         name = find_disk(blocks, "noudev", disk)
         text = blocks.get("noudev json %s" % name, "")
         checks.expect("health not readable" in text and "LOG SENSE page 0x00 refused" in text,
@@ -582,7 +629,7 @@ def check_ata_health(blocks, lab, checks):
                       % (disk["name"], text[-600:]))
         if defects and sense:
             print("lab: %s: %s; %s" % (disk["name"], defects.group(0), sense.group(0)))
-    sata = find_disk(blocks, "noudev", DISKS[2])
+    sata = find_disk(blocks, "noudev", disk_of("sata"))
     if "udev json %s" % sata in blocks:  # the full lab: the same reading with udev running
         try:
             with_udev = {r["field"]: r["value"]
@@ -715,8 +762,13 @@ def check_self_tests(blocks, checks):
 def check_runs_and_guards(blocks, checks):
     runs = sorted(t for t in blocks if t.startswith("run console "))
     checks.expect(len(runs) >= len(DISKS), "a run on every disk: %s" % runs)
+    zoned = find_disk(blocks, "noudev", disk_of("nvme-ns3"))
     for tag in runs:
         text = blocks[tag]
+        if tag == "run console %s" % zoned:  # a run that writes: refused (check_zoned)
+            checks.expect("exit 2" in text and "zoned block device" in text,
+                          "%s is refused as zoned: %s" % (tag, text[-300:]))
+            continue
         checks.expect(re.search(r"RESULT: (PASS|FAIL|ERROR|MEASURED)", text) is not None,
                       "%s ends with a verdict: %s" % (tag, text[-300:]))
     for name in ("mounted", "signature", "no-destructive", "swap"):
@@ -768,11 +820,13 @@ def main():
     print("lab: guest finished in %.0f s; serial console in %s" % (time.time() - t0, log))
     check_identity(blocks, "noudev", checks, table)
     check_ocp_identity(blocks, "noudev", checks, table)
+    check_zoned(blocks, "noudev", checks)
     passes = ["noudev"]
     if not args.short:
         if "udev json nvme0n1" in blocks or any(t.startswith("udev json") for t in blocks):
             check_identity(blocks, "udev", checks, table)
             check_ocp_identity(blocks, "udev", checks, table)
+            check_zoned(blocks, "udev", checks)
             passes.append("udev")
         else:
             print("lab: systemd-udevd did not run in the guest: %s"
@@ -786,8 +840,10 @@ def main():
     ocp_runs = [check_ocp_run(blocks.get("warn json", ""), blocks.get("warn html-wear", ""),
                               "warn run", checks)]
     if not args.short:
+        zoned = find_disk(blocks, "noudev", disk_of("nvme-ns3"))
         for tag in sorted(t for t in blocks if re.fullmatch(r"run json nvme\d+n\d+", t)):
-            ocp_runs.append(check_ocp_run(blocks[tag], None, tag, checks))
+            if tag != "run json %s" % zoned:  # refused: no result
+                ocp_runs.append(check_ocp_run(blocks[tag], None, tag, checks))
         checks.expect(len(ocp_runs) >= 3, "a run on both NVMe namespaces: %d" % (len(ocp_runs) - 1))
     print("\n| disk | device | field | configured | " + " | ".join(passes) + " |")
     print("| --- | --- | --- | --- | " + " | ".join("---" for _ in passes) + " |")

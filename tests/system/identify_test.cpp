@@ -300,3 +300,36 @@ TEST(IdentifyCaptured, NvmeAdminPagesOverrideSysfsAndAddHealth) {
       identify_json({"--sysfs-root", (kTrees / "nvme/sys").string(), "--target", "nvme0n1"});
   EXPECT_TRUE(plain.at("health").empty());
 }
+
+// A host-managed zoned namespace (docs/identity-and-safety.md, "Zoned devices"): a run whose
+// plan writes, or fills before its reads, is refused before the device is opened, naming the
+// zones and each workload that writes.
+TEST(IdentifyCaptured, ZonedTargetRefusesWritingWorkloadsAndTheFillBeforeAnythingIsOpened) {
+  const std::string tree = (kTrees / "nvme-zns/sys").string();
+  ScratchDir dir("zoned-run");
+  auto run = [&](const std::string& target, std::vector<std::string> extra) {
+    std::vector<std::string> argv{STORQUAL_BINARY, "run",  "--sysfs-root", tree,
+                                  "--target",      target, "--out",        (dir / "out").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv);
+  };
+  auto refused = run("nvme0n2", {"--suite", "quick", "--allow-destructive"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  for (const char* part :
+       {"nvme0n2 is a zoned block device (host-managed, 8 zones of 8.00 MiB", "write pointer",
+        "randwrite-4k-qd16", "seqwrite-1m-qd4", "the fill before reads (--no-fill)"})
+    EXPECT_NE(refused.err.find(part), std::string::npos) << part << "\n" << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / "storqual-result.json"));
+
+  std::ofstream(dir / "reads.xml") << "<suite name=\"reads\" description=\"one read\">\n"
+                                   << "  <workload id=\"rr\" rw=\"randread\" bs=\"4k\" "
+                                      "iodepth=\"1\" runtime=\"100ms\" size=\"1m\"/>\n</suite>\n";
+  const std::string reads = (dir / "reads.xml").string();
+  auto fills = run("nvme0n2", {"--suite", reads, "--allow-destructive"});
+  EXPECT_EQ(fills.exit_code, 2) << fills.err;
+  EXPECT_NE(fills.err.find("refusing the fill before reads (--no-fill)"), std::string::npos)
+      << fills.err;
+  EXPECT_EQ(fills.err.find("workloads that write"), std::string::npos) << fills.err;
+  // Runs that get past the guard would open /dev/nvme0n2 or /dev/nvme0n1 of this host, which the
+  // test did not create: not run here (the lab's zoned namespace runs its reads).
+}

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "devices/device_identity.hpp"
+#include "devices/nvme_admin.hpp"
 #include "devices/sanitize.hpp"
 #include "devices/sysfs.hpp"
 #include "tests/support/test_devices.hpp"
@@ -278,4 +279,43 @@ TEST(Sanitize, IdentityTableVendorAndModelHaveNoDoubleSpace) {
   const auto rows = identity_rows(read_identity(s, "sdb"));
   EXPECT_EQ(row_value(rows, "vendor"), "HP INC");
   EXPECT_EQ(row_value(rows, "model"), "EG0600 FBVFP");
+}
+
+// A ZNS namespace: the kernel's zone rows, then the controller's own (ZNS Identify Namespace)
+// over them; a conventional namespace has neither.
+TEST(CapturedTrees, ZonedNamespaceTakesItsZonesFromZnsIdentify) {
+  Sysfs s(kTrees / "nvme-zns" / "sys");
+  auto id = read_identity(s, "nvme0n2");
+  ASSERT_TRUE(id.zones.zoned());
+  EXPECT_TRUE(id.zones.host_managed());
+  CapturedNvmeAdmin admin(fs::path(STORQUAL_TEST_DATA) / "nvme-zns");
+  const auto ns = parse_identify_namespace(admin.identify_namespace());
+  const auto zns = parse_zns_identify_namespace(admin.zns_identify_namespace(), ns);
+  EXPECT_EQ(zns.zone_size_lbas, 2048u);
+  EXPECT_EQ(zns.zone_size_bytes, 8u << 20);
+  EXPECT_EQ(zns.max_open_resources, 3u);  // 0's based
+  apply_zns_identity(id, zns);
+  const auto rows = identity_rows(id);
+  auto source_of = [&](const std::string& field) {
+    for (const auto& r : rows)
+      if (r.field == field) return r.source;
+    return std::string("<absent>");
+  };
+  EXPECT_EQ(row_value(rows, "zone_size_bytes"), "8388608");
+  EXPECT_EQ(source_of("zone_size_bytes"), "nvme:zns-identify-ns");
+  EXPECT_EQ(row_value(rows, "max_open_zones"), "4");
+  EXPECT_EQ(row_value(rows, "max_active_zones"), "6");
+  EXPECT_EQ(source_of("max_active_zones"), "nvme:zns-identify-ns");
+  EXPECT_EQ(row_value(rows, "zones"), "8");
+  EXPECT_EQ(source_of("zones"), "sysfs:queue/nr_zones");
+
+  NvmeZnsNamespaceIdentity unlimited;  // MOR / MAR FFFFFFFFh
+  unlimited.zone_size_bytes = 8u << 20;
+  apply_zns_identity(id, unlimited);
+  EXPECT_EQ(row_value(identity_rows(id), "max_open_zones"), "no limit");
+
+  const auto conventional = identity_rows(read_identity(s, "nvme0n1"));
+  EXPECT_EQ(row_value(conventional, "zone_model"), "<absent>");
+  CapturedNvmeAdmin plain(fs::path(STORQUAL_TEST_DATA) / "nvme");
+  EXPECT_THROW((void)plain.zns_identify_namespace(), NvmeError);
 }

@@ -233,6 +233,12 @@ TEST(FuzzRegression, AtaSmartPageParsers) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, NvmeIdentifyAndHealthPages) {
+  const Tally t = feed_all("nvme_pages", fuzz::feed_nvme_pages, 9);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, SelfTestPollDecoders) {
   const Tally t = feed_all("self_test_pages", fuzz::feed_self_test_pages, 8);
   EXPECT_GT(t.accepted, 0);

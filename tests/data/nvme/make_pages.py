@@ -141,5 +141,32 @@ def main():
             f.write(bytes(data))
 
 
+def zns_pages():
+    """tests/data/nvme-zns: a zoned namespace as QEMU 10 serves one (nvme-ns zoned=true,
+    zoned.zone_size=8M, zoned.max_open=4, zoned.max_active=6): 4096-byte blocks, 64 MiB, ZSZE
+    2048 blocks, MOR 3 and MAR 5 (0's based)."""
+    out = os.path.join(os.path.dirname(HERE), "nvme-zns")
+    os.makedirs(out, exist_ok=True)
+    ctrl = bytearray(4096)
+    put(ctrl, 0, struct.pack("<HH", 0x1B36, 0x1AF4))
+    put(ctrl, 4, b"SQNVME0001".ljust(20))
+    put(ctrl, 24, b"QEMU NVMe Ctrl".ljust(40))
+    put(ctrl, 64, b"10.0.2".ljust(8))
+    put(ctrl, 80, struct.pack("<I", 0x00020000))                  # VER 2.0.0
+    ns = bytearray(4096)
+    put(ns, 0, struct.pack("<QQQ", 16384, 16384, 0))              # 64 MiB of 4 KiB
+    ns[26] = 0                                                    # FLBAS: format 0
+    put(ns, 128, struct.pack("<HBB", 0, 12, 0))                   # LBAF0: 4096 B
+    zns = bytearray(4096)
+    put(zns, 4, struct.pack("<II", 5, 3))                         # MAR, MOR (0's based)
+    put(zns, 2816, struct.pack("<QB", 2048, 0))                   # LBAFE0: ZSZE 2048 blocks
+    pages = {"identify-ctrl.bin": ctrl, "identify-ns.bin": ns, "identify-ns-zns.bin": zns,
+             "smart-log.bin": smart(0, 300, 100, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0)}
+    for name, data in pages.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(bytes(data))
+
+
 if __name__ == "__main__":
     main()
+    zns_pages()

@@ -77,6 +77,29 @@ def nvme():
     t.partition(ns, "nvme0n1p2", 2, "259:2", 1050624, 1952474511)
 
 
+def nvme_zns():
+    """A zoned namespace as Linux 6.1 shows QEMU 10's (nvme-ns zoned=true, zoned.zone_size=8M,
+    zoned.max_open=4, zoned.max_active=6) beside a conventional one on the same controller."""
+    t = Tree("nvme-zns")
+    pci = "devices/pci0000:00/0000:00:04.0"
+    t.attrs(pci, {"vendor": "0x1b36", "device": "0x0010"})
+    ctrl = pci + "/nvme/nvme0"
+    t.attrs(ctrl, {"model": "QEMU NVMe Ctrl".ljust(40), "serial": "SQNVME0001".ljust(20),
+                   "firmware_rev": "10.0.2", "transport": "pcie", "cntlid": "0",
+                   "subsysnqn": "nqn.2019-08.org.qemu:SQNVME0001", "address": "0000:00:04.0",
+                   "state": "live"})
+    t.link(ctrl + "/device", pci)
+    ns = ctrl + "/nvme0n1"
+    t.disk(ns, "nvme0n1", "259:0", 131072, queue(nr=1023), {"nsid": "1"})
+    t.link(ns + "/device", ctrl)
+    zq = dict(queue(lbs=4096, pbs=4096, sched="[none] mq-deadline", nr=1023),
+              zoned="host-managed", chunk_sectors="16384", nr_zones="8", max_open_zones="4",
+              max_active_zones="6", zone_append_max_bytes="524288", zone_write_granularity="4096")
+    zns = ctrl + "/nvme0n2"
+    t.disk(zns, "nvme0n2", "259:1", 131072, zq, {"nsid": "2"})
+    t.link(zns + "/device", ctrl)
+
+
 def nvme_multipath():
     t = Tree("nvme-multipath")
     pci = "devices/pci0000:00/0000:00:1b.0/0000:02:00.0"
@@ -331,7 +354,7 @@ def nvme_multipath_two_controllers():
         t.link(head + "/device", subsys)
 
 
-CASES = [nvme, nvme_multipath, sata_ssd, sas_disk, virtio, mmc, usb_stick, loop, zram, hostile,
+CASES = [nvme, nvme_zns, nvme_multipath, sata_ssd, sas_disk, virtio, mmc, usb_stick, loop, zram, hostile,
          virtio_scsi, sata_ahci, scsi_udev, nvme_multipath_two_controllers]
 
 if __name__ == "__main__":

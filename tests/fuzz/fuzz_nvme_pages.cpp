@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target: the NVMe admin pages identify decodes (Identify Controller, Identify
+// Namespace, the ZNS Identify Namespace, the SMART / Health log).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tests/fuzz/fuzz_entry_points.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)storqual::fuzz::feed_nvme_pages(
+      std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
