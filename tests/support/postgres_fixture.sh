@@ -29,6 +29,10 @@ case "$what" in
 esac
 stop  # a server an earlier, interrupted run left
 mkdir -p "$dir" || exit 1
+# Whose server this is: the watchdog of an earlier ctest that ended a moment ago (it looks every
+# 2 s) must not remove this one's folder.
+owner=$PPID
+echo "$owner" > "$dir/owner" || exit 1
 if [ "$(id -u)" -eq 0 ]; then chown nobody: "$dir" || exit 1; fi
 if ! as_server "'$bin/initdb' -D data -U storqual -A trust -E UTF8 --no-sync > initdb.log 2>&1"; then
   echo "postgres fixture: initdb failed: $(cat "$dir/initdb.log")"
@@ -39,8 +43,8 @@ if ! as_server "'$bin/pg_ctl' -D data -l server.log -w -t 60 -o \"-c listen_addr
   stop
   exit 1
 fi
-owner=$PPID
 self=$(realpath "$0")
-setsid /bin/bash -c "while kill -0 $owner 2>/dev/null; do sleep 2; done; exec '$self' stop '$dir'" \
+setsid /bin/bash -c "while kill -0 $owner 2>/dev/null; do sleep 2; done
+  [ \"\$(cat '$dir/owner' 2>/dev/null)\" = $owner ] && exec '$self' stop '$dir'" \
   < /dev/null > /dev/null 2>&1 &
 echo "postgres fixture: $("$bin/postgres" --version) on $dir (socket only), stopped when process $owner ends"
