@@ -10,7 +10,7 @@ CTEST_ARGS ?=
 DEMO_DIR   ?= storqual-demo
 PREFIX     ?= /usr/local
 
-.PHONY: lab all demo test build deps-build deps-test deps-demo install uninstall fresh format format-check sanitize asan tsan fuzz fuzz-long bench clean
+.PHONY: lab archive-writers all demo test build deps-build deps-test deps-demo install uninstall fresh format format-check sanitize asan tsan fuzz fuzz-long bench clean
 
 all: build
 
@@ -68,6 +68,14 @@ POWERCUT_CUTS ?= 1
 lab: build
 	python3 tests/lab/lab.py --build $(BUILD)
 	python3 tests/lab/powercut_lab.py --build $(BUILD) --cuts $(POWERCUT_CUTS)
+
+# The archive's eight concurrent writers at issue 29's size: 8 processes x 50 runs, each recorded
+# into one SQLite file and one PostgreSQL database at once (docs/archive.md, "Many writers");
+# `make test` runs them at 8 x 10.
+archive-writers: deps-test
+	cmake -S . -B $(BUILD) -G Ninja -DSTORQUAL_WERROR=ON -DSTORQUAL_TESTS=ON $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && STORQUAL_TEST_WRITER_RUNS=50 ctest --output-on-failure -R 'ArchiveRun[.]EightProcesses'
 
 format:
 	@scripts/format-check.sh --fix

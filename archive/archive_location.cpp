@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "archive/sql_connection.hpp"
 #include "model/errors.hpp"
 #include "reporting/text_sanitize.hpp"
 
@@ -111,7 +112,9 @@ std::string default_archive_path() {
   return std::string(home && *home ? home : ".") + "/.local/share/storqual/archive.sqlite";
 }
 
-ArchiveLocation resolve_archive_location(const std::optional<std::string>& option) {
+namespace {
+
+ArchiveLocation location_named(const std::optional<std::string>& option) {
   if (option) return parse_archive_location(*option, "--archive");
   if (const char* env = std::getenv("STORQUAL_ARCHIVE"); env && *env)
     return parse_archive_location(env, "STORQUAL_ARCHIVE");
@@ -119,6 +122,15 @@ ArchiveLocation resolve_archive_location(const std::optional<std::string>& optio
   l.kind = ArchiveLocation::Kind::Sqlite;
   l.target = default_archive_path();
   l.is_default = true;
+  return l;
+}
+
+}  // namespace
+
+ArchiveLocation resolve_archive_location(const std::optional<std::string>& option) {
+  ArchiveLocation l = location_named(option);
+  // A bad STORQUAL_ARCHIVE_LOCK_WAIT is refused before a run measures, not when it records.
+  if (l.kind != ArchiveLocation::Kind::Off) (void)archive_lock_wait_s();
   return l;
 }
 

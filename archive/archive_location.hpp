@@ -26,7 +26,9 @@ struct ArchiveLocation {
 [[nodiscard]] ArchiveLocation parse_archive_location(std::string_view text,
                                                      std::string_view origin);
 
-// The option if given, else STORQUAL_ARCHIVE if set and not empty, else the default file.
+// The option if given, else STORQUAL_ARCHIVE if set and not empty, else the default file. A bad
+// STORQUAL_ARCHIVE_LOCK_WAIT (archive_lock_wait_s) is refused here too, unless the archive is off,
+// before a run measures.
 [[nodiscard]] ArchiveLocation resolve_archive_location(const std::optional<std::string>& option);
 
 // The default file for this user (from euid, XDG_DATA_HOME and HOME).

@@ -18,10 +18,9 @@ namespace {
 // PostgreSQL's type oids (catalog/pg_type.dat) of the integer and floating columns it returns.
 constexpr Oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
 // The one advisory lock every writer of a storqual archive takes (docs/archive.md), waited for as
-// long as SQLite's busy timeout (lock_timeout covers advisory locks too), and how long a connection
-// attempt may take when the connection string does not say.
+// long as SQLite's busy timeout (archive_lock_wait_s(); lock_timeout covers advisory locks too),
+// and how long a connection attempt may take when the connection string does not say.
 constexpr const char* kWriterLock = "SELECT pg_advisory_xact_lock(290029)";
-constexpr const char* kWriterLockWait = "SET LOCAL lock_timeout = '60s'";
 constexpr const char* kConnectTimeoutS = "10";
 
 std::string to_text(double v) {
@@ -89,7 +88,8 @@ class PostgresConnection final : public SqlConnection {
   void begin_write() override {
     execute_script("BEGIN");
     in_transaction_ = true;
-    execute_script(kWriterLockWait);
+    const int wait_s = archive_lock_wait_s();
+    execute_script("SET LOCAL lock_timeout = '" + std::to_string(wait_s) + "s'");
     PGresult* res = wait_for_lock();
     if (res && PQresultStatus(res) != PGRES_TUPLES_OK) {
       const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
@@ -97,7 +97,9 @@ class PostgresConnection final : public SqlConnection {
         PQclear(res);
         throw ArchiveError(where() +
                            ": the archive's writer lock was held by another writer for longer "
-                           "than 60 s (pg_advisory_xact_lock(290029)); nothing recorded");
+                           "than " +
+                           std::to_string(wait_s) +
+                           " s (pg_advisory_xact_lock(290029)); nothing recorded");
       }
     }
     check(res, PGRES_TUPLES_OK);
@@ -145,7 +147,7 @@ class PostgresConnection final : public SqlConnection {
     throw ArchiveError(where() + ": " + why);
   }
   // The writer lock's statement, sent and waited for in steps of 100 ms so that a stop signal
-  // that comes during the wait (archive_stop_requested) cancels it instead of waiting out the 60 s
+  // that comes during the wait (archive_stop_requested) cancels it instead of waiting out the limit
   // (a run interrupted before, which records what it measured, waits as any other).
   PGresult* wait_for_lock() {
     const bool stopped_before = archive_stop_requested();

@@ -62,6 +62,12 @@ class SqlConnection {
 void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept;
 [[nodiscard]] bool archive_stop_requested() noexcept;
 
+// How long a writer waits for the writer lock another writer holds (SQLite's busy wait,
+// PostgreSQL's lock_timeout), in seconds: 60, or STORQUAL_ARCHIVE_LOCK_WAIT when it is set and
+// not empty (a whole number of seconds, 1 to 3600; docs/archive.md "Many writers"). Throws
+// UsageError naming the variable for any other value.
+[[nodiscard]] int archive_lock_wait_s();
+
 // What a command does with the archive: verify, history, audit and export only read it (a read-only
 // connection that never creates, migrates or marks anything); a command that records writes, and
 // a run's recording (one record) first runs SQLite's quick_check over the file; `archive import`

@@ -11,35 +11,40 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 #include "archive/sql_connection.hpp"
+#include "model/errors.hpp"
 
 namespace storqual::reporting {
 namespace {
 
-// How long a writer waits for the lock another process holds (a record takes milliseconds;
-// eight processes appending at once wait for each other, docs/archive.md "Many writers").
-constexpr int kBusyTimeoutMs = 60'000;
 std::atomic<const std::atomic<bool>*> g_stop{nullptr};
 
+// How long a writer waits for the lock another process holds (a record takes milliseconds;
+// eight processes appending at once wait for each other, docs/archive.md "Many writers"):
+// archive_lock_wait_s(), 60 s unless STORQUAL_ARCHIVE_LOCK_WAIT says.
 struct BusyWait {
+  std::int64_t limit_ms = 60'000;
   std::int64_t started_ms = 0;
-  bool stopped_before = false;  // a run interrupted before it records still waits (60 s at most)
+  bool stopped_before = false;  // a run interrupted before it records still waits (the limit)
 };
 
-// SQLite's busy wait, as sqlite3_busy_timeout's (short sleeps, up to kBusyTimeoutMs in all), that
+// SQLite's busy wait, as sqlite3_busy_timeout's (short sleeps, up to limit_ms in all), that
 // also gives up when a stop signal comes during it.
 int busy_wait(void* state, int attempt) {
   using namespace std::chrono;
   auto& wait = *static_cast<BusyWait*>(state);
   const std::int64_t now =
       duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-  if (attempt == 0) wait = {now, archive_stop_requested()};
-  if ((!wait.stopped_before && archive_stop_requested()) || now - wait.started_ms >= kBusyTimeoutMs)
+  if (attempt == 0) wait.started_ms = now, wait.stopped_before = archive_stop_requested();
+  if ((!wait.stopped_before && archive_stop_requested()) || now - wait.started_ms >= wait.limit_ms)
     return 0;
   std::this_thread::sleep_for(milliseconds(attempt < 10 ? 2 : 25));
   return 1;
@@ -127,6 +132,7 @@ class SqliteConnection final : public SqlConnection {
   // Apart from the constructor, so that a failure here closes the file (the destructor runs).
   void prepare(bool write, bool check_mark, bool check_damage = false) {
     sqlite3_extended_result_codes(db_, 1);
+    busy_.limit_ms = std::int64_t{archive_lock_wait_s()} * 1000;
     sqlite3_busy_handler(db_, busy_wait, &busy_);
     // Reading the header first: a file that is not a database fails here, before anything
     // could write to it; then whose database it is.
@@ -301,6 +307,19 @@ void set_archive_stop_flag(const std::atomic<bool>* stop) noexcept {
 bool archive_stop_requested() noexcept {
   const std::atomic<bool>* stop = g_stop.load();
   return stop && stop->load();
+}
+
+int archive_lock_wait_s() {
+  const char* env = std::getenv("STORQUAL_ARCHIVE_LOCK_WAIT");
+  if (!env || !*env) return 60;
+  const std::string_view text(env);
+  int seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || seconds < 1 || seconds > 3600)
+    throw UsageError("STORQUAL_ARCHIVE_LOCK_WAIT: '" + std::string(text.substr(0, 40)) +
+                     "' is not a whole number of seconds from 1 to 3600 (how long a writer waits "
+                     "for the archive's writer lock; unset: 60)");
+  return seconds;
 }
 
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, ArchiveAccess access) {

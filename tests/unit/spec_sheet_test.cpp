@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/base/nearest_name.hpp"
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
 
@@ -344,6 +345,31 @@ TEST(ClaimValueAsWritten, ATypoOfAMetricGetsDidYouMean) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'write.lat.p99'?"), std::string::npos)
         << e.what();
   }
+}
+
+// nearest_name skips a candidate whose length alone puts it beyond the limit; the answer is the
+// definition's (the first of the nearest by edit_distance, if within max(2, size / 4)) for names
+// of every length, those exactly at the limit's edge included.
+TEST(ClaimValueAsWritten, DidYouMeanSkipsOnlyWhatCannotBeNearEnough) {
+  const std::vector<std::string> names = {"iops", "read.iops", "write.lat.p99", "lat.p99.99"};
+  auto by_definition = [&](const std::string& name) -> std::optional<std::string> {
+    const std::string* best = nullptr;
+    std::size_t best_distance = 0;
+    for (const auto& c : names)
+      if (const std::size_t d = edit_distance(name, c); !best || d < best_distance)
+        best = &c, best_distance = d;
+    if (best_distance > std::max<std::size_t>(2, name.size() / 4)) return std::nullopt;
+    return *best;
+  };
+  EXPECT_EQ(nearest_name("read.iopsxx", names), "read.iops");           // 2 longer, limit 2
+  EXPECT_EQ(nearest_name("io", names), "iops");                         // 2 shorter, limit 2
+  EXPECT_EQ(nearest_name("write.lat.p99.9x", names), "write.lat.p99");  // 3 longer, limit 4
+  EXPECT_EQ(nearest_name("write.lat.p99.99.9", names), std::nullopt);   // 5 longer, limit 4
+  for (const std::string stem : {"", "i", "read.", "wrte.lat.p9", "lat.p99.999x", "q"})
+    for (std::size_t extra : {0u, 1u, 2u, 3u, 7u, 40u, 5000u}) {
+      const std::string name = stem + std::string(extra, 'x');
+      EXPECT_EQ(nearest_name(name, names), by_definition(name)) << name.substr(0, 40);
+    }
 }
 
 TEST(ClaimValueAsWritten, ATolerancesNeedsItsPercentSign) {
