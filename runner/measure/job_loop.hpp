@@ -9,6 +9,7 @@
 // the clock costs per batch, not per I/O.
 #pragma once
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -113,8 +114,9 @@ class Job {
   // Issuing ends at a stop request, at the end of a time-based run or when every I/O of a
   // size-based one went out; from then on, what is in flight drains for at most kDrainLimitNs.
   void update_issuing(std::uint64_t now) {
-    if (issuing_ && (stop_requested() || (time_based_ && now >= plan_.end) ||
-                     issued_ >= total_ios_ || ended_by_others())) {
+    // end_: the workload's end (UINT64_MAX for a size-based one), or the job's exit_group's.
+    if (issuing_ && (stop_requested() || now >= end_->load(std::memory_order_relaxed) ||
+                     issued_ >= total_ios_)) {
       issuing_ = false;
       if (stop_requested()) out_.interrupted = true;
     }
@@ -164,7 +166,7 @@ class Job {
         ++out_.depths[io_depth_bucket(slots_.in_flight + 1)];
         complete(slot, t);
         now = t;
-        if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
+        if (!issuing_ || now >= end_->load(std::memory_order_relaxed) || stop_requested()) break;
         if ((issued_ & 255) == 0) publish_progress();
       } else {
         staged_[n_staged++] = slot;
@@ -342,36 +344,31 @@ class Job {
     return flow_held_;
   }
 
-  // Nothing in flight while the flow holds the job: flow_sleep, then the clock again (the loop
-  // spins on it without one, as fio's does).
+  // Nothing in flight while the flow holds the job: flow_sleep, then the clock again. Without one
+  // the loop looks again at once, as fio's does, but yields the CPU first: on a host with fewer
+  // free CPUs than jobs, the job it waits for then runs now, not at the next scheduler tick.
   __attribute__((noinline)) void flow_pause(std::uint64_t& now) {
     if (!flow_held_) return;
     if (flow_sleep_ns_) {
       sleep_until(now_fn_, now + flow_sleep_ns_);
       flow_held_ = false;
+    } else {
+      sched_yield();
     }
     now = now_fn_();
   }
 
-  // exitall: another job's end ended this one's group (or the workload).
-  [[nodiscard]] bool ended_by_others() const noexcept {
-    return exit_flag_ && exit_flag_->load(std::memory_order_relaxed);
-  }
-
-  // fio's fio_terminate_threads at the end of a job with exitall: its exit_group's jobs end
+  // fio's fio_terminate_threads at the end of a job with exitall: its exit_group's jobs end now
   // (exit_what=group), or every job of the workload (stonewall), which then ends now.
   __attribute__((noinline, cold)) void end_others() {
+    const std::uint64_t now = now_fn_();
     if (member_.spec->exitall == ExitScope::Group) {
-      exit_flag_->store(true, std::memory_order_relaxed);
+      end_at(plan_.exit_groups[member_.spec->exit_group], now);
       return;
     }
-    for (auto& g : plan_.exit_groups) g.store(true, std::memory_order_relaxed);
-    if (!plan_.exited.exchange(true)) {
-      const std::uint64_t now = now_fn_();
-      std::uint64_t end = plan_.end.load();
-      while (now < end && !plan_.end.compare_exchange_weak(end, now)) {
-      }
-    }
+    for (auto& g : plan_.exit_groups) end_at(g, now);
+    plan_.exited = true;
+    end_at(plan_.end, now);
   }
 
   // fio's flow_exit_job: the job's I/Os and weight leave its flow, which the others then share.
@@ -674,8 +671,8 @@ class Job {
   FlowCounter* flow_ = nullptr;  // fio's flow: the job's flow (null: none, or the job ended)
   std::uint64_t flow_count_ = 0, flow_weight_ = 0, flow_sleep_ns_ = 0;
   bool flow_held_ = false;
-  std::atomic<bool>* exit_flag_ = nullptr;        // exitall: the flag of the job's exit_group
-  bool min_rate_ = false, rate_sampled_ = false;  // ratemin / rate_iops_min
+  const std::atomic<std::uint64_t>* end_ = nullptr;  // plan_.end, or its exit_group's end
+  bool min_rate_ = false, rate_sampled_ = false;     // ratemin / rate_iops_min
   double min_iops_ = 0;
   std::uint64_t min_bytes_ = 0, cycle_ns_ = 0, next_rate_check_ = 0, last_rate_check_ = 0;
   std::uint64_t last_ios_ = 0, last_bytes_ = 0;

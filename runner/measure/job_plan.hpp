@@ -80,11 +80,19 @@ struct SharedPlan {
   std::optional<reporting::DiskStats> disk_stats;
   // The flows of the jobs with a flow weight (every job's weight added before t0), by flow_id.
   std::deque<FlowCounter> flows;
-  // exitall (WorkloadSpec::exitall): one flag per exit_group, set when the group's jobs are to
-  // end; none without exitall. `exited`: a job with exitall=stonewall ended the workload, at `end`.
-  std::deque<std::atomic<bool>> exit_groups;
+  // exitall (WorkloadSpec::exitall): the end of each exit_group's jobs (`end` at t0, moved with
+  // it by an early stop, to now by a job of the group that ends); none without exitall.
+  // `exited`: a job with exitall=stonewall ended the workload, at `end`.
+  std::deque<std::atomic<std::uint64_t>> exit_groups;
   std::atomic<bool> exited{false};
 };
+
+// Moves `end` to `t` unless it is already earlier.
+inline void end_at(std::atomic<std::uint64_t>& end, std::uint64_t t) {
+  std::uint64_t e = end.load();
+  while (t < e && !end.compare_exchange_weak(e, t)) {
+  }
+}
 
 struct JobOutcome {
   DirectionStats dir[2];

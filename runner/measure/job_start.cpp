@@ -215,7 +215,7 @@ void Job::prepare_pacing(const WorkloadSpec& spec, unsigned thread_number) {
     flow_sleep_ns_ = spec.flow_sleep_us * 1000;
   }
   gated_ = paced_ || flow_;
-  if (!plan_.exit_groups.empty()) exit_flag_ = &plan_.exit_groups[spec.exit_group];
+  end_ = plan_.exit_groups.empty() ? &plan_.end : &plan_.exit_groups[spec.exit_group];
   min_iops_ = spec.rate_iops_min;
   min_bytes_ = spec.rate_min_bytes;
   min_rate_ = min_iops_ > 0 || min_bytes_ > 0;
@@ -357,7 +357,7 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
   if (std::any_of(members.begin(), members.end(),
                   [](const MemberPlan& m) { return m.spec->exitall != ExitScope::None; }))
     for (const MemberPlan& m : members)
-      while (plan.exit_groups.size() <= m.spec->exit_group) plan.exit_groups.emplace_back(false);
+      while (plan.exit_groups.size() <= m.spec->exit_group) plan.exit_groups.emplace_back(0);
   const auto count = static_cast<std::ptrdiff_t>(jobs.size());
   std::barrier opened(count + 1);
   std::barrier go(count + 1);
@@ -384,6 +384,7 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
   plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
   plan.end = p.runtime_s > 0 ? plan.measure_start + static_cast<std::uint64_t>(p.runtime_s * 1e9)
                              : UINT64_MAX;
+  for (auto& g : plan.exit_groups) g = plan.end.load();
   if (options.live) {
     options.live->ios = 0;
     options.live->bytes = 0;
@@ -400,7 +401,10 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
             written += o.progress_written.load(std::memory_order_relaxed);
           }
         },
-        [&](std::uint64_t t) { plan.end.store(t); });
+        [&](std::uint64_t t) {
+          plan.end.store(t);
+          for (auto& g : plan.exit_groups) end_at(g, t);
+        });
   const double process_cpu_before = process_cpu_seconds();
   const auto process_wall_before = std::chrono::steady_clock::now();
   go.arrive_and_wait();

@@ -91,11 +91,22 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_iops != d.rate_iops, "rate_iops",
       std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
-  if (const auto pacing = pacing_options(w); pacing != pacing_options(d))
+  if (const auto pacing = pacing_options(w), was = pacing_options(d); pacing != was) {
     for (const std::string& o : pacing) {
       const auto eq = o.find('=');
       a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
     }
+    // What the base paces and this one does not (a group's job without the first job's
+    // thinktime): its default, so that the job does not inherit it.
+    for (const std::string& o : was) {
+      const std::string name = o.substr(0, o.find('='));
+      const bool kept = std::any_of(pacing.begin(), pacing.end(), [&](const std::string& k) {
+        return k.substr(0, k.find('=')) == name;
+      });
+      if (const WorkloadOption* opt = find_workload_option(name); !kept && opt)
+        a.emplace_back(name, std::string(opt->default_value));
+    }
+  }
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));

@@ -52,6 +52,9 @@ TEST(FioExitallImport, ExitwhatKeepsFiosGroupsAndExits) {
   EXPECT_EQ(first[1].exitall, ExitScope::Group);  // fast1: fio's default exit_what, its own group
   EXPECT_EQ(first[1].exit_group, 1u);
   EXPECT_EQ(first[1].params.numjobs, 3u);
+  EXPECT_EQ(first[0].thinktime_s, 0.002);
+  EXPECT_EQ(first[1].thinktime_s, 0);  // fast1 thinks not, though the group's first job does
+  EXPECT_EQ(first[1].number_ios, 0u);
   const auto second = group_members(im.suite.workloads[1].spec);
   ASSERT_EQ(second.size(), 2u);  // fast2 and runsnever are 6 copies of one job
   EXPECT_EQ(second[0].exitall, ExitScope::Stonewall);  // slow2: exit_what=all
@@ -66,6 +69,7 @@ TEST(FioExitallImport, ExitwhatKeepsFiosGroupsAndExits) {
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[1].exitall, ExitScope::Group);
   EXPECT_EQ(again[1].exit_group, 1u);
+  EXPECT_EQ(again[1].thinktime_s, 0);
   const std::string job = fio_job_text(im.suite, "/dev/zram9");
   const auto fast1 = job.find("[fast1]");
   ASSERT_NE(fast1, std::string::npos) << job;
