@@ -237,6 +237,12 @@ void take_rates(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
       if (k <= 1) {  // the rate itself sets the mix; the minimums follow it
         const auto mix = static_cast<unsigned>(
             std::llround(100.0 * static_cast<double>(r.value[0]) / static_cast<double>(v)));
+        if (mix == 0 || mix == 100)  // the export would pace one direction at 0
+          throw FileError(r.where + ": option '" + name + "': reads at " +
+                          std::to_string(r.value[0]) + " and writes at " +
+                          std::to_string(r.value[1]) +
+                          " per second are a mix of under 0.5% one way: storqual's rwmixread "
+                          "cannot keep both paced");
         if (mix != j.spec.params.rwmixread)
           ignored.push_back(
               r.where + ": option '" + name + "': reads at " + std::to_string(r.value[0]) +
