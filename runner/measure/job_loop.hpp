@@ -9,6 +9,7 @@
 // the clock costs per batch, not per I/O.
 #pragma once
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -85,6 +86,9 @@ class Job {
       }
       if (!reap_completions(now)) break;
     }
+    if (flow_) leave_flow();
+    if (member_.spec->exitall != ExitScope::None) [[unlikely]]
+      end_others();
     errors_->summarize();
     accounting_->finish();
     publish_progress();  // the last completions, for the sampler's final look
@@ -110,8 +114,9 @@ class Job {
   // Issuing ends at a stop request, at the end of a time-based run or when every I/O of a
   // size-based one went out; from then on, what is in flight drains for at most kDrainLimitNs.
   void update_issuing(std::uint64_t now) {
-    if (issuing_ &&
-        (stop_requested() || (time_based_ && now >= plan_.end) || issued_ >= total_ios_)) {
+    // end_: the workload's end (UINT64_MAX for a size-based one), or the job's exit_group's.
+    if (issuing_ && (stop_requested() || now >= end_->load(std::memory_order_relaxed) ||
+                     issued_ >= total_ios_)) {
       issuing_ = false;
       if (stop_requested()) out_.interrupted = true;
     }
@@ -126,7 +131,8 @@ class Job {
       const bool again = !retries_->empty();
       if (!again) {
         if (!issuing_ || slots_.free.empty() || issued_ >= total_ios_) break;
-        if (paced_ && next_due_ > now) break;  // not due yet (rate, think time)
+        if (gated_) [[unlikely]]
+          if (held_back(now)) break;  // not due yet (rate, think time), or its flow holds it
       }
       const unsigned slot = again ? retries_->next() : slots_.free.back();
       IoRequest& r = slots_.reqs[slot];
@@ -160,7 +166,7 @@ class Job {
         ++out_.depths[io_depth_bucket(slots_.in_flight + 1)];
         complete(slot, t);
         now = t;
-        if (!issuing_ || (time_based_ && now >= plan_.end) || stop_requested()) break;
+        if (!issuing_ || now >= end_->load(std::memory_order_relaxed) || stop_requested()) break;
         if ((issued_ & 255) == 0) publish_progress();
       } else {
         staged_[n_staged++] = slot;
@@ -305,11 +311,71 @@ class Job {
     }
   }
 
-  // One more I/O went out of a job with a rate, a think time or a block-size mix (the plain
-  // loop only counts it): a workload I/O (not a verify read-back) is counted as issued and paced.
+  // One more I/O went out of a job with a rate, a think time, a block-size mix or a flow (the
+  // plain loop only counts it): a workload I/O (not a verify read-back) is counted as issued,
+  // paced and counted in its flow.
   __attribute__((noinline)) void count_shaped(bool is_check, std::uint32_t length) {
     if (!is_check) count_issued();
     if (mix_) count_mixed(length);
+    if (flow_ && !is_check) {
+      flow_->issued.fetch_add(1, std::memory_order_relaxed);
+      ++flow_count_;
+    }
+  }
+
+  // Whether the next I/O must wait: its due time (rate, think time) has not come, or its flow
+  // holds the job back.
+  bool held_back(std::uint64_t now) {
+    if (paced_ && next_due_ > now) return true;
+    return flow_ && flow_holds();
+  }
+
+  // fio's flow_threshold_exceeded: the job's share of the I/Os its flow issued against its share
+  // of the flow's weights. Held back with flow_sleep, it issues nothing until what it has in
+  // flight completed and the sleep passed (fio's io_u_quiesce, then usleep: flow_pause); without,
+  // it looks again on its next turn.
+  __attribute__((noinline)) bool flow_holds() {
+    if (flow_held_ && flow_sleep_ns_) return true;
+    const double mine = static_cast<double>(flow_count_) /
+                        static_cast<double>(flow_->issued.load(std::memory_order_relaxed));
+    const double share = static_cast<double>(flow_weight_) /
+                         static_cast<double>(flow_->total_weight.load(std::memory_order_relaxed));
+    flow_held_ = mine > share;
+    return flow_held_;
+  }
+
+  // Nothing in flight while the flow holds the job: flow_sleep, then the clock again. Without one
+  // the loop looks again at once, as fio's does, but yields the CPU first: on a host with fewer
+  // free CPUs than jobs, the job it waits for then runs now, not at the next scheduler tick.
+  __attribute__((noinline)) void flow_pause(std::uint64_t& now) {
+    if (!flow_held_) return;
+    if (flow_sleep_ns_) {
+      sleep_until(now_fn_, now + flow_sleep_ns_);
+      flow_held_ = false;
+    } else {
+      sched_yield();
+    }
+    now = now_fn_();
+  }
+
+  // fio's fio_terminate_threads at the end of a job with exitall: its exit_group's jobs end now
+  // (exit_what=group), or every job of the workload (stonewall), which then ends now.
+  __attribute__((noinline, cold)) void end_others() {
+    const std::uint64_t now = now_fn_();
+    if (member_.spec->exitall == ExitScope::Group) {
+      end_at(plan_.exit_groups[member_.spec->exit_group], now);
+      return;
+    }
+    for (auto& g : plan_.exit_groups) end_at(g, now);
+    plan_.exited = true;
+    end_at(plan_.end, now);
+  }
+
+  // fio's flow_exit_job: the job's I/Os and weight leave its flow, which the others then share.
+  __attribute__((noinline, cold)) void leave_flow() {
+    flow_->issued.fetch_sub(flow_count_, std::memory_order_relaxed);
+    flow_->total_weight.fetch_sub(flow_weight_, std::memory_order_relaxed);
+    flow_ = nullptr;
   }
 
   // One more workload I/O went out; open loop: I/O k is due at start + k / rate (linear), or
@@ -476,6 +542,8 @@ class Job {
   void pace(std::uint64_t& now) {
     if (think_pending_) [[unlikely]]
       start_think(now);
+    if (flow_) [[unlikely]]
+      flow_pause(now);
     if (paced_ && next_due_ > now && retries_->empty()) {
       sleep_until(now_fn_, std::min(next_due_, now + 100000000));  // notice a stop promptly
       now = now_fn_();
@@ -589,6 +657,7 @@ class Job {
   std::uint64_t io_timeout_ns_ = 0, retry_limit_ns_ = 0, drain_deadline_ = UINT64_MAX;
   double rate_ = 0;
   bool paced_ = false;  // a rate or a think time: I/O waits for next_due_
+  bool gated_ = false;  // paced_, or a flow: each new I/O asks held_back first
   // The hot path's two flags (job_start.cpp sets them): a job without rate, think time, mix or
   // verify pays one predictable branch per I/O for each, not one per feature.
   bool shaped_issue_ = false;         // rate, think time or a mix: count_shaped per issued I/O
@@ -599,7 +668,11 @@ class Job {
   std::uint64_t think_ns_ = 0, think_spin_ns_ = 0, think_blocks_ = 1, think_count_ = 0;
   std::uint64_t saved_due_ = 0;  // the rate's due time while a think time waits for completions
   bool think_pending_ = false;
-  bool min_rate_ = false, rate_sampled_ = false;  // ratemin / rate_iops_min
+  FlowCounter* flow_ = nullptr;  // fio's flow: the job's flow (null: none, or the job ended)
+  std::uint64_t flow_count_ = 0, flow_weight_ = 0, flow_sleep_ns_ = 0;
+  bool flow_held_ = false;
+  const std::atomic<std::uint64_t>* end_ = nullptr;  // plan_.end, or its exit_group's end
+  bool min_rate_ = false, rate_sampled_ = false;     // ratemin / rate_iops_min
   double min_iops_ = 0;
   std::uint64_t min_bytes_ = 0, cycle_ns_ = 0, next_rate_check_ = 0, last_rate_check_ = 0;
   std::uint64_t last_ios_ = 0, last_bytes_ = 0;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -49,6 +50,14 @@ struct MemberPlan {
   double zipf_zetan = 0;           // random_distribution=zipf: its sum, before the run starts
 };
 
+// One flow of fio's flow control (flow.c struct fio_flow): the I/Os its jobs issued, from fio's
+// 1, and the sum of their weights; a job's part of both leaves it when the job ends.
+struct FlowCounter {
+  unsigned id = 0;
+  std::atomic<std::uint64_t> issued{1};
+  std::atomic<std::uint64_t> total_weight{0};
+};
+
 // What every job of the workload shares (all members of a group): the start line, the end, logs.
 struct SharedPlan {
   const WorkloadSpec* spec = nullptr;  // the workload (a group's own options: runtime, ramp)
@@ -69,7 +78,21 @@ struct SharedPlan {
   // The device's own counters around the jobs (fio's "Disk stats"); none for the null engine or a
   // target with no block device behind it.
   std::optional<reporting::DiskStats> disk_stats;
+  // The flows of the jobs with a flow weight (every job's weight added before t0), by flow_id.
+  std::deque<FlowCounter> flows;
+  // exitall (WorkloadSpec::exitall): the end of each exit_group's jobs (`end` at t0, moved with
+  // it by an early stop, to now by a job of the group that ends); none without exitall.
+  // `exited`: a job with exitall=stonewall ended the workload, at `end`.
+  std::deque<std::atomic<std::uint64_t>> exit_groups;
+  std::atomic<bool> exited{false};
 };
+
+// Moves `end` to `t` unless it is already earlier.
+inline void end_at(std::atomic<std::uint64_t>& end, std::uint64_t t) {
+  std::uint64_t e = end.load();
+  while (t < e && !end.compare_exchange_weak(e, t)) {
+  }
+}
 
 struct JobOutcome {
   DirectionStats dir[2];

@@ -208,6 +208,14 @@ void Job::prepare_pacing(const WorkloadSpec& spec, unsigned thread_number) {
   think_spin_ns_ = static_cast<std::uint64_t>(std::llround(spec.thinktime_spin_s * 1e9));
   think_blocks_ = std::max(1u, spec.thinktime_blocks);
   paced_ = rate_ > 0 || think_ns_ > 0;
+  if (spec.flow) {
+    for (FlowCounter& f : plan_.flows)
+      if (f.id == spec.flow_id) flow_ = &f;
+    flow_weight_ = spec.flow;
+    flow_sleep_ns_ = spec.flow_sleep_us * 1000;
+  }
+  gated_ = paced_ || flow_;
+  end_ = plan_.exit_groups.empty() ? &plan_.end : &plan_.exit_groups[spec.exit_group];
   min_iops_ = spec.rate_iops_min;
   min_bytes_ = spec.rate_min_bytes;
   min_rate_ = min_iops_ > 0 || min_bytes_ > 0;
@@ -301,7 +309,7 @@ void Job::prepare_loop() {
   errors_.emplace(out_, spec.continue_on_error);
   accounting_.emplace(out_, plan_, *member_.spec, engine_->caps().async, *engine_);
   if (member_.ledger) verify_.emplace(*member_.ledger, spec, index_, depth_, out_);
-  shaped_issue_ = rate_ > 0 || think_ns_ > 0 || mix_.has_value();
+  shaped_issue_ = rate_ > 0 || think_ns_ > 0 || mix_.has_value() || flow_;
   shaped_prepare_ = verify_.has_value() || mix_.has_value();
 }
 
@@ -338,6 +346,18 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
   for (const MemberPlan& m : members)
     for (unsigned i = 0; i < m.spec->params.numjobs; ++i)
       jobs.push_back(std::make_unique<Job>(i, plan, m, outcomes[m.first + i]));
+  for (const MemberPlan& m : members)  // fio's flow_init_job, for every job before any starts
+    if (m.spec->flow) {
+      auto f = std::find_if(plan.flows.begin(), plan.flows.end(),
+                            [&](const FlowCounter& c) { return c.id == m.spec->flow_id; });
+      FlowCounter& flow = f != plan.flows.end() ? *f : plan.flows.emplace_back();
+      flow.id = m.spec->flow_id;
+      flow.total_weight += std::uint64_t{m.spec->flow} * m.spec->params.numjobs;
+    }
+  if (std::any_of(members.begin(), members.end(),
+                  [](const MemberPlan& m) { return m.spec->exitall != ExitScope::None; }))
+    for (const MemberPlan& m : members)
+      while (plan.exit_groups.size() <= m.spec->exit_group) plan.exit_groups.emplace_back(0);
   const auto count = static_cast<std::ptrdiff_t>(jobs.size());
   std::barrier opened(count + 1);
   std::barrier go(count + 1);
@@ -364,6 +384,7 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
   plan.measure_start = plan.t0 + static_cast<std::uint64_t>(p.ramp_time_s * 1e9);
   plan.end = p.runtime_s > 0 ? plan.measure_start + static_cast<std::uint64_t>(p.runtime_s * 1e9)
                              : UINT64_MAX;
+  for (auto& g : plan.exit_groups) g = plan.end.load();
   if (options.live) {
     options.live->ios = 0;
     options.live->bytes = 0;
@@ -380,7 +401,10 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
             written += o.progress_written.load(std::memory_order_relaxed);
           }
         },
-        [&](std::uint64_t t) { plan.end.store(t); });
+        [&](std::uint64_t t) {
+          plan.end.store(t);
+          for (auto& g : plan.exit_groups) end_at(g, t);
+        });
   const double process_cpu_before = process_cpu_seconds();
   const auto process_wall_before = std::chrono::steady_clock::now();
   go.arrive_and_wait();
@@ -392,8 +416,9 @@ void run_jobs(const RunOptions& options, SharedPlan& plan, std::span<MemberPlan>
     if (const auto disk_after = read_disk_counters(p.target))
       plan.disk_stats = disk_stats_between(*disk_before, *disk_after);
   monitor.finish();
-  plan.limit_s = monitor.stopped_early() ? static_cast<double>(plan.end - plan.measure_start) / 1e9
-                                         : p.runtime_s;
+  plan.limit_s = monitor.stopped_early() || plan.exited
+                     ? static_cast<double>(plan.end - plan.measure_start) / 1e9
+                     : p.runtime_s;
   jobs.clear();  // closes engines
   if (problem.usage) throw UnitError(problem.what);
   if (problem.any()) throw engines::EngineError(problem.what, problem.error);

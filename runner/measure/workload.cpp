@@ -264,6 +264,31 @@ const WorkloadOption kOptions[] = {
      [](WorkloadSpec& w, std::string_view v) {
        w.thinktime_blocks = parse_uint("thinktime_blocks", v, 1, 1u << 30);
      }},
+    {"flow",
+     "weight of the job's share of its flow's I/Os (fio's flow: jobs of one flow_id run in the "
+     "ratio of their weights)",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) { w.flow = parse_uint("flow", v, 0, 1000); }},
+    {"flow_id", "the flow the job's flow weight counts in (fio's flow_id)", "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.flow_id = parse_uint("flow_id", v, 0, 1u << 30);
+     }},
+    {"flow_sleep",
+     "microseconds a job held back by its flow waits (after its I/Os in flight completed) "
+     "before it looks again (fio's flow_sleep); 0: it looks again at once",
+     "0", "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.flow_sleep_us = parse_uint("flow_sleep", v, 0, 3600000000u);
+     }},
+    {"exitall",
+     "when a job ends, end others too (fio's exitall with its exit_what): group (the jobs of its "
+     "exit_group), stonewall (every job of the workload), 0 (none)",
+     "0", "enum", [](WorkloadSpec& w, std::string_view v) { w.exitall = parse_exit_scope(v); }},
+    {"exit_group", "the job's group for exitall=group (fio's reporting group: new_group)", "0",
+     "int",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.exit_group = parse_uint("exit_group", v, 0, kMaxNumjobs);
+     }},
     {"continue_on_error", "1: count I/O errors and keep going (fio's continue_on_error=io)", "0",
      "bool",
      [](WorkloadSpec& w, std::string_view v) {
@@ -641,6 +666,7 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     return std::to_string(r) + "," + std::to_string(all - r);
   };
   if (spec.number_ios) cmd += " --number_ios=" + std::to_string(spec.number_ios);
+  for (const std::string& o : exit_options(spec)) cmd += " --" + o;
   if (spec.offset_increment) cmd += " --offset_increment=" + format_size_fio(spec.offset_increment);
   if (spec.rate_iops > 0) cmd += " --rate_iops=" + rate(spec.rate_iops);
   if (spec.rate_bytes) cmd += " --rate=" + rate(static_cast<double>(spec.rate_bytes));
@@ -692,7 +718,11 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
 std::string fio_command(const WorkloadSpec& spec) {
   if (spec.jobs.empty()) return "fio " + fio_job_options(spec, true);
   std::string cmd = "fio";
-  for (const WorkloadSpec& m : group_members(spec)) cmd += " " + fio_job_options(m, false);
+  unsigned group = 0;  // fio's next reporting group: --new_group (exitall=group's groups)
+  for (const WorkloadSpec& m : group_members(spec)) {
+    cmd += " " + fio_job_options(m, false) + (m.exit_group != group ? " --new_group" : "");
+    group = m.exit_group;
+  }
   return cmd;
 }
 

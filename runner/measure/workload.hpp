@@ -38,6 +38,11 @@ enum class FadviseHint { None, Pattern, Random, Sequential };
 // - Refill: new random bytes over the whole buffer (fio's refill_buffers).
 enum class WriteContents { Stamp, Scramble, Fixed, Refill };
 
+// fio's exitall with the job's exit_what (backend.c fio_terminate_threads): which jobs end when
+// this one does. Group: the jobs of its exit_group (fio's reporting group, which new_group starts);
+// Stonewall: every job of the workload (fio's "stonewall": every job running).
+enum class ExitScope { None, Group, Stonewall };
+
 // One member job of a group workload (docs/formats.md, "<job>"): its name and the workload options
 // it sets over the workload's own, which are its defaults (as fio's [global] for the jobs after
 // it), by the option table's names with their values as written.
@@ -96,6 +101,17 @@ struct WorkloadSpec {
   double thinktime_s = 0;
   double thinktime_spin_s = 0;
   unsigned thinktime_blocks = 1;
+  // fio's flow control (flow.c): the jobs of a workload with the same flow_id share one counter
+  // of the I/Os they issued, and a job whose share of it is above its share of their weights
+  // (flow / the sum of theirs) issues nothing until it is not (after flow_sleep_us, with what
+  // it had in flight completed first); a job's counts leave the counter when it ends. 0 = off.
+  unsigned flow = 0;
+  unsigned flow_id = 0;
+  std::uint64_t flow_sleep_us = 0;
+  // fio's exitall: when a job ends (its bytes, its number_ios, an error), the jobs of `exitall`'s
+  // scope end too, as if their time were up; exit_group numbers the workload's groups from 0.
+  ExitScope exitall = ExitScope::None;
+  unsigned exit_group = 0;
   // Data verification (runner/measure/verify.hpp, docs/integrity.md): every block written carries a
   // checksummed header; blocks are read back and classified at the end (do_verify) and inline
   // (every verify_backlog writes, the last verify_backlog_batch of them; 0 = all of them).
@@ -178,6 +194,9 @@ inline constexpr double kMaxRuntimeSeconds = 365.0 * 24 * 3600;
 [[nodiscard]] std::string_view fadvise_hint_name(FadviseHint h) noexcept;
 [[nodiscard]] WriteContents parse_write_contents(std::string_view v);
 [[nodiscard]] std::string_view write_contents_name(WriteContents c) noexcept;
+// fio's exit_what names: "0" (none), "group", "stonewall"; parse throws UnitError for another.
+[[nodiscard]] ExitScope parse_exit_scope(std::string_view v);
+[[nodiscard]] std::string_view exit_scope_name(ExitScope s) noexcept;
 // fio's option for what a write carries ("refill_buffers=1"), "" where fio's default
 // (scramble_buffers=1) is it (Scramble) or the nearest (Stamp: fio has nothing like it).
 [[nodiscard]] std::string_view fio_write_contents(WriteContents c) noexcept;
@@ -204,11 +223,14 @@ void validate_distribution(const WorkloadSpec& spec);
 // "random_generator=tausworthe64"); empty for uniform offsets.
 [[nodiscard]] std::vector<std::string> distribution_options(const WorkloadSpec& spec);
 // fio's options for the workload's pacing other than its rate ("rate_process=poisson",
-// "ratemin=1048576", "rate_cycle=500ms", "startdelay=4s", "thinktime=2ms", ...), as the suite XML
-// and fio write them; empty where every one is fio's default.
+// "ratemin=1048576", "rate_cycle=500ms", "startdelay=4s", "thinktime=2ms", "flow=2", ...), as the
+// suite XML and fio write them; empty where every one is fio's default.
 [[nodiscard]] std::vector<std::string> pacing_options(const WorkloadSpec& spec);
+// fio's options for exitall ("exitall", "exit_what=stonewall"); empty without it. fio's groups
+// (exit_group) are its new_group between a group's jobs, which the writers add.
+[[nodiscard]] std::vector<std::string> exit_options(const WorkloadSpec& spec);
 // validate's part for pacing: a minimum rate and think time need a positive cycle, spin within
-// the think time.
+// the think time, a group's exit_groups in order.
 void validate_pacing(const WorkloadSpec& spec);
 // fio's ranges of a zipf, pareto or normal distribution over a region: the region over the
 // smallest size of either direction, rounded up (filesetup.c __init_rand_distribution).

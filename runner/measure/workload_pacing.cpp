@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A workload's pacing beyond its rate (fio's rate_process, ratemin, rate_iops_min, rate_cycle,
-// startdelay, thinktime and its blocks and spin): its checks, and how it is written back as fio's
-// options (docs/formats.md, docs/fio-files.md).
+// startdelay, thinktime and its blocks and spin, flow and its flow_id and flow_sleep) and its end
+// with others (exitall): its checks, and how it is written back as fio's options
+// (docs/formats.md, docs/fio-files.md).
 #include <cmath>
 
 #include "runner/base/units.hpp"
@@ -20,6 +21,39 @@ void validate_pacing(const WorkloadSpec& spec) {
     throw UnitError("thinktime_spin is longer than thinktime (fio spins a part of the think time)");
   if (spec.rate_min_bytes && spec.mixed_block_sizes())
     throw UnitError("ratemin with a block-size mix: use rate_iops_min");
+  // fio numbers its groups in file order (new_group): a group's jobs are one run of jobs.
+  unsigned group = 0;
+  for (const WorkloadSpec& m : group_members(spec)) {
+    if (m.exit_group < group)
+      throw UnitError("job '" + m.id + "': exit_group " + std::to_string(m.exit_group) +
+                      " after a job of exit_group " + std::to_string(group) +
+                      " (fio's groups are runs of jobs in order: number them so)");
+    group = m.exit_group;
+  }
+}
+
+std::vector<std::string> exit_options(const WorkloadSpec& spec) {
+  if (spec.exitall == ExitScope::None) return {};
+  return {"exitall", "exit_what=" + std::string(exit_scope_name(spec.exitall))};
+}
+
+ExitScope parse_exit_scope(std::string_view v) {
+  if (v == "0" || v == "none") return ExitScope::None;
+  if (v == "group") return ExitScope::Group;
+  if (v == "stonewall") return ExitScope::Stonewall;
+  throw UnitError("exitall: expected group, stonewall or 0, got '" + std::string(v) + "'");
+}
+
+std::string_view exit_scope_name(ExitScope s) noexcept {
+  switch (s) {
+    case ExitScope::Group:
+      return "group";
+    case ExitScope::Stonewall:
+      return "stonewall";
+    case ExitScope::None:
+      break;
+  }
+  return "0";
 }
 
 std::vector<std::string> pacing_options(const WorkloadSpec& spec) {
@@ -42,6 +76,9 @@ std::vector<std::string> pacing_options(const WorkloadSpec& spec) {
     if (spec.thinktime_blocks != 1)
       out.push_back("thinktime_blocks=" + std::to_string(spec.thinktime_blocks));
   }
+  if (spec.flow) out.push_back("flow=" + std::to_string(spec.flow));
+  if (spec.flow_id) out.push_back("flow_id=" + std::to_string(spec.flow_id));
+  if (spec.flow_sleep_us) out.push_back("flow_sleep=" + std::to_string(spec.flow_sleep_us));
   return out;
 }
 

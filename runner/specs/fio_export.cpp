@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The writers of fio_suite.hpp: a suite of plain workloads as suite XML, and as a fio job file.
+#include <algorithm>
 #include <cmath>
 #include <pugixml.hpp>
 #include <sstream>
@@ -90,11 +91,22 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_iops != d.rate_iops, "rate_iops",
       std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
-  if (const auto pacing = pacing_options(w); pacing != pacing_options(d))
+  if (const auto pacing = pacing_options(w), was = pacing_options(d); pacing != was) {
     for (const std::string& o : pacing) {
       const auto eq = o.find('=');
       a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
     }
+    // What the base paces and this one does not (a group's job without the first job's
+    // thinktime): its default, so that the job does not inherit it.
+    for (const std::string& o : was) {
+      const std::string name = o.substr(0, o.find('='));
+      const bool kept = std::any_of(pacing.begin(), pacing.end(), [&](const std::string& k) {
+        return k.substr(0, k.find('=')) == name;
+      });
+      if (const WorkloadOption* opt = find_workload_option(name); !kept && opt)
+        a.emplace_back(name, std::string(opt->default_value));
+    }
+  }
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
@@ -106,6 +118,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.offset_increment != d.offset_increment, "offset_increment",
       format_size_fio(w.offset_increment));
   add(w.seq_add != d.seq_add, "seq_add", std::to_string(w.seq_add));
+  add(w.exitall != d.exitall, "exitall", std::string(exit_scope_name(w.exitall)));
+  add(w.exit_group != d.exit_group, "exit_group", std::to_string(w.exit_group));
   return a;
 }
 
@@ -205,6 +219,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
     out += "ratemin=" + fio_rate(s, static_cast<double>(s.rate_min_bytes)) + "\n";
   for (const std::string& o : pacing_options(s))
     if (!o.starts_with("rate_iops_min=") && !o.starts_with("ratemin=")) out += o + "\n";
+  for (const std::string& o : exit_options(s)) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";
@@ -246,6 +261,32 @@ std::string precondition_text(const Precondition& p, const WorkloadSpec& w,
     out += "; storqual: workload-dependent preconditioning: " + before +
            " in rounds until steady (SNIA PTS); fio runs it once\n";
   return out;
+}
+
+// fio's exitall is the whole file's (options.c str_exitall_cb): with it on one job, every job that
+// ends ends the jobs of its group (exit_what=group, fio's default). A workload of several jobs
+// without exitall would end them with one another under fio.
+void check_exitall(const Suite& suite) {
+  const auto any_exit = [](const WorkloadSpec& s) {
+    if (s.exitall != ExitScope::None) return true;
+    for (const WorkloadSpec& m : group_members(s))
+      if (m.exitall != ExitScope::None) return true;
+    return false;
+  };
+  const auto it = std::find_if(suite.workloads.begin(), suite.workloads.end(),
+                               [&](const SuiteWorkload& w) { return any_exit(w.spec); });
+  if (it == suite.workloads.end()) return;
+  for (const SuiteWorkload& w : suite.workloads) {
+    const auto members = group_members(w.spec);
+    const bool several = w.spec.params.numjobs > 1 || members.size() > 1 ||
+                         (members.size() == 1 && members[0].params.numjobs > 1);
+    bool all = w.spec.jobs.empty() ? w.spec.exitall != ExitScope::None : true;
+    for (const WorkloadSpec& m : members) all = all && m.exitall != ExitScope::None;
+    if (several && !all)
+      throw UsageError("workload '" + w.id() + "' has jobs without exitall, and '" + it->id() +
+                       "' has exitall: fio's exitall is the whole job file's (each job that ends "
+                       "ends its group's), so fio would end them with one another");
+  }
 }
 
 }  // namespace
@@ -309,6 +350,7 @@ std::string fio_job_text(const Suite& suite, const std::string& target, std::str
     region.id = "suite";
     out += precondition_text(*suite.precondition, region, "the suite");
   }
+  check_exitall(suite);
   for (const SuiteWorkload& w : suite.workloads) {
     if (w.precondition) out += precondition_text(*w.precondition, w.spec, "'" + w.id() + "'");
     if (w.method->element() != "workload" || w.method->timed())
@@ -320,11 +362,14 @@ std::string fio_job_text(const Suite& suite, const std::string& target, std::str
       continue;
     }
     // A group: its jobs' sections, a stonewall before the first only, so that fio starts them
-    // together; fio's JSON then has one entry per job (no group_reporting).
+    // together; fio's JSON then has one entry per job (no group_reporting). A job of another
+    // exit_group than the one before starts a reporting group of fio's (new_group).
     bool first = true;
+    unsigned group = 0;
     for (const WorkloadSpec& m : group_members(w.spec)) {
-      out += job_section(w.id(), m, first);
+      out += job_section(w.id(), m, first) + (m.exit_group != group ? "new_group\n" : "");
       first = false;
+      group = m.exit_group;
     }
   }
   return out;

@@ -73,6 +73,8 @@ const FioOptionRule kFioOptions[] = {
     {"scramble_buffers", Take::Special},
     {"refill_buffers", Take::Special},
     {"stonewall", Take::Special},
+    {"exitall", Take::Special},
+    {"exit_what", Take::Special},
     {"wait_for", Take::Special},
     {"name", Take::Special},
     {"iodepth", Take::Map, Kind::Int, "iodepth"},
@@ -98,12 +100,21 @@ const FioOptionRule kFioOptions[] = {
     {"thinktime", Take::Special},
     {"thinktime_spin", Take::Special},
     {"thinktime_blocks", Take::Map, Kind::Int, "thinktime_blocks"},
+    {"flow", Take::Map, Kind::Int, "flow"},
+    {"flow_id", Take::Map, Kind::Int, "flow_id"},
+    {"flow_sleep", Take::Map, Kind::Int, "flow_sleep"},
     {"thinktime_blocks_type", Take::Refuse, Kind::None,
      "storqual's think time comes after thinktime_blocks I/Os have completed (fio's 'complete')",
      "complete"},
     {"io_submit_mode", Take::Ignore, Kind::None,
      "storqual's job thread submits each I/O itself at its due time (fio's 'inline'); 'offload' "
      "hands submission to fio's worker threads, with the same I/O pattern and rate"},
+    {"verify_dump", Take::Ignore, Kind::None,
+     "fio writes a block that fails verification into two files named after the target and the "
+     "block's offset (the bytes read, .received, and those expected, .expected); storqual writes "
+     "no such files: its integrity verdict names each bad block's class (corrupted, stale, "
+     "misplaced, foreign), its offset and, for a stale one, the write it holds and the one "
+     "expected (docs/integrity.md)"},
     {"verify_backlog", Take::Map, Kind::Int, "verify_backlog"},
     {"verify_backlog_batch", Take::Map, Kind::Int, "verify_backlog_batch"},
     {"do_verify", Take::Map, Kind::Bool, "do_verify"},
@@ -169,7 +180,6 @@ const FioOptionRule kFioOptions[] = {
      "steady state is rounds= on a suite <workload> (docs/methodology.md)"},
     {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
-    {"exitall", Take::Refuse, Kind::None, "storqual's jobs of a workload end together"},
     {"invalidate", Take::Refuse, Kind::None,
      "storqual does not drop the target's page cache while a workload runs (invalidate=0 is what "
      "it does)",

@@ -133,8 +133,11 @@ struct JobState {
     std::uint64_t value[2] = {0, 0};
     std::string where;
   };
-  PerDirection rates[4];   // rate, rate_iops, ratemin, rate_iops_min
-  std::string sync_where;  // ioengine=sync, taken as psync (noted)
+  PerDirection rates[4];                    // rate, rate_iops, ratemin, rate_iops_min
+  std::string sync_where;                   // ioengine=sync, taken as psync (noted)
+  bool exitall = false, new_group = false;  // fio's exitall (the file's), new_group
+  std::string exit_what = "group", exit_where;
+  unsigned groupid = 0;  // fio's reporting group (init.c add_job)
 };
 
 constexpr std::string_view kRateOptions[4] = {"rate", "rate_iops", "ratemin", "rate_iops_min"};
@@ -234,6 +237,12 @@ void take_rates(JobState& j, RwMode mode, std::vector<std::string>& ignored) {
       if (k <= 1) {  // the rate itself sets the mix; the minimums follow it
         const auto mix = static_cast<unsigned>(
             std::llround(100.0 * static_cast<double>(r.value[0]) / static_cast<double>(v)));
+        if (mix == 0 || mix == 100)  // the export would pace one direction at 0
+          throw FileError(r.where + ": option '" + name + "': reads at " +
+                          std::to_string(r.value[0]) + " and writes at " +
+                          std::to_string(r.value[1]) +
+                          " per second are a mix of under 0.5% one way: storqual's rwmixread "
+                          "cannot keep both paced");
         if (mix != j.spec.params.rwmixread)
           ignored.push_back(
               r.where + ": option '" + name + "': reads at " + std::to_string(r.value[0]) +
@@ -375,6 +384,13 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
   } else if (name == "scramble_buffers" || name == "refill_buffers") {
     if (v != "0" && v != "1") refuse(o, "expected 0 or 1");
     (name == "refill_buffers" ? j.refill : j.scramble) = v == "1";
+  } else if (name == "exitall") {
+    j.exitall = v != "0";
+  } else if (name == "exit_what") {
+    if (v != "group" && v != "stonewall" && v != "all")
+      refuse(o, "expected group, stonewall or all");
+    j.exit_what = v;
+    j.exit_where = o.location;
   } else if (name == "stonewall") {
     j.stonewall = v != "0";
   } else if (name == "wait_for") {
@@ -389,6 +405,7 @@ void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ign
   if (name == "invalidate") j.invalidate_given = true;
   if (name == "filename") j.filename_given = true;
   if (name == "iodepth_batch_complete_max") j.batch_max_given = true;
+  if (name == "new_group") j.new_group = flag_value(o) != "0";  // noted below; exitall's groups
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
     refuse(o, "storqual has no equivalent of fio's '" + o.name +
@@ -672,6 +689,49 @@ WorkloadSpec group_of(std::vector<JobState>& distinct) {
   return group;
 }
 
+// fio's exitall is the file's (options.c str_exitall_cb): then every job that ends ends the jobs of
+// its exit_what: its reporting group (fio's groupid: a stonewall or new_group after jobs starts
+// the next), every running job (stonewall), or every job, later ones too (all: they never run,
+// so they are left out). Within a workload the groups are numbered from 0 (exit_group).
+void take_exitall(std::vector<std::vector<JobState>>& sets, std::vector<std::string>& ignored) {
+  bool any = false;
+  for (const auto& set : sets)
+    for (const JobState& j : set) any = any || j.exitall;
+  if (!any) return;
+  for (std::string& note : ignored)  // with exitall, new_group is more than output
+    if (const auto at = note.find("option 'new_group' ignored: "); at != std::string::npos)
+      note = note.substr(0, at) +
+             "option 'new_group': with exitall it starts the group of jobs that end together "
+             "(exitall=group: exit_group)";
+  unsigned groupid = 0, in_group = 0;
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    for (JobState& j : sets[k]) {
+      if (!j.wait_for.empty())
+        throw FileError(j.location + ": job '" + j.name +
+                        "': exitall with wait_for: fio's groups then span jobs that storqual "
+                        "runs one workload after another");
+      if ((j.stonewall || j.new_group) && in_group) {
+        in_group = 0;
+        ++groupid;
+      }
+      j.groupid = groupid;
+      in_group += j.spec.params.numjobs;
+    }
+    bool all = false;
+    for (JobState& j : sets[k]) {
+      j.spec.exitall = j.exit_what == "group" ? ExitScope::Group : ExitScope::Stonewall;
+      j.spec.exit_group = j.groupid - sets[k].front().groupid;
+      if (j.exit_what != "all") continue;
+      all = k + 1 < sets.size();
+      ignored.push_back(j.exit_where + ": option 'exit_what=all': when job '" + j.name +
+                        "' ends, fio ends every job and starts none after it: storqual ends "
+                        "every job of its workload (exitall=stonewall)" +
+                        (all ? " and the import leaves out the jobs after it" : ""));
+    }
+    if (all) sets.resize(k + 1);
+  }
+}
+
 }  // namespace
 
 std::uint64_t fio_size(const std::string& name, const std::string& value, unsigned kb_base,
@@ -688,7 +748,9 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   for (const FioJob& job : file.jobs) jobs.push_back(job_state(job, out.ignored, refused));
   if (!refused.lines.empty()) throw_refusals(refused, file.display_name);
   std::set<std::string> used;
-  for (std::vector<JobState>& set : concurrent_sets(std::move(jobs))) {
+  std::vector<std::vector<JobState>> sets = concurrent_sets(std::move(jobs));
+  take_exitall(sets, out.ignored);
+  for (std::vector<JobState>& set : sets) {
     std::vector<JobState> distinct = fold_copies(set);
     JobState& first = distinct.front();
     SuiteWorkload w;  // a plain workload: no method
