@@ -227,11 +227,17 @@ void merge_timelines(std::span<JobOutcome> outcomes, const WorkloadSpec& spec, d
   }
   const double interval_s = static_cast<double>(interval_ns) / 1e9;
   const double elapsed = result.elapsed_s;
-  // A time-based run has exactly runtime/interval points; drop the partial tail beyond it.
+  // A time-based run has exactly runtime/interval points; drop the partial tail beyond it. One
+  // that ran to its time limit has them all, also those in which no I/O completed: a stall at the
+  // end is a zero rate (as fio logs it), not a shorter timeline, which a job thread kept off the
+  // CPU for the last interval also made (JobRunner.ASliverOfALastIntervalIsNotATimelineSample
+  // under ASan on a loaded host: 4 points for 0.5 s at 0.1 s).
   std::size_t points = total.size();
-  if (p.runtime_s > 0 && !result.interrupted)
-    points = std::min<std::size_t>(
-        points, static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9)));
+  if (p.runtime_s > 0 && !result.interrupted) {
+    const auto whole = static_cast<std::size_t>(std::ceil(limit_s / interval_s - 1e-9));
+    if (spec.io_limit == 0 && result.errors.empty()) total.resize(std::max(total.size(), whole));
+    points = std::min(total.size(), whole);
+  }
   // In a run that ends at its time limit a last interval shorter than half the others (a runtime
   // of 10.00002 s: a 20 us eleventh) is not a sample of the rate: a few I/Os over a sliver of time
   // would set min/max/avg. Its I/Os stay in the totals. A run that ends by its size or io_limit

@@ -435,6 +435,26 @@ TEST(RealFault, ReadOnlyLoopDeviceFailsTheWriteWorkload) {
   EXPECT_TRUE(loop_released(backing)) << "a loop device over " << backing << " was left";
 }
 
+// Whether process `pid` comes to hold `device` open, seen twice 300 ms apart (not a short
+// identification open), within 60 s.
+bool holds_open(pid_t pid, const std::string& device) {
+  auto open_now = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec))
+      if (fs::read_symlink(e.path(), ec) == device) return true;
+    return false;
+  };
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < limit) {
+    if (open_now()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      if (open_now()) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 TEST(RealFault, LoopDeviceDetachedDuringTheRun) {
   STORQUAL_REQUIRE_ROOT();
   ScratchDir dir("faults");
@@ -447,7 +467,10 @@ TEST(RealFault, LoopDeviceDetachedDuringTheRun) {
     auto argv = run_argv(dir.path(), "detach", suite_xml("runtime=\"700ms\"", kReadWriteRead),
                          loop.path(), {"--allow-destructive"});
     BackgroundCommand run(argv, dir / "detach.out", dir / "detach.err");
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Detach once storqual holds the device (the safety guard's descriptor, kept for the whole
+    // run), not after a fixed 500 ms: under ASan on a loaded host storqual had not opened it yet,
+    // the kernel detached a device nobody held and the run failed (exit 2).
+    ASSERT_TRUE(holds_open(run.pid(), loop.path())) << "storqual never opened " << loop.path();
     // `losetup -d` by the device's own name, once (LoopDevice never detaches it again, so a
     // device of the same name made later by someone else is safe).
     const std::string device = loop.path();

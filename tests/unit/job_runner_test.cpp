@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "runner/base/units.hpp"
+#include "runner/measure/fault_spec.hpp"
 #include "tests/support/test_devices.hpp"
 
 namespace storqual::runner {
@@ -116,6 +117,22 @@ TEST(JobRunner, ASliverOfALastIntervalIsNotATimelineSample) {
   r = run_workload(w);
   ASSERT_EQ(r.timeline.size(), 6u);
   EXPECT_NEAR(r.timeline.back().t_s, 0.56, 1e-9);
+}
+
+// A time-based run has a point for every interval, also those in which nothing completed: each
+// I/O takes 300 ms, so of 0.5 s at 0.1 s only the fourth interval has one (the second I/O ends
+// after the time limit); the fifth is a zero rate, not missing (a stall at the end of a run).
+TEST(JobRunner, AnIntervalWithNoCompletionIsAZeroPoint) {
+  auto w = null_spec("randread", 1);
+  w.params.runtime_s = 0.5;
+  w.interval_s = 0.1;
+  RunOptions o;
+  o.wrap_engine = fault_injector(parse_fault_plan("latency:base=300ms"));
+  auto r = run_workload(w, o);
+  ASSERT_EQ(r.timeline.size(), 5u);
+  EXPECT_DOUBLE_EQ(r.timeline.back().read_iops, 0);
+  EXPECT_NEAR(r.timeline.back().t_s, 0.5, 1e-9);
+  EXPECT_LE(r.read->ios, 1u);
 }
 
 TEST(JobRunner, RampTimeIsRunButNotCounted) {
