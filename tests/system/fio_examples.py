@@ -167,12 +167,13 @@ def examples(storqual, table_out):
     table += ["| %s | %s | %s |" % r for r in rows]
     table.append("")
     table.append("%d files: %d imported, %d refused." % (len(files), imported, refused))
-    # A floor: Debian's fio-examples of fio 3.33 import 25 files today (docs/fio-files.md: the
+    # A floor: Debian's fio-examples of fio 3.33 import 26 files today (docs/fio-files.md: the
     # block-size mixes and skewed distributions took iometer-file-access-server, jesd219,
     # rand-zones and zipf; the notes on fio's process options cmdprio-bssplit,
     # cmdprio-percentage and numa; loops took fsx; rate control, startdelay and the note on
     # io_submit_mode took 1mbs_clients, fixed-rate-submission and poisson-rate-submission, the
-    # offset modifier backwards-read: 25);
+    # offset modifier backwards-read: 25; fio's compressible and deduplicable buffers
+    # dedupe-global: 26);
     # fewer is a regression, however politely each refusal names
     # its options.
     if files and imported < MIN_IMPORTED:
@@ -266,7 +267,7 @@ def export(storqual, source_dir):
     return 1 if failures else 0
 
 
-MIN_IMPORTED = 25
+MIN_IMPORTED = 26
 
 
 def main():
