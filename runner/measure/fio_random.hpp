@@ -26,6 +26,20 @@ class FioRandom {
 
   // fio's __rand: the next output, in [0, max()].
   std::uint64_t next() noexcept { return use64_ ? next64() : next32(); }
+  // fio's rand_between(start, end), both inclusive: rand32_upto or rand64_upto on the next output.
+  std::uint64_t between(std::uint64_t start, std::uint64_t end) noexcept {
+    const std::uint64_t v = next();
+    const double span = static_cast<double>(end - start + 1);
+    return start + (use64_ ? static_cast<std::uint64_t>(
+                                 span * (static_cast<double>(v) / 18446744073709551616.0))
+                           : static_cast<std::uint64_t>(
+                                 static_cast<int>(span * (static_cast<double>(v) / 4294967296.0))));
+  }
+  // fio's __get_next_seed on a 64-bit host: two outputs multiplied.
+  std::uint64_t next_seed() noexcept {
+    const std::uint64_t r = next();
+    return r * next();
+  }
   // fio's rand_max: FRAND32_MAX or FRAND64_MAX.
   [[nodiscard]] std::uint64_t max() const noexcept { return use64_ ? UINT64_MAX : UINT32_MAX; }
   // fio's __rand_0_1: (next + 1) / (max + 1), in (0, 1].
@@ -89,7 +103,10 @@ enum class FioSeed : unsigned {
   BlockSizeRead = 0,
   BlockSizeWrite = 1,
   BlockSizeTrim = 2,
-  Zone = 16,  // FIO_RAND_ZONE_OFF: which zone of a zoned distribution
+  Buffer = 9,             // FIO_RAND_BUF_OFF: write buffer contents (buf_state)
+  Dedupe = 14,            // FIO_DEDUPE_OFF: whether a write repeats an earlier one
+  Zone = 16,              // FIO_RAND_ZONE_OFF: which zone of a zoned distribution
+  DedupeWorkingSet = 20,  // FIO_RAND_DEDUPE_WORKING_SET_IX: which page of the working set
 };
 
 // fio's seed for `purpose` of the job numbered `thread_number` (1 for a file's first job, then on

@@ -32,6 +32,7 @@
 #include "runner/measure/job_verify.hpp"
 #include "runner/measure/offset_generator.hpp"
 #include "runner/measure/random.hpp"
+#include "runner/measure/write_buffers.hpp"
 
 namespace storqual::runner::jobs {
 
@@ -105,7 +106,8 @@ class Job {
   static constexpr std::uint64_t kDrainLimitNs = 30ull * 1000000000ull;
 
   void prepare_loop();  // job_start.cpp: the loop's settings and its parts
-  void prepare_pacing(const WorkloadSpec& spec, unsigned thread_number);  // job_start.cpp
+  void prepare_pacing(const WorkloadSpec& spec, unsigned thread_number);   // job_start.cpp
+  void prepare_buffers(const WorkloadSpec& spec, unsigned thread_number);  // job_start.cpp
 
   [[nodiscard]] bool stop_requested() const noexcept {
     return stop_ && stop_->load(std::memory_order_relaxed);
@@ -302,8 +304,13 @@ class Job {
     }
   }
 
-  // fio's refill_buffers: new random bytes over the whole write.
+  // fio's refill_buffers: new random bytes over the whole write; with buffer_compress_percentage
+  // or dedupe_percentage, fio's own buffers.
   void refill_write(IoRequest& r) {
+    if (fill_) [[unlikely]] {
+      fill_->fill(r.buf, r.length);
+      return;
+    }
     auto* bytes = static_cast<unsigned char*>(r.buf);
     for (std::uint32_t off = 0; off + 8 <= r.length; off += 8) {
       const std::uint64_t v = rng_->next();
@@ -691,6 +698,7 @@ class Job {
   std::optional<ErrorPolicy> errors_;
   std::optional<CompletionAccounting> accounting_;
   std::optional<VerifyTracker> verify_;
+  std::optional<FioBufferFill> fill_;  // compressible or deduplicable writes, as fio's
 };
 
 }  // namespace

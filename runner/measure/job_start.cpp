@@ -222,6 +222,27 @@ void Job::prepare_pacing(const WorkloadSpec& spec, unsigned thread_number) {
   cycle_ns_ = static_cast<std::uint64_t>(std::llround(spec.rate_cycle_s * 1e9));
 }
 
+// fio's compressible and deduplicable writes (runner/measure/write_buffers.hpp): every buffer
+// filled once as fio fills its io_u buffers at start, then each write refilled (fio's
+// refill_buffers), from generators seeded as fio seeds job `thread_number` of the workload's.
+void Job::prepare_buffers(const WorkloadSpec& spec, unsigned thread_number) {
+  unsigned threads = plan_.spec->params.numjobs;
+  if (!plan_.spec->jobs.empty()) {
+    threads = 0;
+    for (const WorkloadSpec& m : group_members(*plan_.spec)) threads += m.params.numjobs;
+  }
+  const std::uint64_t min_write = spec.bs_mix[1].min_bs ? spec.bs_mix[1].min_bs : spec.params.bs;
+  fill_.emplace(spec.buffers, FioBufferFill::Job{
+                                  .size = spec.params.size ? spec.params.size : member_.region_size,
+                                  .min_write = static_cast<std::uint32_t>(min_write),
+                                  .thread_number = thread_number,
+                                  .threads = std::max(1u, threads),
+                                  .use64 = spec.distribution.use64});
+  const auto largest = static_cast<std::uint32_t>(largest_block(spec));
+  for (unsigned i = 0; i < depth_; ++i) fill_->fill(buffer(i), largest);
+  contents_ = WriteContents::Refill;
+}
+
 void Job::prepare_loop() {
   const auto& spec = *member_.spec;
   const auto& p = spec.params;
@@ -241,6 +262,8 @@ void Job::prepare_loop() {
   // Each job of the workload its own sequence: a group's members are numbered on from the first.
   const std::uint64_t seq = member_.first + index_;
   prepare_pacing(spec, static_cast<unsigned>(seq) + 1);
+  if (spec.buffers.active() && rw_writes(member_.mode))
+    prepare_buffers(spec, static_cast<unsigned>(seq) + 1);
   rng_.emplace(0x5354525155414cull ^ (seq << 32) ^ plan_.t0);
   // With a mix, random offsets are blocks of blockalign (fio's ba, by default the smallest size
   // in use), as many as start an I/O of the smallest size inside the region (io_u.c last_block).

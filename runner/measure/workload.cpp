@@ -305,6 +305,44 @@ const WorkloadOption kOptions[] = {
      "the same buffer every time, refill = new random bytes every time",
      "stamp", "enum",
      [](WorkloadSpec& w, std::string_view v) { w.write_contents = parse_write_contents(v); }},
+    {"buffer_compress_percentage",
+     "as fio's: this share of every buffer_compress_chunk of a write is zeros, the rest random "
+     "(vdbench's compratio=N is 100 x (1 - 1/N)); 100 = all zeros",
+     "0", "percent",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.buffers.compress_percentage = parse_uint("buffer_compress_percentage", v, 0, 100);
+     }},
+    {"buffer_compress_chunk", "the unit of buffer_compress_percentage, as fio's (0: the write)",
+     "512", "size",
+     [](WorkloadSpec& w, std::string_view v) {
+       const std::uint64_t n = parse_size(v);
+       if (n > kMaxBlockSize) throw UnitError("buffer_compress_chunk is larger than 256 MiB");
+       w.buffers.compress_chunk = static_cast<std::uint32_t>(n);
+     }},
+    {"dedupe_percentage",
+     "as fio's: this share of writes repeat an earlier one's contents (vdbench's dedupratio=N is "
+     "100 x (1 - 1/N))",
+     "0", "percent",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.buffers.dedupe_percentage = parse_uint("dedupe_percentage", v, 0, 100);
+     }},
+    {"dedupe_mode",
+     "repeat: a repeated write takes the last unique one's generator; working_set: one of a set "
+     "of pages drawn at start (fio's)",
+     "repeat", "enum",
+     [](WorkloadSpec& w, std::string_view v) { w.buffers.dedupe_mode = parse_dedupe_mode(v); }},
+    {"dedupe_working_set_percentage",
+     "dedupe_mode=working_set: the set's unique pages as this share of the job's size", "5",
+     "percent",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.buffers.dedupe_working_set_percentage =
+           parse_uint("dedupe_working_set_percentage", v, 0, 100);
+     }},
+    {"dedupe_global",
+     "dedupe_mode=working_set: the set spans every job of the workload, as fio's", "0", "bool",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.buffers.dedupe_global = parse_bool("dedupe_global", v);
+     }},
     {"verify",
      "crc32c or xxh3: write blocks with a checksummed header and read them back (corrupted, "
      "misplaced, stale, foreign); 0 = off",
@@ -570,6 +608,7 @@ void validate(const WorkloadSpec& spec) {
   validate_block_sizes(spec);
   validate_distribution(spec);
   validate_pacing(spec);
+  validate_buffers(spec);
   if (spec.offset_increment) {
     if (!spec.params.size)
       throw UnitError("offset_increment needs a size (each job's region is size bytes)");
@@ -694,6 +733,7 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     cmd += " --fadvise_hint=" + std::string(fadvise_hint_name(spec.fadvise_hint));
   if (rw_writes(parse_rw(p.rw)) && !fio_write_contents(spec.write_contents).empty())
     cmd += " --" + std::string(fio_write_contents(spec.write_contents));
+  for (const std::string& o : buffer_options(spec)) cmd += " --" + o;
   if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.

@@ -16,6 +16,7 @@
 #include "runner/measure/block_size_mix.hpp"
 #include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/verify.hpp"
+#include "runner/measure/write_buffers.hpp"
 
 namespace storqual::runner {
 
@@ -69,6 +70,10 @@ struct WorkloadSpec {
   unsigned iodepth_batch_complete_max = 0;
   FadviseHint fadvise_hint = FadviseHint::Pattern;
   WriteContents write_contents = WriteContents::Stamp;
+  // Compressible and deduplicable writes as fio's (buffer_compress_percentage, dedupe_percentage
+  // and their kin; runner/measure/write_buffers.hpp): when set, every write is refilled by fio's
+  // generators (write_contents refill) instead of write_contents' own.
+  BufferShape buffers;
   // Early stop (runner/measure/early_stop.hpp): "ci:1%@95[,min=3s]" or "" (off); time-based runs
   // only.
   std::string early_stop;
@@ -229,6 +234,12 @@ void validate_distribution(const WorkloadSpec& spec);
 // fio's options for exitall ("exitall", "exit_what=stonewall"); empty without it. fio's groups
 // (exit_group) are its new_group between a group's jobs, which the writers add.
 [[nodiscard]] std::vector<std::string> exit_options(const WorkloadSpec& spec);
+// fio's options for compressible and deduplicable writes ("buffer_compress_percentage=50",
+// "dedupe_mode=working_set", ...), as the suite XML and fio write them; empty where none is set.
+[[nodiscard]] std::vector<std::string> buffer_options(const WorkloadSpec& spec);
+// validate's part for them (workload_buffers.cpp): a workload that writes, no verify, fio's
+// working set inside its size and memory bound.
+void validate_buffers(const WorkloadSpec& spec);
 // validate's part for pacing: a minimum rate and think time need a positive cycle, spin within
 // the think time, a group's exit_groups in order.
 void validate_pacing(const WorkloadSpec& spec);

@@ -107,6 +107,11 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
         a.emplace_back(name, std::string(opt->default_value));
     }
   }
+  if (const auto buffers = buffer_options(w); buffers != buffer_options(d))
+    for (const std::string& o : buffers) {
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
@@ -220,6 +225,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   for (const std::string& o : pacing_options(s))
     if (!o.starts_with("rate_iops_min=") && !o.starts_with("ratemin=")) out += o + "\n";
   for (const std::string& o : exit_options(s)) out += o + "\n";
+  for (const std::string& o : buffer_options(s)) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";

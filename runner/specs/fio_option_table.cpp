@@ -40,6 +40,12 @@ constexpr std::string_view kCmdPrio =
     "sets none, so every command has the process's priority and its latency percentiles are not "
     "split by class (fio's log_prio)";
 
+// fio's file creation and layout: storqual creates no file per job (issue 47's notes).
+constexpr std::string_view kCreate =
+    "storqual creates no file per job: its jobs share the run's --target, which exists before they "
+    "start (a scratch file storqual makes is allocated whole with fallocate(2) first, as fio's "
+    "fallocate=native; a target file is used at the size it has)";
+
 const FioOptionRule kFioOptions[] = {
     {"numa_cpu_nodes", Take::Ignore, Kind::None, kNumaCpu},
     {"numa_mem_policy", Take::Ignore, Kind::None, kNumaMem},
@@ -171,6 +177,25 @@ const FioOptionRule kFioOptions[] = {
     {"end_fsync", Take::Refuse, Kind::None, "storqual issues no fsync", "0"},
     {"sync", Take::Refuse, Kind::None, "storqual does not open the target O_SYNC", "0"},
     {"unlink", Take::Refuse, Kind::None, "storqual manages its own scratch file", "0"},
+    {"buffer_compress_percentage", Take::Map, Kind::Int, "buffer_compress_percentage"},
+    {"buffer_compress_chunk", Take::Map, Kind::Size, "buffer_compress_chunk"},
+    {"dedupe_percentage", Take::Map, Kind::Int, "dedupe_percentage"},
+    {"dedupe_mode", Take::Map, Kind::None, "dedupe_mode"},
+    {"dedupe_working_set_percentage", Take::Map, Kind::Int, "dedupe_working_set_percentage"},
+    {"dedupe_global", Take::Map, Kind::Bool, "dedupe_global"},
+    {"create_serialize", Take::Ignore, Kind::None, kCreate},
+    {"create_on_open", Take::Ignore, Kind::None, kCreate},
+    {"fallocate", Take::Ignore, Kind::None, kCreate},
+    {"error_dump", Take::Ignore, Kind::None,
+     "it shapes fio's output only (storqual reports each direction's error count and its first "
+     "error, with the offset)"},
+    {"verify_async", Take::Ignore, Kind::None,
+     "storqual checks the blocks it reads back in the threads that read them, with no offload "
+     "threads (fio's verify_async=0): the same checks, their CPU time spent between the I/Os"},
+    {"verify_fatal", Take::Ignore, Kind::None,
+     "storqual reads back and classifies every block, and its integrity verdict fails when any is "
+     "bad; fio with verify_fatal=1 ends the job at the first bad block instead of checking the "
+     "rest"},
     {"number_ios", Take::Map, Kind::Int, "number_ios"},
     {"offset_increment", Take::Map, Kind::Size, "offset_increment"},
     {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},

@@ -579,10 +579,12 @@ void finish_job(JobState& j, std::vector<std::string>& ignored) {
   p.size = j.size ? j.size : j.filesize;
   take_termination(j, ignored);
   // What fio's writes carry (fio's verify writes its own blocks, as storqual's does).
+  // fio's buffer_compress_percentage and dedupe_percentage set refill_buffers (their generators
+  // fill every write).
   if (rw_writes(mode) && j.spec.verify == VerifyAlgorithm::None)
-    j.spec.write_contents = j.refill     ? WriteContents::Refill
-                            : j.scramble ? WriteContents::Scramble
-                                         : WriteContents::Fixed;
+    j.spec.write_contents = j.refill || j.spec.buffers.active() ? WriteContents::Refill
+                            : j.scramble                        ? WriteContents::Scramble
+                                                                : WriteContents::Fixed;
   if (p.ioengine != "io_uring") {  // io_uring's options mean nothing to the others: storqual's
     j.spec.fixedbufs = WorkloadSpec{}.fixedbufs;  // defaults, as a suite without them has
     j.spec.registerfiles = WorkloadSpec{}.registerfiles;
@@ -646,7 +648,9 @@ std::string unique_id(const std::string& name, std::set<std::string>& used) {
 
 // Jobs that fio runs together: each one identical to an earlier one but for its name is numjobs
 // copies of it (its numjobs and io_limit added); the others are jobs of their own.
-std::vector<JobState> fold_copies(std::vector<JobState>& set) {
+// Jobs without filename have a file each in fio (NAME.0.0), one region of storqual's target here:
+// noted.
+std::vector<JobState> fold_copies(std::vector<JobState>& set, std::vector<std::string>& ignored) {
   std::vector<JobState> distinct;
   for (JobState& j : set) {
     auto same = std::find_if(distinct.begin(), distinct.end(),
@@ -655,6 +659,11 @@ std::vector<JobState> fold_copies(std::vector<JobState>& set) {
       distinct.push_back(std::move(j));
       continue;
     }
+    if (!j.filename_given || !same->filename_given)
+      ignored.push_back(j.location + ": job '" + j.name + "' runs as one more job of '" +
+                        same->name + "': without filename fio gives each its own file (" +
+                        same->name + ".0.0, " + j.name +
+                        ".0.0); storqual's jobs share one region of the run's --target");
     auto& p = same->spec.params;
     if (p.numjobs + j.spec.params.numjobs > kMaxNumjobs)
       throw FileError(same->location + ": more than " + std::to_string(kMaxNumjobs) + " jobs");
@@ -751,7 +760,7 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   std::vector<std::vector<JobState>> sets = concurrent_sets(std::move(jobs));
   take_exitall(sets, out.ignored);
   for (std::vector<JobState>& set : sets) {
-    std::vector<JobState> distinct = fold_copies(set);
+    std::vector<JobState> distinct = fold_copies(set, out.ignored);
     JobState& first = distinct.front();
     SuiteWorkload w;  // a plain workload: no method
     w.spec = distinct.size() == 1 ? std::move(first.spec) : group_of(distinct);

@@ -735,5 +735,31 @@ TEST(FioSuite, OffsetModifierNumberIosAndSync) {
   EXPECT_NE(refusal("[r]\nrw=read:6k\nsize=64k\n").find("not a multiple of bs"), std::string::npos);
 }
 
+// fio's file creation and layout, error dump and verify offload shape nothing storqual runs:
+// each noted with what storqual does (surface-scan.fio's create_serialize, enospc-pressure.fio's
+// error_dump, fallocate, create_on_open, verify_async, verify_fatal).
+TEST(FioSuite, FileCreationAndVerifyOffloadAreNoted) {
+  const FioImport im = import_text(
+      "[global]\nsize=1m\ndirect=1\ncreate_serialize=0\nerror_dump=0\nfallocate=none\n"
+      "[w]\nrw=randwrite\ncreate_on_open=1\nverify=crc32c\nverify_async=4\nverify_fatal=1\n");
+  ASSERT_EQ(im.suite.workloads.size(), 1u);
+  EXPECT_EQ(im.suite.workloads[0].spec.verify, VerifyAlgorithm::Crc32c);
+  for (const char* option : {"create_serialize", "error_dump", "fallocate", "create_on_open",
+                             "verify_async", "verify_fatal"}) {
+    const std::string want = std::string("option '") + option + "' ignored: ";
+    EXPECT_TRUE(std::any_of(im.ignored.begin(), im.ignored.end(), [&](const std::string& n) {
+      return n.find(want) != std::string::npos;
+    })) << option;
+  }
+  // surface-scan.fio is then refused for its verify and fill_device options only.
+  const std::string why = refusal(
+      "[global]\nthread\nbs=64k\ndirect=1\nioengine=sync\nverify=meta\n"
+      "verify_pattern=0xaa555aa5\nverify_interval=512\n[write-phase]\nfilename=datafile.tmp\n"
+      "rw=write\nfill_device=1\ndo_verify=0\n[verify-phase]\nstonewall\ncreate_serialize=0\n"
+      "filename=datafile.tmp\nrw=read\ndo_verify=1\n");
+  EXPECT_NE(why.find("4 things"), std::string::npos) << why;
+  EXPECT_EQ(why.find("create_serialize"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace storqual::runner
