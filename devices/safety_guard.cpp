@@ -5,15 +5,18 @@
 #include <blkid.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "devices/device_users.hpp"
@@ -110,6 +113,8 @@ std::vector<std::string> probe_signatures(int fd) {
 }
 
 AdmittedTarget::~AdmittedTarget() {
+  // The lock first: udev, woken by the claim's close, then finds the disk unlocked.
+  if (lock_fd_ >= 0) ::close(lock_fd_);
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -119,6 +124,7 @@ AdmittedTarget::AdmittedTarget(AdmittedTarget&& other) noexcept {
 
 AdmittedTarget& AdmittedTarget::operator=(AdmittedTarget&& other) noexcept {
   if (this == &other) return *this;
+  if (lock_fd_ >= 0) ::close(lock_fd_);
   if (fd_ >= 0) ::close(fd_);
   kind = other.kind;
   path = std::move(other.path);
@@ -127,10 +133,50 @@ AdmittedTarget& AdmittedTarget::operator=(AdmittedTarget&& other) noexcept {
   offset = other.offset;
   size = other.size;
   exclusive = other.exclusive;
+  udev_locked = other.udev_locked;
   notes = std::move(other.notes);
   fd_ = std::exchange(other.fd_, -1);
+  lock_fd_ = std::exchange(other.lock_fd_, -1);
   scratch_ = std::move(other.scratch_);
   return *this;
+}
+
+namespace {
+
+// systemd's block-device locking (docs/identity-and-safety.md, "udev's lock"): udevd takes
+// LOCK_SH|LOCK_NB on a whole disk before it processes an event for it (the IN_CLOSE_WRITE that
+// every close of a written descriptor raises) and leaves the disk alone while it cannot. A writer
+// holding LOCK_EX keeps udev's blkid probe, whose reads the device would count, out of the run.
+// udevd holds its own lock only while it processes an event, so a short wait covers it.
+constexpr auto kUdevLockWait = std::chrono::seconds(3);
+
+bool lock_exclusively(int fd) {
+  const auto deadline = std::chrono::steady_clock::now() + kUdevLockWait;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace
+
+void SafetyGuard::lock_whole_disk(const ResolvedTarget& resolved, AdmittedTarget& admitted) const {
+  int fd = admitted.fd_;
+  const std::string disk = "/dev/" + resolved.disk;
+  if (resolved.is_partition) {
+    admitted.lock_fd_ = ::open(disk.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = admitted.lock_fd_;
+  }
+  if (fd >= 0 && lock_exclusively(fd)) {
+    admitted.udev_locked = true;
+    return;
+  }
+  admitted.notes.push_back(disk + ": no BSD lock (flock LOCK_EX) within " +
+                           std::to_string(kUdevLockWait.count()) +
+                           " s: another process holds one, so udev may probe (read) the device "
+                           "while the run writes it");
 }
 
 SafetyGuard::SafetyGuard(Sysfs sysfs) : sysfs_(std::move(sysfs)) {}
@@ -205,6 +251,7 @@ AdmittedTarget SafetyGuard::admit_block_device(const GuardRequest& request) cons
                           "; pass --force (with --allow-destructive) to overwrite it");
   }
   fit_range(request, name, capacity, admitted);
+  if (request.writes) lock_whole_disk(resolved, admitted);
   return admitted;
 }
 

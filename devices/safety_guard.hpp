@@ -35,9 +35,10 @@ struct GuardRequest {
 
 enum class AdmittedKind { BlockDevice, ExistingFile, ScratchFile };
 
-// What the guard admitted. Move-only; keeps the exclusive claim (block device) or the scratch file
-// alive until destroyed. Job threads open path() themselves, without O_EXCL (the claim is
-// per-open-file, so ordinary opens of the claimed device still succeed).
+// What the guard admitted. Move-only; keeps the exclusive claim (block device), the udev lock on
+// its whole disk, or the scratch file alive until destroyed. Job threads open path() themselves,
+// without O_EXCL (the claim is per-open-file, so ordinary opens of the claimed device still
+// succeed).
 class AdmittedTarget {
  public:
   AdmittedTarget() = default;
@@ -54,6 +55,11 @@ class AdmittedTarget {
   std::uint64_t offset = 0;    // the admitted range
   std::uint64_t size = 0;      // never 0 after admission
   bool exclusive = false;      // fd() holds an O_EXCL claim
+  // A write admission holds a BSD lock (flock LOCK_EX) on the whole disk, systemd's block-device
+  // locking: udev leaves the device alone (no probe reads inside the run's health window) until
+  // the claim is released, then sees the close and probes once. False when not taken (a read, a
+  // file, or another process kept its lock: a note says so).
+  bool udev_locked = false;
   std::vector<std::string> notes;  // things the report should say (e.g. a read of a mounted device)
 
   [[nodiscard]] int fd() const { return fd_; }  // the held descriptor (-1 for files)
@@ -61,6 +67,7 @@ class AdmittedTarget {
  private:
   friend class SafetyGuard;
   int fd_ = -1;
+  int lock_fd_ = -1;  // the whole disk's descriptor holding the lock, when fd_ is a partition's
   std::unique_ptr<ScratchFile> scratch_;
 };
 
@@ -69,6 +76,7 @@ class AdmittedTarget {
 //    partition of it is mounted, is active swap, has holders, or is busy (O_EXCL -> EBUSY);
 //    refused when libblkid finds a filesystem, RAID/LVM member or partition-table signature
 //    unless force.
+//  block device, write: holds flock(LOCK_EX) on the whole disk while admitted (udev's lock).
 //  block device, read: allowed, also on signed devices; a mounted or busy device is read without
 //    the exclusive claim and a note says so.
 //  directory: a ScratchFile of offset+size bytes (size required); reads and writes allowed.
@@ -85,6 +93,7 @@ class SafetyGuard {
   [[nodiscard]] AdmittedTarget admit_block_device(const GuardRequest& request) const;
   [[nodiscard]] AdmittedTarget admit_file(const GuardRequest& request) const;
   [[nodiscard]] AdmittedTarget admit_directory(const GuardRequest& request) const;
+  void lock_whole_disk(const ResolvedTarget& resolved, AdmittedTarget& admitted) const;
   Sysfs sysfs_;
 };
 

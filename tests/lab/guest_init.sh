@@ -151,6 +151,10 @@ if [ "$mode" = full ]; then
     echo "exit $?" >> "/tmp/run-$d.log"
     emit "run console $d" "/tmp/run-$d.log"
     emit "run json $d" "/tmp/run-$d/storqual-result.json"
+    # udev probes a disk when the run's lock on it goes (docs/identity-and-safety.md, "udev's
+    # lock"); the OCP C0h log counts a controller's I/O over all its namespaces, so the next run
+    # on a namespace of the same controller starts once that probe is done.
+    udevadm settle -t 30 2>/dev/null || true
   done
   # Guard refusals, each with its exit code, on disks the lab made for it.
   guard() {  # guard NAME DEVICE [extra args]

@@ -4,10 +4,13 @@
 // through `storqual bench` (exit 2 with the guard's message). Every device, mount and swap is
 // undone by RAII, also when an assertion fails.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -259,6 +262,75 @@ TEST(SafetyGuard, DeviceHeldExclusivelyElsewhereIsBusy) {
   ASSERT_EQ(c, 'y') << "the helper process could not claim the device";
   EXPECT_NE(msg.find("busy"), std::string::npos) << msg;
   EXPECT_NE(msg.find(loop.path()), std::string::npos) << msg;
+}
+
+// Whether another process (udevd, here a fresh descriptor) could take udev's shared lock now.
+bool shared_lock_free(const std::string& disk) {
+  int fd = open(disk.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0) << disk;
+  const bool free = flock(fd, LOCK_SH | LOCK_NB) == 0;
+  const int err = errno;
+  close(fd);
+  EXPECT_TRUE(free || err == EWOULDBLOCK) << disk << ": " << std::strerror(err);
+  return free;
+}
+
+TEST(SafetyGuard, AWriteAdmissionHoldsUdevsLockOnTheWholeDiskUntilReleased) {
+  STORQUAL_REQUIRE_ROOT();
+  ScratchDir dir("guard-udev-lock");
+  make_blank_file(dir / "disk.img");
+  LoopDevice loop(dir / "disk.img");
+  GuardRequest read;
+  read.target = loop.path();
+  {
+    auto admitted = SafetyGuard().admit(read);
+    EXPECT_FALSE(admitted.udev_locked);  // a read raises no IN_CLOSE_WRITE: udev may probe
+    EXPECT_TRUE(shared_lock_free(loop.path()));
+  }
+  auto admitted = SafetyGuard().admit(write_request(loop.path(), true, false));
+  EXPECT_TRUE(admitted.udev_locked);
+  EXPECT_TRUE(admitted.notes.empty());
+  EXPECT_FALSE(shared_lock_free(loop.path()));  // udevd's LOCK_SH|LOCK_NB fails: no probe
+  admitted = AdmittedTarget{};
+  EXPECT_TRUE(shared_lock_free(loop.path()));
+}
+
+TEST(SafetyGuard, APartitionsWriteLocksItsWholeDisk) {
+  STORQUAL_REQUIRE_ROOT();
+  ScratchDir dir("guard-udev-lock-part");
+  make_blank_file(dir / "disk.img");
+  auto r = run_command({"sfdisk", "-q", (dir / "disk.img").string()}, "label: dos\n,16M,L\n,,L\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  LoopOptions opts;
+  opts.partscan = true;
+  LoopDevice loop(dir / "disk.img", opts);
+  LoopPartitions partitions(loop.path());
+  const std::string part = loop.path() + "p2";
+  ASSERT_TRUE(wait_for(part)) << part << " did not appear";
+  {
+    auto admitted = SafetyGuard().admit(write_request(part, true, false));
+    EXPECT_TRUE(admitted.udev_locked);
+    EXPECT_FALSE(shared_lock_free(loop.path()));  // udev locks the whole disk, never a partition
+  }
+  EXPECT_TRUE(shared_lock_free(loop.path()));
+}
+
+TEST(SafetyGuard, AnotherLockHolderLeavesTheRunUnlockedWithANote) {
+  STORQUAL_REQUIRE_ROOT();
+  ScratchDir dir("guard-udev-held");
+  make_blank_file(dir / "disk.img");
+  LoopDevice loop(dir / "disk.img");
+  int held = open(loop.path().c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_SH | LOCK_NB), 0);  // as udevd holds it while it probes
+  auto admitted = SafetyGuard().admit(write_request(loop.path(), true, false));
+  close(held);
+  EXPECT_TRUE(admitted.exclusive);
+  EXPECT_FALSE(admitted.udev_locked);
+  ASSERT_EQ(admitted.notes.size(), 1u);
+  EXPECT_NE(admitted.notes[0].find(loop.path() + ": no BSD lock (flock LOCK_EX) within 3 s"),
+            std::string::npos)
+      << admitted.notes[0];
 }
 
 TEST(SafetyGuard, BlankDeviceWriteNeedsAllowDestructiveReadDoesNot) {
