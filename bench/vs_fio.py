@@ -116,8 +116,9 @@ class Device:
         self.kind, self.size, self.path, self.backing = kind, size, None, None
 
     def __enter__(self):
-        if self.kind == "loop":
-            fd, self.backing = tempfile.mkstemp(prefix="storqual-bench-", dir="/var/tmp")
+        if self.kind in ("loop", "loop-tmpfs"):  # loop-tmpfs: the file in memory (/dev/shm)
+            fd, self.backing = tempfile.mkstemp(
+                prefix="storqual-bench-", dir="/dev/shm" if self.kind == "loop-tmpfs" else "/var/tmp")
             os.close(fd)
             sh(f"head -c {self.size} /dev/urandom > {self.backing}")
             self.path = sh(f"losetup --find --show --direct-io=on {self.backing}")
@@ -131,7 +132,7 @@ class Device:
         return self
 
     def __exit__(self, *exc):
-        if self.kind == "loop":
+        if self.kind in ("loop", "loop-tmpfs"):
             for _ in range(50):
                 if subprocess.run(["losetup", "-d", self.path]).returncode == 0:
                     break
