@@ -213,6 +213,16 @@ AdmittedTarget SafetyGuard::admit_block_device(const GuardRequest& request) cons
                         ": a write workload destroys its contents; pass --allow-destructive if "
                         "that is intended");
 
+  // Every writer comes through here (run, bench, the power-cut lab): a host-managed zoned disk
+  // takes a write only at a zone's write pointer, which storqual's workloads do not write at.
+  if (request.writes &&
+      sysfs_.read(sysfs_.block_dir_relative(resolved.disk) / "queue/zoned") == "host-managed")
+    throw SafetyRefusal("refusing to write to " + name +
+                        ": it is a host-managed zoned block device, which takes a write only at "
+                        "a zone's write pointer, and storqual's workloads do not write that way "
+                        "(docs/identity-and-safety.md, \"Zoned devices\"); no flag overrides "
+                        "this");
+
   std::vector<std::string> users;
   for (const auto& u : find_device_users(sysfs_, resolved.device)) users.push_back(u.description);
   if (request.writes && !users.empty())

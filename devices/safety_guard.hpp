@@ -76,6 +76,7 @@ class AdmittedTarget {
 //    partition of it is mounted, is active swap, has holders, or is busy (O_EXCL -> EBUSY);
 //    refused when libblkid finds a filesystem, RAID/LVM member or partition-table signature
 //    unless force.
+//  block device, write: refused on a host-managed zoned disk (queue/zoned), whatever the flags.
 //  block device, write: holds flock(LOCK_EX) on the whole disk while admitted (udev's lock).
 //  block device, read: allowed, also on signed devices; a mounted or busy device is read without
 //    the exclusive claim and a note says so.

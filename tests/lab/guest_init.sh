@@ -122,6 +122,11 @@ storqual run --target "/dev/$zns" --suite /lab/zoned-read-suite.xml --no-fill \
   --out /tmp/zoned-read > /tmp/zoned-read.log 2>&1
 echo "exit $?" >> /tmp/zoned-read.log
 emit "zoned read" /tmp/zoned-read.log
+# storqual bench writes through the same safety guard: refused too.
+storqual bench --target "/dev/$zns" --rw randwrite --bs 4k --runtime 1 --allow-destructive \
+  > /tmp/zoned-bench.log 2>&1
+echo "exit $?" >> /tmp/zoned-bench.log
+emit "zoned bench" /tmp/zoned-bench.log
 
 # A run (a read, then a write) with a SMART critical warning raised from the host (QMP) while it
 # runs; its C0h log before and after gives the write amplification.

@@ -387,6 +387,10 @@ def check_zoned(blocks, passname, checks):
                   "8.00 MiB" in refused and "randwrite-4k" in refused,
                   "a run that writes on the zoned namespace is refused naming the zones and "
                   "randwrite-4k: %s" % refused[-400:])
+    bench = blocks.get("zoned bench", "")
+    checks.expect("exit 2" in bench and "it is a host-managed zoned block device" in bench,
+                  "storqual bench writing the zoned namespace is refused by the safety guard: %s"
+                  % bench[-400:])
     reads = blocks.get("zoned read", "")
     checks.expect(re.search(r"RESULT: (PASS|MEASURED)", reads) is not None and "exit 0" in reads,
                   "a read run with --no-fill on the zoned namespace ends with a verdict: %s"
