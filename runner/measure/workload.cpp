@@ -363,11 +363,19 @@ const WorkloadOption kOptions[] = {
      "block sizes by share of I/Os, as fio's: BS/PCT:BS/PCT...[,WRITES] (e.g. 4k/10:64k/90)", "",
      "text",
      [](WorkloadSpec& w, std::string_view v) {
+       if (v.empty()) {  // no mix: every direction takes bs (a <job> over a group's mix)
+         w.bs_mix = BlockSizeMix{};
+         return;
+       }
        merge_block_size_mix(w.bs_mix,
                             parse_bssplit(v, [](std::string_view s) { return parse_size(s); }));
      }},
     {"bsrange", "block sizes drawn from a range, as fio's: LO-HI[,LO-HI for writes]", "", "text",
      [](WorkloadSpec& w, std::string_view v) {
+       if (v.empty()) {  // no mix: every direction takes bs (a <job> over a group's mix)
+         w.bs_mix = BlockSizeMix{};
+         return;
+       }
        merge_block_size_mix(w.bs_mix,
                             parse_bsrange(v, [](std::string_view s) { return parse_size(s); }));
      }},

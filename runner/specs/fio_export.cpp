@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "model/quantity_format.hpp"
 #include "runner/base/units.hpp"
 #include "runner/methods/preconditioning/preconditioning.hpp"
 #include "runner/specs/fio_suite.hpp"
@@ -35,7 +36,45 @@ std::string fio_rate(const WorkloadSpec& s, double total) {
   return std::to_string(r) + "," + std::to_string(all - r);
 }
 
+// A list of fio options ("bssplit=4k/10:64k/90", "thinktime=2ms") where it differs from the
+// base's: first the default of each option the base sets and this one does not (a group's job
+// without the first job's bssplit, thinktime or buffer_compress_percentage, which a <job> would
+// otherwise inherit; an empty bssplit clears a mix), then this one's.
+void add_option_list(WorkloadAttributes& a, const std::vector<std::string>& now,
+                     const std::vector<std::string>& was) {
+  if (now == was) return;
+  const auto name_of = [](const std::string& o) { return o.substr(0, o.find('=')); };
+  for (const std::string& o : was) {
+    const std::string name = name_of(o);
+    const bool kept = std::any_of(now.begin(), now.end(),
+                                  [&](const std::string& k) { return name_of(k) == name; });
+    if (const WorkloadOption* opt = find_workload_option(name); !kept && opt)
+      a.emplace_back(name, std::string(opt->default_value));
+  }
+  for (const std::string& o : now) {
+    const auto eq = o.find('=');
+    a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+  }
+}
+
 }  // namespace
+
+WorkloadAttributes job_attributes(const WorkloadSpec& job, const WorkloadSpec& group) {
+  WorkloadAttributes a = workload_attributes(job, &group);
+  WorkloadSpec applied = group;
+  for (const auto& [name, value] : a) set_workload_option(applied, name, value);
+  const WorkloadAttributes want = workload_attributes(job), got = workload_attributes(applied);
+  if (want == got) return a;
+  std::vector<std::string> wrong;
+  for (const auto& [name, value] : want)
+    if (std::find(got.begin(), got.end(), std::make_pair(name, value)) == got.end())
+      wrong.push_back(name + "=" + value);
+  for (const auto& [name, value] : got)
+    if (std::none_of(want.begin(), want.end(), [&](const auto& kv) { return kv.first == name; }))
+      wrong.push_back(name + " (the group's " + value + ")");
+  throw UnitError("its options over the first job's do not give its own in a storqual <job>: " +
+                  reporting::join_text(wrong, ", "));
+}
 
 WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec* base) {
   const WorkloadSpec d = base ? *base : WorkloadSpec{};
@@ -48,16 +87,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   };
   add(always || p.rw != dp.rw, "rw", p.rw);
   add(always || p.bs != dp.bs, "bs", format_size_fio(p.bs));
-  if (const auto mix = block_size_mix_options(w); mix != block_size_mix_options(d))
-    for (const std::string& o : mix) {  // "bssplit=4k/10:64k/90": the option and its value
-      const auto eq = o.find('=');
-      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
-    }
-  if (const auto dist = distribution_options(w); dist != distribution_options(d))
-    for (const std::string& o : dist) {
-      const auto eq = o.find('=');
-      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
-    }
+  add_option_list(a, block_size_mix_options(w), block_size_mix_options(d));
+  add_option_list(a, distribution_options(w), distribution_options(d));
   add(always || p.iodepth != dp.iodepth, "iodepth", std::to_string(p.iodepth));
   add(p.numjobs != dp.numjobs, "numjobs", std::to_string(p.numjobs));
   add(p.runtime_s != dp.runtime_s, "runtime", format_duration_fio(p.runtime_s));
@@ -91,27 +122,8 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_iops != d.rate_iops, "rate_iops",
       std::to_string(static_cast<long long>(std::llround(w.rate_iops))));
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
-  if (const auto pacing = pacing_options(w), was = pacing_options(d); pacing != was) {
-    for (const std::string& o : pacing) {
-      const auto eq = o.find('=');
-      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
-    }
-    // What the base paces and this one does not (a group's job without the first job's
-    // thinktime): its default, so that the job does not inherit it.
-    for (const std::string& o : was) {
-      const std::string name = o.substr(0, o.find('='));
-      const bool kept = std::any_of(pacing.begin(), pacing.end(), [&](const std::string& k) {
-        return k.substr(0, k.find('=')) == name;
-      });
-      if (const WorkloadOption* opt = find_workload_option(name); !kept && opt)
-        a.emplace_back(name, std::string(opt->default_value));
-    }
-  }
-  if (const auto buffers = buffer_options(w); buffers != buffer_options(d))
-    for (const std::string& o : buffers) {
-      const auto eq = o.find('=');
-      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
-    }
+  add_option_list(a, pacing_options(w), pacing_options(d));
+  add_option_list(a, buffer_options(w), buffer_options(d));
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));

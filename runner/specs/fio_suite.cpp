@@ -693,7 +693,11 @@ WorkloadSpec group_of(std::vector<JobState>& distinct) {
                       "' verifies and runs at the same time as '" + first.name + "' (" +
                       first.location +
                       ") in fio; storqual verifies a workload of one job spec only");
-    group.jobs.push_back({unique_id(j.name, names), workload_attributes(j.spec, &group)});
+    try {
+      group.jobs.push_back({unique_id(j.name, names), job_attributes(j.spec, group)});
+    } catch (const UnitError& e) {
+      throw FileError(j.location + ": job '" + j.name + "': " + e.what());
+    }
   }
   return group;
 }

@@ -50,6 +50,9 @@ struct FioImport {
 using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] WorkloadAttributes workload_attributes(const WorkloadSpec& spec,
                                                      const WorkloadSpec* base = nullptr);
+// A group's <job> over the group's workload (its first job): workload_attributes(job, &group),
+// checked by applying it to the group; throws UnitError naming what would come out otherwise.
+[[nodiscard]] WorkloadAttributes job_attributes(const WorkloadSpec& job, const WorkloadSpec& group);
 
 // The suite XML (docs/formats.md, "Suite") of a suite of plain workloads, which Suite::parse reads
 // back to the same workloads. Throws UsageError for a workload with a method.

@@ -15,30 +15,19 @@
 #include "runner/specs/fio_job.hpp"
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/suite.hpp"
+#include "tests/support/fio_text.hpp"
 
 namespace storqual::runner {
 namespace {
 
-// A fixed host: 8 CPUs, 16 GiB, 4 KiB pages, SIZE=64m in the environment, includes from `files`.
+// The tests' fixed host (tests/support/fio_text.hpp), SIZE=64m in its environment, includes from
+// `files`.
 FioEnvironment test_env(std::map<std::string, std::string> files = {}) {
-  FioEnvironment env;
-  env.ncpus = 8;
-  env.mb_memory = 16384;
-  env.pagesize = 4096;
-  env.getenv = [](const std::string& n) -> std::optional<std::string> {
-    if (n == "SIZE") return "64m";
-    return std::nullopt;
-  };
-  env.read_file = [files](const std::filesystem::path& p) {
-    auto it = files.find(p.string());
-    if (it == files.end()) throw FileError(p.string() + ": cannot open the job file");
-    return it->second;
-  };
-  return env;
+  return testing::fio_test_environment({{{"SIZE", "64m"}}, std::move(files)});
 }
 
 FioImport import_text(const std::string& text, std::map<std::string, std::string> files = {}) {
-  return import_fio_jobs(parse_fio_job_text(text, "dir/t.fio", test_env(std::move(files))), "t");
+  return testing::import_fio_text(text, {{{"SIZE", "64m"}}, std::move(files)});
 }
 
 std::string refusal(const std::string& text) {
@@ -436,6 +425,29 @@ TEST(FioSuite, DifferentJobsThatFioRunsTogetherAreOneGroup) {
   EXPECT_EQ(jobs[1].params.size, 1u << 20);  // from [global], through the group
   EXPECT_TRUE(im.suite.workloads[1].spec.jobs.empty());
   EXPECT_EQ(im.suite.workloads[1].id(), "after");
+}
+
+// A <job> inherits its group's options (the first job's): what the first job sets and a later one
+// does not is written as its default, so the later job runs as fio runs it.
+TEST(FioSuite, AGroupsJobDoesNotInheritTheFirstJobsMixSkewPacingOrBuffers) {
+  const FioImport im = import_text(
+      "[global]\nsize=64m\ndirect=1\n[first]\nrw=randwrite\nbssplit=4k/50:64k/50\n"
+      "random_distribution=zipf:1.2\nthinktime=1ms\nbuffer_compress_percentage=50\n"
+      "[second]\nrw=randwrite\nbs=8k\n");
+  ASSERT_EQ(im.suite.workloads.size(), 1u);
+  for (const Suite& suite : {im.suite, Suite::parse(suite_xml_text(im.suite), "back.xml")}) {
+    const auto jobs = group_members(suite.workloads.at(0).spec);
+    ASSERT_EQ(jobs.size(), 2u);
+    EXPECT_TRUE(jobs[0].mixed_block_sizes());
+    EXPECT_TRUE(jobs[0].distribution.skewed());
+    EXPECT_EQ(jobs[0].thinktime_s, 0.001);
+    EXPECT_EQ(jobs[0].buffers.compress_percentage, 50u);
+    EXPECT_FALSE(jobs[1].mixed_block_sizes());
+    EXPECT_EQ(jobs[1].params.bs, 8192u);
+    EXPECT_FALSE(jobs[1].distribution.skewed());
+    EXPECT_EQ(jobs[1].thinktime_s, 0);
+    EXPECT_EQ(jobs[1].buffers.compress_percentage, 0u);
+  }
 }
 
 // Every field the import sets, compared one by one.

@@ -16,6 +16,7 @@
 #include "runner/specs/fio_job.hpp"
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/suite.hpp"
+#include "tests/support/fio_text.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -140,15 +141,7 @@ TEST(WriteBuffers, Checks) {
 }
 
 FioEnvironment test_env() {
-  FioEnvironment env;
-  env.ncpus = 8;
-  env.mb_memory = 16384;
-  env.pagesize = 4096;
-  env.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
-  env.read_file = [](const std::filesystem::path& p) -> std::string {
-    throw FileError(p.string() + ": cannot open the job file");
-  };
-  return env;
+  return testing::fio_test_environment();
 }
 
 // fio's examples/dedupe-global.fio's options: imported (two jobs alike, one workload of
