@@ -67,8 +67,9 @@ class RetryQueue {
 };
 
 // What an error does to the job: an I/O error is counted in its direction with the first errno
-// and offset, and ends the job unless continue_on_error; a failed submit or reap, a timeout or a
-// drain that does not end always ends it.
+// and offset, and ends the job unless continue_on_error and the error is EIO or EILSEQ (fio's
+// td_non_fatal_error without ignore_error: a device gone, ENOSPC or EINVAL ends the job there too);
+// a failed submit or reap, a timeout or a drain that does not end always ends it.
 class ErrorPolicy {
  public:
   ErrorPolicy(JobOutcome& out, bool continue_on_error)
@@ -83,7 +84,7 @@ class ErrorPolicy {
       s.first_errno = err;
       s.first_error_offset = offset;
     }
-    if (continue_on_error_ || failed_) return false;
+    if ((continue_on_error_ && (err == EIO || err == EILSEQ)) || failed_) return false;
     failed_ = true;
     out_.run_error = what;
     return true;

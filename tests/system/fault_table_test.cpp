@@ -339,6 +339,19 @@ TEST_F(InjectedFault, ContinueOnErrorKeepsGoingAndCounts) {
                        std::to_string(rd["errors"].get<std::uint64_t>()) + " read errors"));
 }
 
+// fio goes on through EIO and EILSEQ only (td_non_fatal_error without ignore_error): an error
+// like ENOSPC ends the workload there, continue_on_error or not.
+TEST_F(InjectedFault, ContinueOnErrorStopsAtAnErrorFioCallsFatal) {
+  RunReports r = run("continue-enospc", "fail:dir=read,after=20,probability=0.05,error=ENOSPC",
+                     "continue_on_error=\"1\"", {{"randread-4k", "randread", "4k"}});
+  expect_exit(r, kExitRuntime);
+  const Json& rd = workload(r, "randread-4k")["read"];
+  EXPECT_GE(rd["errors"].get<std::uint64_t>(), 1u);
+  EXPECT_LE(rd["errors"].get<std::uint64_t>(), 4u) << "only what was in flight after the first";
+  EXPECT_FALSE(contains(joined_errors(workload(r, "randread-4k")), "the workload went on"))
+      << joined_errors(workload(r, "randread-4k"));
+}
+
 TEST_F(InjectedFault, DeviceGoneStopsTheRun) {
   RunReports r = run("gone", "fail:after=50,error=ENXIO");
   expect_exit(r, kExitRuntime);
