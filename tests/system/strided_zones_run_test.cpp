@@ -29,6 +29,7 @@ struct Zoned {
   std::string rw = "read";
   std::string zonesize = "256k", zonerange, zoneskip = "2m";
   std::uint64_t size = 0, offset = 0;
+  unsigned loops = 1;  // fio's loops; storqual's io_limit of as many passes (the import's)
 };
 
 // The job's offsets as fio 3.33 issues them, from its iolog ("TIME FILE read OFFSET LENGTH").
@@ -51,6 +52,7 @@ std::vector<std::uint64_t> fio_offsets(const std::string& target, const Zoned& z
   if (!z.zonerange.empty()) cmd.push_back("--zonerange=" + z.zonerange);
   if (z.size) cmd.push_back("--size=" + std::to_string(z.size));
   if (z.offset) cmd.push_back("--offset=" + std::to_string(z.offset));
+  if (z.loops > 1) cmd.push_back("--loops=" + std::to_string(z.loops));
   const auto r = storqual::testing::run_command(cmd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::uint64_t> out;
@@ -80,6 +82,7 @@ std::vector<std::uint64_t> storqual_offsets(const std::string& target, const Zon
   set_workload_option(w, "zonesize", z.zonesize);
   set_workload_option(w, "zoneskip", z.zoneskip);
   if (!z.zonerange.empty()) set_workload_option(w, "zonerange", z.zonerange);
+  if (z.loops > 1) w.io_limit = z.size * z.loops;
   validate(w);
   RunOptions o;
   o.lat_log_path = (dir / "storqual_lat.log").string();
@@ -112,7 +115,7 @@ class StridedZonesRun : public ::testing::Test {
 
 TEST_F(StridedZonesRun, SequentialOffsetsAreFiosOnAFile) {
   const auto file = sized_file(dir_, 5 * kK * kK).string();
-  std::vector<Zoned> cases(5);
+  std::vector<Zoned> cases(6);
   cases[1].zonerange = "512k";
   cases[1].zoneskip = "1m";
   cases[2].zonesize = "512k";
@@ -123,6 +126,8 @@ TEST_F(StridedZonesRun, SequentialOffsetsAreFiosOnAFile) {
   cases[3].offset = kK * kK;
   cases[4].rw = "read";
   cases[4].zoneskip = "0";
+  cases[5].size = kK * kK;  // two loops: fio's second goes on from the zone the first ended at
+  cases[5].loops = 2;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const auto want = fio_offsets(file, cases[c], dir_.path());
     ASSERT_GT(want.size(), 8u) << "case " << c;
