@@ -48,6 +48,7 @@ struct MemberPlan {
   VerifyLedger* ledger = nullptr;  // verify on: what was written where (null: off)
   std::size_t first = 0;           // its first job's index among all the workload's jobs
   double zipf_zetan = 0;           // random_distribution=zipf: its sum, before the run starts
+  std::uint64_t target_size = 0;   // the target's bytes (the null engine's 1 TiB), at the start
 };
 
 // One flow of fio's flow control (flow.c struct fio_flow): the I/Os its jobs issued, from fio's

@@ -67,6 +67,7 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
                 std::to_string(target_size) + " bytes)",
             true};
   plan.region_size = p.size ? p.size : target_size - p.offset;
+  plan.target_size = target_size;
   if (sized && p.offset + plan.region_size > target_size)
     return {"size " + format_size_fio(p.size) + " at offset " + std::to_string(p.offset) +
                 " reaches past the end of " + p.target + " (" + std::to_string(target_size) +
@@ -84,8 +85,16 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
                       std::to_string(lbs) + " of " + p.target + " under direct=1",
                   true};
   if (p.direct && (p.bs % lbs != 0 || p.offset % lbs != 0))
-    return {"bs " + std::to_string(p.bs) + " and offset " + std::to_string(p.offset) +
-                " must be multiples of the logical block size " + std::to_string(lbs) + " of " +
+    return {"workload '" + plan.spec->id + "': bs " + std::to_string(p.bs) + " and offset " +
+                std::to_string(p.offset) + " must be multiples of the logical block size " +
+                std::to_string(lbs) + " of " + p.target +
+                " under direct=1 (as fio's O_DIRECT; bs need not divide the offset)",
+            true};
+  // offset_increment moves each job's region: its start too must be aligned.
+  if (p.direct && plan.spec->offset_increment % lbs != 0)
+    return {"workload '" + plan.spec->id + "': offset_increment " +
+                std::to_string(plan.spec->offset_increment) +
+                " is not a multiple of the logical block size " + std::to_string(lbs) + " of " +
                 p.target + " under direct=1",
             true};
   // offset_increment: the last job's region lies furthest in.
@@ -98,6 +107,56 @@ SetupProblem check_region(std::span<const JobOutcome> outcomes, MemberPlan& plan
             true};
   if (plan.region_size < p.bs)
     return {"the region (" + std::to_string(plan.region_size) + " bytes) is smaller than bs", true};
+  return {};
+}
+
+// fio's strided zones for job `job` of the member (runner/measure/strided_zones.hpp).
+StridedWalk::Setup zone_setup(const MemberPlan& plan, unsigned job, bool time_based) {
+  const WorkloadSpec& spec = *plan.spec;
+  const std::uint64_t start = plan.region_offset + job * spec.offset_increment;
+  const RwMode mode = plan.mode;
+  return {.zones = spec.zones,
+          .region_bytes = plan.region_size,
+          .target_bytes = plan.target_size - std::min(plan.target_size, start),
+          .block_size = spec.params.bs,
+          .random = rw_random(mode),
+          .randommap = spec.params.randommap,
+          .time_based = time_based};
+}
+
+// Strided zones against the target: a zone inside the region, and a walk that fio would end at
+// the target's end only where storqual ends it the same way (one sequential direction, size
+// based: after as many I/Os as fio); else the zone that fio cuts is refused.
+SetupProblem check_zones(const MemberPlan& plan) {
+  const WorkloadSpec& spec = *plan.spec;
+  if (!spec.zones.active()) return {};
+  const auto& p = spec.params;
+  if (spec.zones.extent() > plan.region_size)
+    return {"zonerange " + format_size_fio(spec.zones.extent()) + " is larger than the region (" +
+                std::to_string(plan.region_size) + " bytes)",
+            true};
+  const bool time_based = p.runtime_s > 0;
+  const bool exact = !rw_random(plan.mode) && !(rw_reads(plan.mode) && rw_writes(plan.mode)) &&
+                     !time_based && !spec.io_limit;
+  for (unsigned k = 0; k < p.numjobs; ++k) {
+    const StridedWalk::Setup setup = zone_setup(plan, k, time_based);
+    const auto cut = strided_cut(setup);
+    std::uint64_t budget = plan.region_size / p.bs;
+    if (spec.io_limit) budget = (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs;
+    if (spec.number_ios) budget = std::min(budget, spec.number_ios);
+    if (!cut || exact || (!time_based && budget <= cut->ios_before)) continue;
+    const char* why = rw_random(plan.mode) ? "its random offsets"
+                      : !exact && !time_based && !spec.io_limit
+                          ? "its random choice of direction"
+                          : "where its next loop starts (fio's loops, io_size or runtime)";
+    return {"zonemode=strided: job " + std::to_string(k) + "'s zone at offset " +
+                std::to_string(plan.region_offset + k * spec.offset_increment + cut->zone_start) +
+                " (zonerange " + format_size_fio(spec.zones.extent()) +
+                ") reaches past the end of " + p.target + " (" + std::to_string(plan.target_size) +
+                " bytes), and where fio then ends the job depends on " + why +
+                ": give a size that ends before that zone, or a zoneskip that wraps before it",
+            true};
+  }
   return {};
 }
 
@@ -130,6 +189,7 @@ SetupProblem check_members(const RunOptions& options, std::span<MemberPlan> memb
                            std::optional<VerifyLedger>& own_ledger) {
   for (MemberPlan& m : members) {
     SetupProblem problem = check_region(outcomes.subspan(m.first, m.spec->params.numjobs), m);
+    if (!problem.any()) problem = check_zones(m);
     if (!problem.any() && m.spec->distribution.kind == DistributionKind::Zipf)
       m.zipf_zetan = zipf_zetan(m.spec->distribution.value, skew_ranges(*m.spec, m.region_size));
     if (!problem.any() && m.spec->verify != VerifyAlgorithm::None)
@@ -292,6 +352,13 @@ void Job::prepare_loop() {
                             p.target, static_cast<unsigned>(seq) + 1, member_.zipf_zetan});
     offsets_->skew(&*skew_);
   }
+  std::optional<StridedCut> zone_cut;
+  if (spec.zones.active()) {
+    const StridedWalk::Setup setup = zone_setup(member_, index_, time_based_);
+    zones_.emplace(setup, *rng_);
+    offsets_->stride(&*zones_);
+    zone_cut = strided_cut(setup);  // check_zones let through only the cut fio ends exactly
+  }
   total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
   if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
     total_ios_ = std::max<std::uint64_t>(1, (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs);
@@ -305,6 +372,7 @@ void Job::prepare_loop() {
     total_ios_ = UINT64_MAX;
   }
   if (spec.number_ios) total_ios_ = std::min(total_ios_, spec.number_ios);  // fio's number_ios
+  if (zone_cut && !time_based_) total_ios_ = std::min(total_ios_, zone_cut->ios_before);
   // Holes (fio's rw=MODE:N forward): fio ends the job when an I/O ends exactly at the region's
   // end (get_next_seq_offset finds no next offset), after (blocks - 1) / (1 + N) + 1 I/Os; other
   // strides wrap to the start and run the region's bytes. A time-based run goes on wrapping.

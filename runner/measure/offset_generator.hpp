@@ -16,6 +16,9 @@
 //   block in flight) moves on in the pass, as fio's random map does; the block it stepped over
 //   comes in a later pass.
 // - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()).
+// - Strided zones (zonemode=strided) walk the target zone by zone as fio's (stride(),
+//   runner/measure/strided_zones.hpp): the one case whose blocks may lie past the region, up to
+//   the target's end.
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
@@ -27,6 +30,7 @@
 #include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/random_map.hpp"
+#include "runner/measure/strided_zones.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
@@ -73,7 +77,15 @@ class OffsetGenerator {
     if (skew_ && random_) kind_ = Kind::Shaped;
   }
 
-  // The plain cases inline; a skew or holes out of line (next_shaped), so the
+  // Strided zones (runner/measure/strided_zones.hpp) choose the blocks instead; the generator
+  // holds a pointer to the walk.
+  void stride(StridedWalk* walk) noexcept {
+    zones_ = walk;
+    if (zones_) map_.reset();
+    if (zones_) kind_ = Kind::Shaped;
+  }
+
+  // The plain cases inline; a skew, holes or zones out of line (next_shaped), so the
   // common loop keeps next() small enough to inline (a measured 16 instructions per I/O).
   [[nodiscard]] __attribute__((always_inline)) std::uint64_t next(engines::Direction dir) noexcept {
     std::uint64_t block;
@@ -98,9 +110,11 @@ class OffsetGenerator {
   }
 
  private:
-  enum class Kind : unsigned char { Uniform, Map, Sequential, Shaped };  // Shaped: skew or holes
+  // Shaped: skew, holes or zones
+  enum class Kind : unsigned char { Uniform, Map, Sequential, Shaped };
 
   __attribute__((noinline)) std::uint64_t next_shaped(engines::Direction dir) noexcept {
+    if (zones_) return zones_->next(static_cast<unsigned>(dir));
     if (random_) return skew_->next(static_cast<unsigned>(dir));
     std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
     cursor = holed(cursor);
@@ -130,6 +144,7 @@ class OffsetGenerator {
   std::uint64_t blocks_ = 0;
   std::optional<RandomMap> map_;        // random with the map (fio's default)
   SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null
+  StridedWalk* zones_ = nullptr;        // strided zones, or null
   Kind kind_ = Kind::Uniform;           // which of next()'s cases, decided once
   std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write
 };

@@ -51,6 +51,9 @@ class RandomMap {
     return x;
   }
 
+  // Leaves this pass for the next (fio's axmap_reset: every block may come again).
+  void restart() noexcept { start_pass(pass_ + 1); }
+
   [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
   [[nodiscard]] unsigned width() const noexcept { return width_; }     // bits of the counter
   [[nodiscard]] std::uint64_t pass() const noexcept { return pass_; }  // 0-based, of the next value

@@ -219,6 +219,14 @@ const WorkloadOption kOptions[] = {
     {"offset_increment",
      "job k starts its region at offset + k x this (fio's offset_increment); needs a size", "0",
      "size", [](WorkloadSpec& w, std::string_view v) { w.offset_increment = parse_size(v); }},
+    {"zonemode", "strided: fio's strided zones (zonesize alone sets it, as fio); none", "none",
+     "enum", [](WorkloadSpec& w, std::string_view v) { w.zones.mode = parse_zone_mode(v); }},
+    {"zonesize", "strided zones: the bytes each job moves in a zone before the next", "0", "size",
+     [](WorkloadSpec& w, std::string_view v) { w.zones.size = parse_size(v); }},
+    {"zonerange", "strided zones: a zone's extent (0: zonesize)", "0", "size",
+     [](WorkloadSpec& w, std::string_view v) { w.zones.range = parse_size(v); }},
+    {"zoneskip", "strided zones: the bytes left out between two zones", "0", "size",
+     [](WorkloadSpec& w, std::string_view v) { w.zones.skip = parse_size(v); }},
     {"rate_process",
      "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
      "linear", "enum",
@@ -610,13 +618,13 @@ void validate(const WorkloadSpec& spec) {
     if (p.bs < kMinVerifiedBlock)
       throw UnitError("verify needs bs of at least " + std::to_string(kMinVerifiedBlock));
   }
-  if (p.offset % p.bs != 0 && p.direct)
-    throw UnitError("offset " + std::to_string(p.offset) +
-                    " is not a multiple of bs under direct=1");
+  // Under direct=1 the offset need not be a multiple of bs (fio's neither): the run checks it
+  // against the target's logical block (job_start.cpp check_region).
   validate_block_sizes(spec);
   validate_distribution(spec);
   validate_pacing(spec);
   validate_buffers(spec);
+  validate_zones(spec);
   if (spec.offset_increment) {
     if (!spec.params.size)
       throw UnitError("offset_increment needs a size (each job's region is size bytes)");
@@ -742,6 +750,7 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
   if (rw_writes(parse_rw(p.rw)) && !fio_write_contents(spec.write_contents).empty())
     cmd += " --" + std::string(fio_write_contents(spec.write_contents));
   for (const std::string& o : buffer_options(spec)) cmd += " --" + o;
+  for (const std::string& o : zone_options(spec)) cmd += " --" + o;
   if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.

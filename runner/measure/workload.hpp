@@ -15,6 +15,7 @@
 #include "model/result.hpp"
 #include "runner/measure/block_size_mix.hpp"
 #include "runner/measure/offset_distribution.hpp"
+#include "runner/measure/strided_zones.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/write_buffers.hpp"
 
@@ -140,6 +141,9 @@ struct WorkloadSpec {
   // offset_increment, by the job's number among its clones): disjoint regions, each of size.
   // 0 = all jobs share one region.
   std::uint64_t offset_increment = 0;
+  // fio's strided zones (zonemode, zonesize, zonerange, zoneskip; runner/measure/
+  // strided_zones.hpp): each job walks the target zone by zone. Off by default.
+  StridedZones zones;
   // Fill WorkloadResult::lat_histogram (runner/methods/pts/pts_tests.hpp's response-time
   // histograms).
   bool keep_lat_histogram = false;
@@ -240,6 +244,12 @@ void validate_distribution(const WorkloadSpec& spec);
 // validate's part for them (workload_buffers.cpp): a workload that writes, no verify, fio's
 // working set inside its size and memory bound.
 void validate_buffers(const WorkloadSpec& spec);
+// validate's part for strided zones (workload_zones.cpp): zonemode and zonesize as fio takes
+// them, sizes in whole blocks, not with verify, holes, a block-size mix or a skewed distribution.
+void validate_zones(const WorkloadSpec& spec);
+// fio's options for them ("zonemode=strided", "zonesize=256m", "zonerange=...", "zoneskip=2g"),
+// as the suite XML and fio write them; empty without zones.
+[[nodiscard]] std::vector<std::string> zone_options(const WorkloadSpec& spec);
 // validate's part for pacing: a minimum rate and think time need a positive cycle, spin within
 // the think time, a group's exit_groups in order.
 void validate_pacing(const WorkloadSpec& spec);

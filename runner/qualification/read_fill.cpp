@@ -174,6 +174,8 @@ std::vector<reporting::FillReport> fill_read_region(const WorkloadSpec& w, Writt
       fill.rate_iops = 0;
       fill.rate_bytes = 0;
       fill.io_limit = 0;  // the whole span, whatever the read's own limit
+      fill.zones = {};    // contiguous writes over the span, not the read's strided zones
+      fill.seq_add = 0;   // nor its holes
       const reporting::WorkloadResult r = measure(fill);
       if (!r.errors.empty() || r.interrupted)
         throw UnitError("the fill of '" + w.id + "' before it reads failed: " +

@@ -135,6 +135,11 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.offset_increment != d.offset_increment, "offset_increment",
       format_size_fio(w.offset_increment));
   add(w.seq_add != d.seq_add, "seq_add", std::to_string(w.seq_add));
+  if (const auto zones = zone_options(w); zones != zone_options(d))
+    for (const std::string& o : zones) {
+      const auto eq = o.find('=');
+      a.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
   add(w.exitall != d.exitall, "exitall", std::string(exit_scope_name(w.exitall)));
   add(w.exit_group != d.exit_group, "exit_group", std::to_string(w.exit_group));
   return a;
@@ -238,6 +243,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
     if (!o.starts_with("rate_iops_min=") && !o.starts_with("ratemin=")) out += o + "\n";
   for (const std::string& o : exit_options(s)) out += o + "\n";
   for (const std::string& o : buffer_options(s)) out += o + "\n";
+  for (const std::string& o : zone_options(s)) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";

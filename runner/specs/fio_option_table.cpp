@@ -198,7 +198,10 @@ const FioOptionRule kFioOptions[] = {
      "rest"},
     {"number_ios", Take::Map, Kind::Int, "number_ios"},
     {"offset_increment", Take::Map, Kind::Size, "offset_increment"},
-    {"zonemode", Take::Refuse, Kind::None, "storqual has no zoned or striped region", "none"},
+    {"zonemode", Take::Map, Kind::None, "zonemode"},  // strided; zbd refused (strided_zones.cpp)
+    {"zonesize", Take::Map, Kind::Size, "zonesize"},
+    {"zonerange", Take::Map, Kind::Size, "zonerange"},
+    {"zoneskip", Take::Map, Kind::Size, "zoneskip"},
     {"latency_target", Take::Refuse, Kind::None,
      "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},
     {"ss", Take::Refuse, Kind::None,

@@ -176,14 +176,14 @@ def examples(storqual, table_out):
     table.append("")
     table.append("By the first option each refusal names: %s." % ", ".join(
         "`%s` %d" % kv for kv in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
-    # A floor: Debian's fio-examples of fio 3.33 import 29 files today (docs/fio-files.md: the
+    # A floor: Debian's fio-examples of fio 3.33 import 30 files today (docs/fio-files.md: the
     # block-size mixes and skewed distributions took iometer-file-access-server, jesd219,
     # rand-zones and zipf; the notes on fio's process options cmdprio-bssplit,
     # cmdprio-percentage and numa; loops took fsx; rate control, startdelay and the note on
     # io_submit_mode took 1mbs_clients, fixed-rate-submission and poisson-rate-submission, the
     # offset modifier backwards-read: 25; fio's flow control took butterfly and flow, exitall
     # and exit_what exitwhat: 28; fio's compressible and deduplicable
-    # buffers dedupe-global: 29);
+    # buffers dedupe-global: 29; fio's strided zones disk-zone-profile: 30);
     # fewer is a regression, however politely each refusal names
     # its options.
     if files and imported < MIN_IMPORTED:
@@ -277,7 +277,7 @@ def export(storqual, source_dir):
     return 1 if failures else 0
 
 
-MIN_IMPORTED = 29
+MIN_IMPORTED = 30
 
 
 def main():

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// A workload's strided zones (fio's zonemode=strided, zonesize, zonerange, zoneskip;
+// runner/measure/strided_zones.hpp): their checks, and how they are written back as fio's options
+// (docs/formats.md, docs/fio-files.md).
+#include "runner/base/units.hpp"
+#include "runner/measure/workload.hpp"
+
+namespace storqual::runner {
+
+void validate_zones(const WorkloadSpec& spec) {
+  const StridedZones& z = spec.zones;
+  const auto& p = spec.params;
+  if (z.mode == ZoneMode::None && z.size)
+    throw UnitError(
+        "zonesize with zonemode=none: fio refuses the two together (give "
+        "zonemode=strided, or no zonemode)");
+  if (z.mode == ZoneMode::Strided && !z.size)
+    throw UnitError("zonemode=strided needs a zonesize (the bytes moved in each zone, as fio's)");
+  if (!z.active()) {
+    if (z.range || z.skip)
+      throw UnitError("zonerange and zoneskip need a zonesize (zonemode=strided)");
+    return;
+  }
+  for (const auto& [name, bytes] : {std::pair<const char*, std::uint64_t>{"zonesize", z.size},
+                                    {"zonerange", z.extent()},
+                                    {"zoneskip", z.skip}})
+    if (bytes % p.bs)
+      throw UnitError(std::string(name) + " " + format_size_fio(bytes) +
+                      " is not a multiple of bs " + format_size_fio(p.bs) +
+                      ": storqual's zones hold whole I/Os");
+  if (p.size && z.extent() > p.size)
+    throw UnitError("zonerange " + format_size_fio(z.extent()) + " is larger than size " +
+                    format_size_fio(p.size) + " (fio ends such a job inside its first zone)");
+  if (spec.verify != VerifyAlgorithm::None || spec.seq_add || spec.mixed_block_sizes() ||
+      spec.distribution.skewed())
+    throw UnitError(
+        "zonemode=strided with verify, seq_add (rw=MODE:N), a block-size mix or a skewed "
+        "random_distribution");
+}
+
+std::vector<std::string> zone_options(const WorkloadSpec& spec) {
+  const StridedZones& z = spec.zones;
+  std::vector<std::string> out;
+  if (!z.active()) return out;
+  out.emplace_back("zonemode=strided");
+  out.push_back("zonesize=" + format_size_fio(z.size));
+  if (z.range && z.range != z.size) out.push_back("zonerange=" + format_size_fio(z.range));
+  if (z.skip) out.push_back("zoneskip=" + format_size_fio(z.skip));
+  return out;
+}
+
+}  // namespace storqual::runner
