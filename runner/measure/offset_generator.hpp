@@ -15,7 +15,8 @@
 // - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
 //   block in flight) moves on in the pass, as fio's random map does; the block it stepped over
 //   comes in a later pass.
-// - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()).
+// - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()),
+//   random_generator=lfsr from fio's LFSR (lfsr(): each block once per pass, no random map).
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
@@ -24,6 +25,7 @@
 #include <optional>
 
 #include "engines/engine.hpp"
+#include "runner/measure/fio_lfsr.hpp"
 #include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/random_map.hpp"
@@ -73,6 +75,14 @@ class OffsetGenerator {
     if (skew_ && random_) kind_ = Kind::Shaped;
   }
 
+  // fio's LFSR (runner/measure/fio_lfsr.hpp) gives the random blocks instead (fio has no random
+  // map with it); the generator holds a pointer to it.
+  void lfsr(FioLfsr* lfsr) noexcept {
+    lfsr_ = lfsr;
+    if (lfsr_) map_.reset();
+    if (lfsr_ && random_) kind_ = Kind::Shaped;
+  }
+
   // The plain cases inline; a skew or holes out of line (next_shaped), so the
   // common loop keeps next() small enough to inline (a measured 16 instructions per I/O).
   [[nodiscard]] __attribute__((always_inline)) std::uint64_t next(engines::Direction dir) noexcept {
@@ -98,10 +108,15 @@ class OffsetGenerator {
   }
 
  private:
-  enum class Kind : unsigned char { Uniform, Map, Sequential, Shaped };  // Shaped: skew or holes
+  enum class Kind : unsigned char {
+    Uniform,
+    Map,
+    Sequential,
+    Shaped
+  };  // Shaped: skew, LFSR or holes
 
   __attribute__((noinline)) std::uint64_t next_shaped(engines::Direction dir) noexcept {
-    if (random_) return skew_->next(static_cast<unsigned>(dir));
+    if (random_) return lfsr_ ? lfsr_->next() : skew_->next(static_cast<unsigned>(dir));
     std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
     cursor = holed(cursor);
     const std::uint64_t block = cursor;
@@ -130,6 +145,7 @@ class OffsetGenerator {
   std::uint64_t blocks_ = 0;
   std::optional<RandomMap> map_;        // random with the map (fio's default)
   SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null
+  FioLfsr* lfsr_ = nullptr;             // random_generator=lfsr, or null
   Kind kind_ = Kind::Uniform;           // which of next()'s cases, decided once
   std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write
 };

@@ -14,6 +14,7 @@
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_method_import.hpp"
 #include "runner/specs/fio_option_table.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
@@ -137,7 +138,8 @@ struct JobState {
   std::string sync_where;                   // ioengine=sync, taken as psync (noted)
   bool exitall = false, new_group = false;  // fio's exitall (the file's), new_group
   std::string exit_what = "group", exit_where;
-  unsigned groupid = 0;  // fio's reporting group (init.c add_job)
+  unsigned groupid = 0;   // fio's reporting group (init.c add_job)
+  FioJobMethods methods;  // a method's options (latency_target), a null device file
 };
 
 constexpr std::string_view kRateOptions[4] = {"rate", "rate_iops", "ratemin", "rate_iops_min"};
@@ -308,10 +310,11 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
     set(j, o, "blockalign", std::to_string(fio_bytes(o, v, j.kb_base)));
   } else if (name == "random_distribution") {
     try {
-      const bool use64 = j.spec.distribution.use64;
+      const OffsetDistribution was = j.spec.distribution;  // random_generator's part stays
       j.spec.distribution = parse_random_distribution(
           v, [&](std::string_view sz) { return fio_bytes(o, std::string(sz), j.kb_base); });
-      j.spec.distribution.use64 = use64;
+      j.spec.distribution.use64 = was.use64;
+      j.spec.distribution.lfsr = was.lfsr;
     } catch (const UnitError& e) {
       refuse(o, e.what());
     }
@@ -336,11 +339,7 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
       return std::isdigit(static_cast<unsigned char>(c));
     });
     set(j, o, name, micros_text(fio_micros(o, bare ? v + "us" : v)));
-  } else if (name == "random_generator") {
-    if (v == "lfsr")
-      refuse(o,
-             "storqual has no LFSR generator (fio's lfsr visits each block once without a "
-             "random map: storqual's random map does that)");
+  } else if (name == "random_generator") {  // lfsr: fio's LFSR (runner/measure/fio_lfsr.hpp)
     set(j, o, "random_generator", v);
   } else if (name == "size") {
     j.size = fio_bytes(o, v, j.kb_base);
@@ -406,6 +405,7 @@ void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ign
   if (name == "filename") j.filename_given = true;
   if (name == "iodepth_batch_complete_max") j.batch_max_given = true;
   if (name == "new_group") j.new_group = flag_value(o) != "0";  // noted below; exitall's groups
+  if (collect_method_option(j.methods, o, name)) return;
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
     refuse(o, "storqual has no equivalent of fio's '" + o.name +
@@ -762,10 +762,11 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   for (std::vector<JobState>& set : sets) {
     std::vector<JobState> distinct = fold_copies(set, out.ignored);
     JobState& first = distinct.front();
-    SuiteWorkload w;  // a plain workload: no method
+    SuiteWorkload w;  // a plain workload, unless its options name a method (latency_target)
     w.spec = distinct.size() == 1 ? std::move(first.spec) : group_of(distinct);
     w.spec.id = unique_id(first.name, used);
     w.location = first.location;
+    take_job_method(first.methods, distinct.size(), first.name, w, out.ignored);
     try {
       validate(w.spec);
     } catch (const UnitError& e) {

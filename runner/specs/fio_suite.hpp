@@ -22,7 +22,9 @@
 namespace storqual::runner {
 
 struct FioImport {
-  Suite suite;  // plain workloads only (some of them groups): SuiteWorkload{spec, location}
+  // Plain workloads (some of them groups), and a method's where a job's options name one (fio's
+  // latency_target: a <latency-search>, MethodEntry::from_fio).
+  Suite suite;
   // "file:line: option 'group_reporting' ignored: it shapes fio's output only", one per option.
   std::vector<std::string> ignored;
 };

@@ -35,12 +35,17 @@ def run(cmd, cwd=None):
 
 
 def workloads(xml_text):
-    """The workloads of a suite XML, each as (id, {option: value}), in file order; a group's
+    """The workloads of a suite XML, each as (id, {option: value}), in file order (a method's
+    element adds "element"); a group's
     <job>s add "job N NAME" and "job N NAME.OPTION" entries (N: its place in the group)."""
     root = ET.fromstring(xml_text)
     out = []
-    for w in root.findall("workload"):
+    for w in root:  # <workload>, or a method's element (a <latency-search> from latency_target)
+        if w.get("id") is None:
+            continue
         options = {k: v for k, v in w.attrib.items() if k != "id"}
+        if w.tag != "workload":
+            options["element"] = w.tag
         for n, j in enumerate(w.findall("job")):
             options["job %d" % n] = j.get("name")
             for k, v in j.attrib.items():
@@ -268,7 +273,7 @@ def export(storqual, source_dir):
     return 1 if failures else 0
 
 
-MIN_IMPORTED = 29
+MIN_IMPORTED = 31
 
 
 def main():
