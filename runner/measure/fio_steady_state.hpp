@@ -31,7 +31,7 @@ namespace storqual::runner {
 
 struct FioSteadyState {
   bool bw = false;      // the criterion is on bandwidth (bytes/s), else on IOPS
-  bool slope = false;   // least-squares slope, else the largest deviation from the mean
+  bool slope = true;    // least-squares slope, else the largest deviation from the mean
   bool percent = true;  // the limit is a percent of the window's mean
   double limit = 0.01;  // fio's default criterion iops_slope:0.01%
   unsigned dur_s = 0;   // ss_dur: the window in one-second samples; 0: off (fio's default)

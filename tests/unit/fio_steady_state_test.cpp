@@ -93,6 +93,10 @@ TEST(FioSteadyState, OptionsReadAsFioReadsThemAndWriteBackTheSame) {
   EXPECT_EQ(w.steadystate.criterion_text(), "bw:4194304");
   set_workload_option(w, "ss", "iops:2.5");
   EXPECT_EQ(w.steadystate.criterion_text(), "iops:2.5");
+  WorkloadSpec dur_only;  // fio's default criterion: iops_slope:0.01%
+  set_workload_option(dur_only, "ss_dur", "10");
+  EXPECT_EQ(steady_state_options(dur_only.steadystate),
+            (std::vector<std::string>{"ss=iops_slope:0.01%", "ss_dur=10s"}));
   EXPECT_FALSE(WorkloadSpec{}.steadystate.active());  // fio's default ss_dur=0: off
   EXPECT_TRUE(steady_state_options(WorkloadSpec{}.steadystate).empty());
   for (const char* bad : {"iops", "iops:", "lat:10%", "iops:x%", "bw:-1"})
