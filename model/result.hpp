@@ -233,6 +233,24 @@ struct EarlyStopReport {
   double region_passes = 0;  // region passes written in the measured time (at the stop or end)
 };
 
+// fio's steady state (runner/measure/fio_steady_state.hpp; options ss, ss_dur, ss_ramp): fio's
+// JSON "steadystate" object (stat.c), and when the criterion was attained.
+struct FioSteadyStateReport {
+  std::string ss;         // the criterion as fio writes it: "iops:10.000000%"
+  unsigned duration = 0;  // ss_dur, in one-second samples
+  double ramp_s = 0;      // ss_ramp
+  bool attained = false;
+  double attained_at_s = -1;  // measured seconds when attained; -1 when not
+  double criterion = 0;       // the last criterion computed (% of the mean, or the metric's unit)
+  bool percent = true;        // criterion and limit are a percent of the window's mean
+  double limit = 0;
+  double max_deviation = 0;             // of the last full window (iops, bw criteria)
+  double slope = 0;                     // of the last full window (the _slope criteria)
+  unsigned samples = 0;                 // one-second samples taken
+  std::vector<std::uint64_t> iops, bw;  // the last window, oldest first (fio's "data")
+  std::uint64_t iops_mean = 0, bw_mean = 0;
+};
+
 // One bad block found by verification (runner/measure/verify.hpp): what it is and what it held.
 struct IntegrityFinding {
   std::string kind;                     // corrupted | misplaced | stale | foreign
@@ -329,6 +347,8 @@ struct WorkloadResult {
   std::optional<HostBusyReport> host_busy;
   // Set when the workload ran with early_stop.
   std::optional<EarlyStopReport> early_stop;
+  // Set when the workload ran with fio's steady state (ss_dur).
+  std::optional<FioSteadyStateReport> steadystate;
   // SMART readings during the workload and the spans the drive throttled, on the timeline's time
   // axis (NVMe only; empty when the sampler was off or nothing throttled).
   std::vector<ThermalSample> thermal;

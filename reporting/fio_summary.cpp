@@ -244,6 +244,16 @@ std::string format_fio_summary(const WorkloadResult& w) {
   out += "\n";
   if (w.early_stop)
     out += "  early stop   : " + w.early_stop->rule + ": " + w.early_stop->reason + "\n";
+  if (const auto& ss = w.steadystate) {  // fio's show_ss_normal, with when it was attained
+    const bool bw = ss->ss.starts_with("bw"), slope = ss->ss.find("_slope") != std::string::npos;
+    append(out, "  steadystate  : attained=%s", ss->attained ? "yes" : "no");
+    if (ss->attained) append(out, " after %.0f s", ss->attained_at_s);
+    append(out, ", bw=%.1fMiB/s, iops=%llu, %s%s=%.3f%s (%s, %u s window)\n",
+           static_cast<double>(ss->bw_mean) / 1048576.0,
+           static_cast<unsigned long long>(ss->iops_mean), bw ? "bw" : "iops",
+           slope ? " slope" : " mean dev", ss->criterion, ss->percent ? "%" : "", ss->ss.c_str(),
+           ss->duration);
+  }
   if (w.host_busy && w.host_busy->busy) {
     out += "  host busy    : ";
     for (std::size_t i = 0; i < w.host_busy->reasons.size(); ++i)

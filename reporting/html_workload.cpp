@@ -242,6 +242,7 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
   if (w.host_limit && w.host_limit->limited) flags.push_back("host-limited");
   if (w.host_busy && w.host_busy->busy) flags.push_back("host busy");
   if (w.early_stop && w.early_stop->stopped_early) flags.push_back("stopped early");
+  if (w.steadystate) flags.push_back(w.steadystate->attained ? "ss attained" : "ss not attained");
   if (w.method && w.method->steady() == false) flags.push_back("not steady");
   if (w.interrupted) flags.push_back("interrupted");
   if (!w.errors.empty()) flags.push_back("errors");
@@ -296,6 +297,16 @@ std::vector<std::string> workload_flags(std::string& o, const WorkloadResult& w)
   if (w.early_stop)
     o += "<p class=\"small\"><strong>Early stop</strong> (" + esc(w.early_stop->rule) +
          "): " + esc(w.early_stop->reason) + "</p>";
+  if (const auto& ss = w.steadystate) {
+    char crit[64];
+    std::snprintf(crit, sizeof crit, "%.3f%s", ss->criterion, ss->percent ? "%" : "");
+    o += "<p class=\"small\"><strong>fio's steady state</strong> (ss=" + esc(ss->ss) +
+         ", ss_dur=" + std::to_string(ss->duration) + "s): " +
+         (ss->attained ? "attained after " + std::to_string(std::lround(ss->attained_at_s)) +
+                             " s, the workload ended there"
+                       : std::string("not attained: the workload ran to its end")) +
+         "; last criterion " + crit + "</p>";
+  }
 
   return flags;
 }

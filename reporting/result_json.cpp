@@ -232,6 +232,24 @@ void visit_fields(Either<EarlyStopReport> auto& e, auto&& visit) {
   visit("region_passes", e.region_passes);
 }
 
+void visit_fields(Either<FioSteadyStateReport> auto& e, auto&& visit) {
+  visit("ss", e.ss);
+  visit("duration", e.duration);
+  visit("ramp_s", e.ramp_s);
+  visit("attained", e.attained);
+  visit("attained_at_s", e.attained_at_s);
+  visit("criterion", e.criterion);
+  visit("percent", e.percent);
+  visit("limit", e.limit);
+  visit("max_deviation", e.max_deviation);
+  visit("slope", e.slope);
+  visit("samples", e.samples);
+  visit("iops", e.iops);
+  visit("bw", e.bw);
+  visit("iops_mean", e.iops_mean);
+  visit("bw_mean", e.bw_mean);
+}
+
 void visit_fields(Either<IntegrityReport> auto& i, auto&& visit) {
   visit("algorithm", i.algorithm);
   visit("run_id", i.run_id);
@@ -308,6 +326,7 @@ Json workload_json(const WorkloadResult& w) {
   method_keys(j, w, ReportSlot::AfterIntegrity);
   put(j, "host_busy", w.host_busy);
   put(j, "early_stop", w.early_stop);
+  put(j, "steadystate", w.steadystate);
   if (!w.thermal.empty()) put(j, "thermal", w.thermal);
   if (!w.throttled.empty()) put(j, "throttled", w.throttled);
   if (!w.io_depths.submitted.empty()) put(j, "io_depths", w.io_depths);
@@ -364,6 +383,7 @@ WorkloadResult read_workload(const Node& n) {
   n.get("integrity", w.integrity);
   n.get("host_busy", w.host_busy);
   n.get("early_stop", w.early_stop);
+  n.get("steadystate", w.steadystate);
   if (n.has("thermal")) n.get("thermal", w.thermal);
   if (n.has("throttled")) n.get("throttled", w.throttled);
   n.get("io_depths", w.io_depths);

@@ -692,6 +692,7 @@ class Job {
   std::optional<Random> rng_;
   std::optional<OffsetGenerator> offsets_;
   std::optional<MixedIoPlacement> mix_;  // a block-size mix (bssplit, bsrange): sizes per I/O
+  std::optional<FioLfsr> lfsr_;          // random_generator=lfsr: which blocks
   std::optional<SkewedBlocks> skew_;     // a skewed random_distribution: which blocks
   std::optional<StridedWalk> zones_;     // strided zones: which blocks
   std::uint64_t mix_bytes_ = 0, mix_budget_ = UINT64_MAX;  // with a mix: bytes issued, to issue

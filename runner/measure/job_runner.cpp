@@ -356,6 +356,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   if (rule) rule = resolve_early_stop(*rule, spec.params.runtime_s, spec.interval_s, writes(spec));
   WorkloadMonitor monitor(options.now, spec.interval_s, std::move(rule), options.proc_root,
                           options.monitor_pacing);
+  monitor.track_steady_state(spec.steadystate);
   // Every workload's job threads count against the host's poll budget while they run.
   PollBudget::Lease poll_lease = PollBudget::host().enter(static_cast<unsigned>(threads));
   plan.poll_gate = poll_lease.gate();
@@ -377,6 +378,7 @@ reporting::WorkloadResult run_workload(const WorkloadSpec& spec, const RunOption
   result.fio_command = fio_command(spec);
   result.host_busy = monitor.host_busy();
   result.early_stop = monitor.early_stop();
+  result.steadystate = monitor.steady_state();
   result.disk_stats = plan.disk_stats;
   result.io_depths = depths_of(outcomes);
   const MergeScope scope =

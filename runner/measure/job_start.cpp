@@ -359,6 +359,16 @@ void Job::prepare_loop() {
     offsets_->stride(&*zones_);
     zone_cut = strided_cut(setup);  // check_zones let through only the cut fio ends exactly
   }
+  if (spec.distribution.lfsr && rw_random(member_.mode) && offsets_->blocks()) {
+    lfsr_.emplace(offsets_->blocks(), fio_block_seed(static_cast<unsigned>(seq) + 1));
+    if (lfsr_->valid()) {
+      offsets_->lfsr(&*lfsr_);
+    } else {  // fio refuses the job the same way
+      out_.setup_error = "random_generator=lfsr: fio's LFSR has no start for " +
+                         std::to_string(offsets_->blocks()) + " blocks from this job's seed";
+      out_.setup_errno = EINVAL;
+    }
+  }
   total_ios_ = time_based_ ? UINT64_MAX : offsets_->blocks();
   if (spec.io_limit)  // this job's share of the bytes, in whole I/Os
     total_ios_ = std::max<std::uint64_t>(1, (spec.io_limit / p.bs + p.numjobs - 1) / p.numjobs);

@@ -44,6 +44,9 @@ struct OffsetDistribution {
   double center = -1;  // fio's random_center: -1 none, else 0..1
   std::array<std::vector<AccessZone>, 3> zones;  // zoned: read, write, trim (empty: uniform)
   bool use64 = false;  // random_generator=tausworthe64 (the zoned draws' uniform part)
+  // random_generator=lfsr: uniform random offsets from fio's LFSR (runner/measure/fio_lfsr.hpp),
+  // each block once per pass without a random map, fio's blocks in fio's order.
+  bool lfsr = false;
   bool operator==(const OffsetDistribution&) const = default;
   [[nodiscard]] bool skewed() const noexcept { return kind != DistributionKind::Random; }
 };

@@ -15,7 +15,8 @@
 // - Every call is a draw: a caller that draws again for the same I/O (verify steering away from a
 //   block in flight) moves on in the pass, as fio's random map does; the block it stepped over
 //   comes in a later pass.
-// - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()).
+// - A skewed distribution (random_distribution) draws its blocks from fio's generators (skew()),
+//   random_generator=lfsr from fio's LFSR (lfsr(): each block once per pass, no random map).
 // - Strided zones (zonemode=strided) walk the target zone by zone as fio's (stride(),
 //   runner/measure/strided_zones.hpp): the one case whose blocks may lie past the region, up to
 //   the target's end.
@@ -27,6 +28,7 @@
 #include <optional>
 
 #include "engines/engine.hpp"
+#include "runner/measure/fio_lfsr.hpp"
 #include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/random.hpp"
 #include "runner/measure/random_map.hpp"
@@ -85,7 +87,15 @@ class OffsetGenerator {
     if (zones_) kind_ = Kind::Shaped;
   }
 
-  // The plain cases inline; a skew, holes or zones out of line (next_shaped), so the
+  // fio's LFSR (runner/measure/fio_lfsr.hpp) gives the random blocks instead (fio has no random
+  // map with it); the generator holds a pointer to it.
+  void lfsr(FioLfsr* lfsr) noexcept {
+    lfsr_ = lfsr;
+    if (lfsr_) map_.reset();
+    if (lfsr_ && random_) kind_ = Kind::Shaped;
+  }
+
+  // The plain cases inline; a skew, an LFSR, holes or zones out of line (next_shaped), so the
   // common loop keeps next() small enough to inline (a measured 16 instructions per I/O).
   [[nodiscard]] __attribute__((always_inline)) std::uint64_t next(engines::Direction dir) noexcept {
     std::uint64_t block;
@@ -110,12 +120,12 @@ class OffsetGenerator {
   }
 
  private:
-  // Shaped: skew, holes or zones
+  // Shaped: skew, LFSR, holes or zones
   enum class Kind : unsigned char { Uniform, Map, Sequential, Shaped };
 
   __attribute__((noinline)) std::uint64_t next_shaped(engines::Direction dir) noexcept {
     if (zones_) return zones_->next(static_cast<unsigned>(dir));
-    if (random_) return skew_->next(static_cast<unsigned>(dir));
+    if (random_) return lfsr_ ? lfsr_->next() : skew_->next(static_cast<unsigned>(dir));
     std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
     cursor = holed(cursor);
     const std::uint64_t block = cursor;
@@ -145,6 +155,7 @@ class OffsetGenerator {
   std::optional<RandomMap> map_;        // random with the map (fio's default)
   SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null
   StridedWalk* zones_ = nullptr;        // strided zones, or null
+  FioLfsr* lfsr_ = nullptr;             // random_generator=lfsr, or null
   Kind kind_ = Kind::Uniform;           // which of next()'s cases, decided once
   std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write
 };

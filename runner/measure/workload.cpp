@@ -175,6 +175,14 @@ const WorkloadOption kOptions[] = {
        (void)parse_early_stop(v);  // throws on a malformed rule
        w.early_stop = v == "off" || v == "0" ? std::string() : std::string(v);
      }},
+    {"ss", "fio's steady-state criterion: iops|iops_slope|bw|bw_slope:LIMIT (N% of the mean)",
+     "iops_slope:0.01%", "text",
+     [](WorkloadSpec& w, std::string_view v) { apply_steady_state_criterion(w.steadystate, v); }},
+    {"ss_dur", "fio's steady state: end once ss holds over this many 1 s samples (0: off)", "0",
+     "duration",
+     [](WorkloadSpec& w, std::string_view v) { apply_steady_state_duration(w.steadystate, v); }},
+    {"ss_ramp", "fio's steady state: measured time before its first sample", "0", "duration",
+     [](WorkloadSpec& w, std::string_view v) { apply_steady_state_ramp(w.steadystate, v); }},
     {"log_avg_msec", "timeline interval", "1000", "int",
      [](WorkloadSpec& w, std::string_view v) {
        w.interval_s = parse_uint("log_avg_msec", v, 10, 3600000) / 1000.0;
@@ -398,13 +406,15 @@ const WorkloadOption kOptions[] = {
        w.distribution.use64 = use64;
      }},
     {"random_generator",
-     "fio's generator of skewed offsets' uniform draws: tausworthe or tausworthe64", "tausworthe",
-     "enum",
+     "fio's generator of skewed offsets' uniform draws (tausworthe, tausworthe64), or lfsr: "
+     "uniform offsets from fio's LFSR, each block once per pass",
+     "tausworthe", "enum",
      [](WorkloadSpec& w, std::string_view v) {
-       if (v != "tausworthe" && v != "tausworthe64")
-         throw UnitError("random_generator: expected tausworthe or tausworthe64, got '" +
+       if (v != "tausworthe" && v != "tausworthe64" && v != "lfsr")
+         throw UnitError("random_generator: expected tausworthe, tausworthe64 or lfsr, got '" +
                          std::string(v) + "'");
        w.distribution.use64 = v == "tausworthe64";
+       w.distribution.lfsr = v == "lfsr";
      }},
     {"blockalign",
      "with a block-size mix: random offsets on multiples of this, as fio's (0: the smallest size)",
@@ -515,8 +525,8 @@ namespace {
 
 // The options that are one for the whole group: its measured window and its checks.
 constexpr std::string_view kGroupOnlyOptions[] = {
-    "runtime",  "ramp_time", "early_stop", "verify", "verify_backlog", "verify_backlog_batch",
-    "do_verify"};
+    "runtime", "ramp_time",      "early_stop",           "ss",       "ss_dur", "ss_ramp",
+    "verify",  "verify_backlog", "verify_backlog_batch", "do_verify"};
 
 }  // namespace
 
@@ -605,6 +615,8 @@ void validate(const WorkloadSpec& spec) {
   if (p.numjobs == 0 || p.numjobs > kMaxNumjobs)
     throw UnitError("numjobs must be 1.." + std::to_string(kMaxNumjobs));
   if (p.rwmixread > 100) throw UnitError("rwmixread must be 0..100");
+  if (spec.steadystate.active() && !spec.early_stop.empty())
+    throw UnitError("ss_dur with early_stop: two rules for ending the workload early, give one");
   if (p.runtime_s > kMaxRuntimeSeconds || p.ramp_time_s > kMaxRuntimeSeconds)
     throw UnitError("runtime and ramp_time are limited to one year");
   if (p.size != 0 && p.size < p.bs)
@@ -751,6 +763,8 @@ std::string fio_job_options(const WorkloadSpec& spec, bool group_reporting) {
     cmd += " --" + std::string(fio_write_contents(spec.write_contents));
   for (const std::string& o : buffer_options(spec)) cmd += " --" + o;
   for (const std::string& o : zone_options(spec)) cmd += " --" + o;
+  for (const std::string& o : steady_state_options(spec.steadystate))
+    cmd += " " + shell_word("--", o);
   if (spec.continue_on_error) cmd += " --continue_on_error=io";
   if (spec.verify != VerifyAlgorithm::None) {
     // fio has crc32c; its nearest to xxh3 is xxhash.

@@ -14,6 +14,7 @@
 
 #include "model/result.hpp"
 #include "runner/measure/block_size_mix.hpp"
+#include "runner/measure/fio_steady_state.hpp"
 #include "runner/measure/offset_distribution.hpp"
 #include "runner/measure/strided_zones.hpp"
 #include "runner/measure/verify.hpp"
@@ -78,6 +79,9 @@ struct WorkloadSpec {
   // Early stop (runner/measure/early_stop.hpp): "ci:1%@95[,min=3s]" or "" (off); time-based runs
   // only.
   std::string early_stop;
+  // fio's steady state (ss, ss_dur, ss_ramp; runner/measure/fio_steady_state.hpp): the workload
+  // ends once its one-second IOPS or bandwidth meet fio's criterion. Off without ss_dur.
+  FioSteadyState steadystate;
   double spin_wait_s = -1;  // io_uring: poll this long before sleeping; < 0 = auto
   double interval_s = 1.0;  // timeline interval
   // With no size (the whole target from offset): use at most this many bytes (0 = no cap). For

@@ -54,6 +54,10 @@ void validate_block_sizes(const WorkloadSpec& spec) {
 
 void validate_distribution(const WorkloadSpec& spec) {
   const OffsetDistribution& d = spec.distribution;
+  if (d.lfsr && d.skewed())
+    throw UnitError(
+        "random_generator=lfsr with random_distribution: fio's LFSR gives uniform "
+        "offsets (each block once per pass)");
   if (!d.skewed()) return;
   if (!rw_random(parse_rw(spec.params.rw)))
     throw UnitError("random_distribution with rw=" + spec.params.rw +
@@ -74,6 +78,7 @@ void validate_distribution(const WorkloadSpec& spec) {
 
 std::vector<std::string> distribution_options(const WorkloadSpec& spec) {
   std::vector<std::string> out;
+  if (spec.distribution.lfsr) out.emplace_back("random_generator=lfsr");
   if (!spec.distribution.skewed()) return out;
   out.push_back("random_distribution=" +
                 random_distribution_text(spec.distribution,

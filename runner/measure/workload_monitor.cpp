@@ -15,6 +15,13 @@ WorkloadMonitor::WorkloadMonitor(NowFunction now, double period_s,
   if (rule_) sample_s_ = rule_->sample_s > 0 ? rule_->sample_s : std::min(0.25, sample_s_);
 }
 
+void WorkloadMonitor::track_steady_state(const FioSteadyState& ss) {
+  if (!ss.active()) return;
+  ss_.emplace(ss);
+  ss_ramp_s_ = ss.ramp_s;
+  sample_s_ = std::min(sample_s_, 1.0);
+}
+
 WorkloadMonitor::~WorkloadMonitor() {
   finish();
 }
@@ -72,9 +79,11 @@ void WorkloadMonitor::loop() {
 
 void WorkloadMonitor::sample(std::uint64_t t) {
   host_.sample(t);
-  if (!rule_ || t < measure_start_ || stopped_early_) return;
+  if ((!rule_ && !ss_) || t < measure_start_ || stopped_early()) return;
   std::uint64_t ios = 0, bytes = 0, written = 0;
   totals_(ios, bytes, written);
+  if (ss_) sample_steady_state(t, ios, bytes);
+  if (!rule_ || stopped_early()) return;
   if (!based_) first_written_ = written;
   if (region_bytes_ > 0)
     region_passes_ =
@@ -97,6 +106,41 @@ void WorkloadMonitor::sample(std::uint64_t t) {
   prev_ios_ = ios;
   prev_bytes_ = bytes;
   prev_t_ = t;
+}
+
+// fio's steadystate_check, once a second: the second's rates as whole numbers
+// (1000 x delta / elapsed ms), kept from the first check at or after ss_ramp + 1 s on.
+// The base is the first tick of the measured time (fio: its epoch, reset when ramp_time ends).
+void WorkloadMonitor::sample_steady_state(std::uint64_t t, std::uint64_t ios, std::uint64_t bytes) {
+  if (!ss_based_) {
+    ss_based_ = true;
+    ss_next_ = measure_start_ + 1000000000;
+    while (ss_next_ <= t) ss_next_ += 1000000000;
+    ss_prev_t_ = t;
+    ss_prev_ios_ = ios;
+    ss_prev_bytes_ = bytes;
+    return;
+  }
+  if (t < ss_next_) return;
+  while (ss_next_ <= t) ss_next_ += 1000000000;
+  const std::uint64_t ms = (t - ss_prev_t_) / 1000000;
+  const double measured_s = static_cast<double>(t - measure_start_) / 1e9;
+  if (ms > 0 && (ss_ramp_s_ <= 0 || measured_s >= ss_ramp_s_ + 1) &&
+      ss_->add(1000 * (ios - ss_prev_ios_) / ms, 1000 * (bytes - ss_prev_bytes_) / ms,
+               measured_s) &&
+      t < end_) {
+    ss_stopped_ = true;
+    stopped_at_ = t;
+    stop_at_(t);
+  }
+  ss_prev_t_ = t;
+  ss_prev_ios_ = ios;
+  ss_prev_bytes_ = bytes;
+}
+
+std::optional<reporting::FioSteadyStateReport> WorkloadMonitor::steady_state() const {
+  if (!ss_) return std::nullopt;
+  return ss_->report();
 }
 
 std::optional<reporting::EarlyStopReport> WorkloadMonitor::early_stop() const {

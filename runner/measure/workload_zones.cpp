@@ -32,10 +32,10 @@ void validate_zones(const WorkloadSpec& spec) {
     throw UnitError("zonerange " + format_size_fio(z.extent()) + " is larger than size " +
                     format_size_fio(p.size) + " (fio ends such a job inside its first zone)");
   if (spec.verify != VerifyAlgorithm::None || spec.seq_add || spec.mixed_block_sizes() ||
-      spec.distribution.skewed())
+      spec.distribution.skewed() || spec.distribution.lfsr)
     throw UnitError(
-        "zonemode=strided with verify, seq_add (rw=MODE:N), a block-size mix or a skewed "
-        "random_distribution");
+        "zonemode=strided with verify, seq_add (rw=MODE:N), a block-size mix, a skewed "
+        "random_distribution or random_generator=lfsr");
 }
 
 std::vector<std::string> zone_options(const WorkloadSpec& spec) {

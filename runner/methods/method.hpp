@@ -25,6 +25,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "devices/self_test.hpp"
 #include "model/metric.hpp"
@@ -62,6 +64,12 @@ struct MethodContext {
   std::FILE* console = nullptr;  // progress lines of a method that prints its own
   // Sleeps between a method's polls (null: the real clock, waking early on direct.stop).
   std::function<void(double seconds)> wait;
+};
+
+// An option of a fio job that a method takes in place of a plain run (fio's latency_target for a
+// latency search; docs/fio-files.md): fio's canonical name, the value as written, "file:line".
+struct FioMethodOption {
+  std::string name, value, location;
 };
 
 class Method {
@@ -106,6 +114,19 @@ class Method {
   [[nodiscard]] virtual std::string fio_equivalent(const WorkloadSpec& spec) const;
   // Its line in `storqual suites`, after the id: "randread  4k    QD32 x1, 1m".
   [[nodiscard]] virtual std::string summary_line(const WorkloadSpec& spec) const;
+  // The element's own attributes as its loader reads them back (a latency search's limit, stat,
+  // max_iodepth, latency, search), for the suite writer; empty (the default) for a method the
+  // writer cannot write.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> element_attributes()
+      const {
+    return {};
+  }
+  // The fio options that make fio run the method as its own feature ("latency_target=500ms"),
+  // with `spec` made what that fio job needs (the latency search's deepest iodepth); empty (the
+  // default) where fio has no such feature.
+  [[nodiscard]] virtual std::vector<std::string> fio_job_options(WorkloadSpec& /*spec*/) const {
+    return {};
+  }
 };
 
 // The plain run: the workload once, through `context.measure` (an early stop is the run's own).
@@ -129,6 +150,14 @@ struct MethodEntry {
   reporting::MethodReportReader read_report = nullptr;
   // The named figures it publishes (model/metric.hpp figure_table()); null for none.
   std::span<const reporting::FigureInfo> (*figure_rows)() noexcept = nullptr;
+  // fio's options the method takes from a fio job (fio's canonical names), and the method made
+  // from those a job gave (with `spec` the job's workload, changed as the method needs; a note
+  // per difference from fio added to `notes`; FileError naming the option for what it cannot
+  // take). Null for a method fio has no feature of.
+  std::span<const std::string_view> (*fio_options)() noexcept = nullptr;
+  std::shared_ptr<const Method> (*from_fio)(const std::vector<FioMethodOption>& options,
+                                            WorkloadSpec& spec,
+                                            std::vector<std::string>& notes) = nullptr;
 };
 
 // Registers, once, what the methods' entries carry: the run's and every method's named figures

@@ -124,6 +124,7 @@ WorkloadAttributes workload_attributes(const WorkloadSpec& w, const WorkloadSpec
   add(w.rate_bytes != d.rate_bytes, "rate", std::to_string(w.rate_bytes));
   add_option_list(a, pacing_options(w), pacing_options(d));
   add_option_list(a, buffer_options(w), buffer_options(d));
+  add_option_list(a, steady_state_options(w.steadystate), steady_state_options(d.steadystate));
   add(w.continue_on_error != d.continue_on_error, "continue_on_error", bit(w.continue_on_error));
   add(w.verify != d.verify, "verify", w.verify == VerifyAlgorithm::Crc32c ? "crc32c" : "xxh3");
   add(w.verify_backlog != d.verify_backlog, "verify_backlog", std::to_string(w.verify_backlog));
@@ -176,6 +177,10 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
     notes += "; storqual: early_stop " + s.early_stop +
              " may end this job before its runtime once its figure is known (docs/measurement.md); "
              "fio runs the whole runtime\n";
+  if (s.steadystate.active() && p.numjobs > 1)
+    notes += "; storqual: ss judges the " + std::to_string(p.numjobs) +
+             " jobs' IOPS or bandwidth added up (fio's group_reporting); fio without it judges "
+             "and ends each job apart\n";
   if (s.max_size)
     notes += "; storqual: the whole target up to max_size " + format_size_fio(s.max_size) +
              "; fio takes the whole target (add size=" + format_size_fio(s.max_size) +
@@ -196,6 +201,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
                     "\nnumjobs=" + std::to_string(p.numjobs) + "\ndirect=" + bit(p.direct) + "\n";
   for (const std::string& o : block_size_mix_options(s)) out += o + "\n";
   for (const std::string& o : distribution_options(s)) out += o + "\n";
+  if (s.distribution.lfsr) out += "randrepeat=1\n";  // fio's LFSR from its job's fixed seed
   if (p.rwmixread != 50) out += "rwmixread=" + std::to_string(p.rwmixread) + "\n";
   if (p.size) out += "size=" + format_size_fio(p.size) + "\n";
   if (p.offset) out += "offset=" + format_size_fio(p.offset) + "\n";
@@ -244,6 +250,7 @@ std::string job_section(const std::string& workload, const WorkloadSpec& s, bool
   for (const std::string& o : exit_options(s)) out += o + "\n";
   for (const std::string& o : buffer_options(s)) out += o + "\n";
   for (const std::string& o : zone_options(s)) out += o + "\n";
+  for (const std::string& o : steady_state_options(s.steadystate)) out += o + "\n";
   if (s.continue_on_error) out += "continue_on_error=io\n";
   if (s.verify == VerifyAlgorithm::Crc32c) {
     out += "verify=crc32c\n";
@@ -322,11 +329,15 @@ std::string suite_xml_text(const Suite& suite) {
   if (!suite.description.empty()) root.append_attribute("description") = suite.description.c_str();
   if (suite.precondition) throw UsageError("a suite <precondition> cannot be written here");
   for (const SuiteWorkload& w : suite.workloads) {
-    expect_plain(w, "the suite writer");
-    pugi::xml_node n = root.append_child("workload");
+    // A method that can say its own attributes is written as its element (a latency search).
+    const auto own = w.method->element_attributes();
+    if (own.empty() || w.precondition) expect_plain(w, "the suite writer");
+    pugi::xml_node n = root.append_child(std::string(w.method->element()).c_str());
     n.append_attribute("id") = w.id().c_str();
+    for (const auto& [name, value] : own) n.append_attribute(name.c_str()) = value.c_str();
     for (const auto& [name, value] : workload_attributes(w.spec))
-      n.append_attribute(name.c_str()) = value.c_str();
+      if (own.empty() || name != "iodepth")  // a method with its own attributes sets the depth
+        n.append_attribute(name.c_str()) = value.c_str();
     for (const GroupJob& job : w.spec.jobs) {
       pugi::xml_node j = n.append_child("job");
       j.append_attribute("name") = job.name.c_str();
@@ -377,6 +388,15 @@ std::string fio_job_text(const Suite& suite, const std::string& target, std::str
   check_exitall(suite);
   for (const SuiteWorkload& w : suite.workloads) {
     if (w.precondition) out += precondition_text(*w.precondition, w.spec, "'" + w.id() + "'");
+    WorkloadSpec as_fio = w.spec;
+    const std::vector<std::string> own = w.method->fio_job_options(as_fio);
+    if (!own.empty()) {  // fio's own feature of the method (latency_target for a latency search)
+      out += "\n; storqual: '" + w.id() + "' is a <" + std::string(w.method->element()) +
+             ">; fio's job below runs it as fio's own (docs/fio-files.md says what differs)\n" +
+             job_section(w.id(), as_fio, true);
+      for (const std::string& o : own) out += o + "\n";
+      continue;
+    }
     if (w.method->element() != "workload" || w.method->timed())
       out += "\n; storqual: '" + w.id() + "' is a <" + std::string(w.method->element()) +
              "> method (docs/formats.md), which fio has no equivalent of; the job below is one "

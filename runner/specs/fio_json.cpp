@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "runner/base/units.hpp"
@@ -262,6 +264,43 @@ struct Entry {
   Side read, write;
 };
 
+// fio's "steadystate" object (stat.c, a job with ss_dur) as the result's: fio ends a job when its
+// criterion is attained, so it was attained at the job's runtime.
+std::optional<reporting::FioSteadyStateReport> steadystate_of(const Json& j, const Reader& in,
+                                                              const std::string& where,
+                                                              double elapsed_s) {
+  const Json* s = in.member(j, where, "steadystate");
+  if (!s) return std::nullopt;
+  const std::string at = where + ".steadystate";
+  reporting::FioSteadyStateReport r;
+  r.ss = in.text(*s, at, "ss");
+  r.duration = static_cast<unsigned>(std::min<std::uint64_t>(in.count(*s, at, "duration"), 86400));
+  r.attained = in.count(*s, at, "attained") != 0;
+  r.attained_at_s = r.attained ? elapsed_s : -1;
+  const std::string criterion = in.text(*s, at, "criterion");  // "14.006352%"
+  r.percent = criterion.ends_with("%");
+  r.criterion = std::strtod(criterion.c_str(), nullptr);
+  if (!std::isfinite(r.criterion)) in.fail(at + ".criterion", "expected a number");
+  r.max_deviation = in.number(*s, at, "max_deviation");
+  if (const Json* slope = in.member(*s, at, "slope"); slope && slope->is_number())
+    r.slope = slope->get<double>();  // a slope may be negative
+  if (const Json* data = in.member(*s, at, "data")) {
+    for (auto [key, out] : {std::pair{"iops", &r.iops}, std::pair{"bw", &r.bw}})
+      if (const Json* a = in.member(*data, at + ".data", key)) {
+        if (!a->is_array()) in.fail(at + ".data." + key, "expected an array");
+        for (const Json& v : *a) {
+          if (!v.is_number_unsigned() || out->size() >= 86400)
+            in.fail(at + ".data." + key, "expected at most 86400 whole numbers of at least 0");
+          out->push_back(v.get<std::uint64_t>());
+        }
+      }
+    r.iops_mean = in.count(*data, at + ".data", "iops_mean");
+    r.bw_mean = in.count(*data, at + ".data", "bw_mean");
+  }
+  r.samples = static_cast<unsigned>(r.iops.size());
+  return r;
+}
+
 Entry entry_of(const Json& j, const std::map<std::string, std::string>& global, const Reader& in,
                const std::string& where) {
   Entry e;
@@ -295,6 +334,7 @@ Entry entry_of(const Json& j, const std::map<std::string, std::string>& global, 
   const double job_ms = in.number(j, where, "job_runtime");
   r.elapsed_s = std::max(e.read.runtime_ms, e.write.runtime_ms) / 1000.0;
   if (r.elapsed_s == 0) r.elapsed_s = job_ms / 1000.0;
+  r.steadystate = steadystate_of(j, in, where, r.elapsed_s);
   return e;
 }
 

@@ -11,8 +11,8 @@ constexpr std::string_view kOutputOnly = "it shapes fio's output only";
 constexpr std::string_view kTarget = "the target is the run's --target";
 constexpr std::string_view kRandom =
     "storqual draws its own uniform random offsets (the same pattern, other offsets); a "
-    "block-size mix and a skewed random_distribution draw from fio's generators with fio's "
-    "default seed (randseed=0x89, randrepeat=1)";
+    "block-size mix, a skewed random_distribution and random_generator=lfsr draw from fio's "
+    "generators with fio's default seed (randseed=0x89, randrepeat=1)";
 
 // Not output only: it changes what fio spends per I/O (docs/fio-files.md has a figure).
 constexpr std::string_view kGtodReduce =
@@ -202,10 +202,14 @@ const FioOptionRule kFioOptions[] = {
     {"zonesize", Take::Map, Kind::Size, "zonesize"},
     {"zonerange", Take::Map, Kind::Size, "zonerange"},
     {"zoneskip", Take::Map, Kind::Size, "zoneskip"},
-    {"latency_target", Take::Refuse, Kind::None,
-     "a latency-bounded search is a <latency-search> in the suite XML (docs/formats.md)"},
-    {"ss", Take::Refuse, Kind::None,
-     "steady state is rounds= on a suite <workload> (docs/methodology.md)"},
+    // Taken by the latency search (MethodEntry::from_fio, fio_method_import.cpp), never here.
+    {"latency_target", Take::Special},
+    {"latency_window", Take::Special},
+    {"latency_percentile", Take::Special},
+    {"latency_run", Take::Special},
+    {"ss", Take::Map, Kind::None, "ss"},  // fio's steady state: ends the job early (fio-files.md)
+    {"ss_dur", Take::Map, Kind::None, "ss_dur"},
+    {"ss_ramp", Take::Map, Kind::None, "ss_ramp"},
     {"cpus_allowed", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"cpus_allowed_policy", Take::Refuse, Kind::None, "storqual does not pin jobs to CPUs"},
     {"invalidate", Take::Refuse, Kind::None,
@@ -229,6 +233,9 @@ const std::pair<std::string_view, std::string_view> kAliases[] = {
     {"use_thread", "thread"},
     {"rate_min", "ratemin"},  // fio's name; ratemin its alias and storqual's option
     {"ratecycle", "rate_cycle"},
+    {"steadystate", "ss"},
+    {"steadystate_duration", "ss_dur"},
+    {"steadystate_ramp_time", "ss_ramp"},
 };
 
 }  // namespace

@@ -14,7 +14,9 @@
 
 #include "runner/base/units.hpp"
 #include "runner/base/xml_file.hpp"
+#include "runner/specs/fio_method_import.hpp"
 #include "runner/specs/fio_option_table.hpp"
+#include "runner/specs/fio_values.hpp"
 #include "runner/specs/spec_sheet.hpp"
 
 namespace storqual::runner {
@@ -25,79 +27,10 @@ using fio_options::find_rule;
 using fio_options::FioOptionRule;
 using fio_options::Kind;
 using fio_options::Take;
-
-std::string refusal(const FioOption& o, std::string_view why) {
-  return o.location + ": option '" + o.name + (o.has_value ? "=" + o.value : "") +
-         "': " + std::string(why);
-}
-
-[[noreturn]] void refuse(const FioOption& o, std::string_view why) {
-  throw FileError(refusal(o, why));
-}
-
-// fio's sizes (parse.c str_to_decimal, get_mult_bytes): k/m/g/t/p (and kb, mb, ...) are kb_base
-// multiples; KiB, MiB, ... the other base (with fio's default kb_base=1024, 4KiB is 4000 bytes).
-std::uint64_t fio_bytes(const FioOption& o, std::string_view v, unsigned kb_base) {
-  if (v.starts_with("("))
-    refuse(o, "arithmetic in parentheses: Debian's fio 3.33 is built without it (fio refuses it)");
-  std::size_t i = 0;
-  int base = 10;
-  if (v.starts_with("0x") || v.starts_with("0X")) {
-    base = 16;
-    i = 2;
-  }
-  std::uint64_t n = 0;
-  const char* begin = v.data() + i;
-  auto [p, ec] = std::from_chars(begin, v.data() + v.size(), n, base);
-  if (ec != std::errc() || p == begin) refuse(o, "expected a size such as 4k, 1m or 10g");
-  std::string suffix(p, v.data() + v.size());
-  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (suffix.starts_with("%")) refuse(o, "a percentage of the target: storqual takes sizes");
-  if (suffix.starts_with(".")) refuse(o, "a fraction: fio reads only the whole number before '.'");
-  const unsigned other = kb_base == 1000 ? 1024 : 1000;
-  static const std::string_view kPowers = "kmgtp";
-  unsigned pow = 0, mult = kb_base;
-  if (!suffix.empty()) {
-    const std::size_t at = kPowers.find(suffix[0]);
-    const bool iec = suffix.size() == 3 && suffix.substr(1) == "ib";
-    if (at == std::string_view::npos ||
-        !(suffix.size() == 1 || suffix == std::string(1, suffix[0]) + "b" || iec))
-      refuse(o, "unknown size unit '" + suffix + "' (fio's are k, m, g, t, p, kb.., KiB..)");
-    pow = static_cast<unsigned>(at) + 1;
-    if (iec) mult = other;
-  }
-  for (; pow > 0; --pow)
-    if (__builtin_mul_overflow(n, std::uint64_t{mult}, &n)) refuse(o, "the size is too large");
-  return n;
-}
-
-// fio's times (parse.c get_mult_time) in microseconds: us, ms, s, m, h, d; a plain number is
-// seconds for runtime and ramp_time.
-std::uint64_t fio_micros(const FioOption& o, std::string_view v) {
-  if (v.starts_with("(")) refuse(o, "arithmetic in parentheses: Debian's fio 3.33 has none");
-  std::uint64_t n = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || p == v.data()) refuse(o, "expected a time such as 60, 60s, 5m or 1h");
-  std::string suffix(p, v.data() + v.size());
-  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::uint64_t mult = 1000000;
-  if (suffix == "us" || suffix == "usec")
-    mult = 1;
-  else if (suffix == "ms" || suffix == "msec")
-    mult = 1000;
-  else if (suffix == "s" || suffix.empty())
-    mult = 1000000;
-  else if (suffix == "m")
-    mult = 60000000;
-  else if (suffix == "h")
-    mult = 3600000000ull;
-  else if (suffix == "d")
-    mult = 86400000000ull;
-  else
-    refuse(o, "unknown time unit '" + suffix + "' (fio's are us, ms, s, m, h, d)");
-  if (__builtin_mul_overflow(n, mult, &n)) refuse(o, "the time is too long");
-  return n;
-}
+using fio_values::fio_bytes;
+using fio_values::fio_micros;
+using fio_values::refusal;
+using fio_values::refuse;
 
 // Whole microseconds in the largest unit that keeps them exact, as format_duration_fio writes
 // them, so that a duration reads back to the same double.
@@ -137,7 +70,8 @@ struct JobState {
   std::string sync_where;                   // ioengine=sync, taken as psync (noted)
   bool exitall = false, new_group = false;  // fio's exitall (the file's), new_group
   std::string exit_what = "group", exit_where;
-  unsigned groupid = 0;  // fio's reporting group (init.c add_job)
+  unsigned groupid = 0;   // fio's reporting group (init.c add_job)
+  FioJobMethods methods;  // a method's options (latency_target), a null device file
 };
 
 constexpr std::string_view kRateOptions[4] = {"rate", "rate_iops", "ratemin", "rate_iops_min"};
@@ -308,10 +242,11 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
     set(j, o, "blockalign", std::to_string(fio_bytes(o, v, j.kb_base)));
   } else if (name == "random_distribution") {
     try {
-      const bool use64 = j.spec.distribution.use64;
+      const OffsetDistribution was = j.spec.distribution;  // random_generator's part stays
       j.spec.distribution = parse_random_distribution(
           v, [&](std::string_view sz) { return fio_bytes(o, std::string(sz), j.kb_base); });
-      j.spec.distribution.use64 = use64;
+      j.spec.distribution.use64 = was.use64;
+      j.spec.distribution.lfsr = was.lfsr;
     } catch (const UnitError& e) {
       refuse(o, e.what());
     }
@@ -336,11 +271,7 @@ void apply_special(JobState& j, const FioOption& o, std::string_view name) {
       return std::isdigit(static_cast<unsigned char>(c));
     });
     set(j, o, name, micros_text(fio_micros(o, bare ? v + "us" : v)));
-  } else if (name == "random_generator") {
-    if (v == "lfsr")
-      refuse(o,
-             "storqual has no LFSR generator (fio's lfsr visits each block once without a "
-             "random map: storqual's random map does that)");
+  } else if (name == "random_generator") {  // lfsr: fio's LFSR (runner/measure/fio_lfsr.hpp)
     set(j, o, "random_generator", v);
   } else if (name == "size") {
     j.size = fio_bytes(o, v, j.kb_base);
@@ -406,6 +337,7 @@ void apply_option(JobState& j, const FioOption& o, std::vector<std::string>& ign
   if (name == "filename") j.filename_given = true;
   if (name == "iodepth_batch_complete_max") j.batch_max_given = true;
   if (name == "new_group") j.new_group = flag_value(o) != "0";  // noted below; exitall's groups
+  if (collect_method_option(j.methods, o, name)) return;
   const FioOptionRule* rule = find_rule(name);
   if (!rule)
     refuse(o, "storqual has no equivalent of fio's '" + o.name +
@@ -766,10 +698,11 @@ FioImport import_fio_jobs(const FioJobFile& file, std::string_view name) {
   for (std::vector<JobState>& set : sets) {
     std::vector<JobState> distinct = fold_copies(set, out.ignored);
     JobState& first = distinct.front();
-    SuiteWorkload w;  // a plain workload: no method
+    SuiteWorkload w;  // a plain workload, unless its options name a method (latency_target)
     w.spec = distinct.size() == 1 ? std::move(first.spec) : group_of(distinct);
     w.spec.id = unique_id(first.name, used);
     w.location = first.location;
+    take_job_method(first.methods, distinct.size(), first.name, w, out.ignored);
     try {
       validate(w.spec);
     } catch (const UnitError& e) {

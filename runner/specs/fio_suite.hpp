@@ -22,7 +22,9 @@
 namespace storqual::runner {
 
 struct FioImport {
-  Suite suite;  // plain workloads only (some of them groups): SuiteWorkload{spec, location}
+  // Plain workloads (some of them groups), and a method's where a job's options name one (fio's
+  // latency_target: a <latency-search>, MethodEntry::from_fio).
+  Suite suite;
   // "file:line: option 'group_reporting' ignored: it shapes fio's output only", one per option.
   std::vector<std::string> ignored;
 };
@@ -55,12 +57,15 @@ using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] WorkloadAttributes job_attributes(const WorkloadSpec& job, const WorkloadSpec& group);
 
 // The suite XML (docs/formats.md, "Suite") of a suite of plain workloads, which Suite::parse reads
-// back to the same workloads. Throws UsageError for a workload with a method.
+// back to the same workloads; a method that lists its element_attributes() (a latency search) is
+// written as its element. Throws UsageError for a workload with another method.
 [[nodiscard]] std::string suite_xml_text(const Suite& suite);
 
 // A job file that fio 3.33 runs as storqual runs the suite: one job per workload, each after a
 // stonewall; `target` (may be empty) becomes [global] filename=. Throws UsageError naming the
 // workload and why for what fio cannot do (a method, early_stop, max_size, io_timeout, xxh3).
+// A method with fio_job_options() (a latency search of a percentile of lat) is fio's own
+// feature of it (latency_target).
 // The header names the command that writes it: `storqual suites export SOURCE --fio`, SOURCE by
 // default the suite's file (Suite::path) or, without one, its name.
 [[nodiscard]] std::string fio_job_text(const Suite& suite, const std::string& target,

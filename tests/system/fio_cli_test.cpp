@@ -108,8 +108,9 @@ TEST_F(FioCli, ExportIsAJobFileFioAccepts) {
 <workload id="randread-4k-qd32" rw="randread" bs="4k" iodepth="32"/>
 <workload id="mix" rw="randrw" rwmixread="70" bs="8k" iodepth="8" numjobs="4"
   write_contents="scramble"/></suite>)";  // storqual's own stamp has no fio option
+  // (A target of /dev/null would import back on the null engine: fio's null device.)
   auto r = run_command({STORQUAL_BINARY, "suites", "export", (dir_ / "plain.xml").string(), "--fio",
-                        "--target", "/dev/null", "--out", job});
+                        "--target", (dir_ / "target.bin").string(), "--out", job});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const runner::Suite back = runner::import_fio_file(job).suite;
   const runner::Suite original = runner::Suite::load(dir_ / "plain.xml");

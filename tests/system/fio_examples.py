@@ -36,12 +36,17 @@ def run(cmd, cwd=None):
 
 
 def workloads(xml_text):
-    """The workloads of a suite XML, each as (id, {option: value}), in file order; a group's
+    """The workloads of a suite XML, each as (id, {option: value}), in file order (a method's
+    element adds "element"); a group's
     <job>s add "job N NAME" and "job N NAME.OPTION" entries (N: its place in the group)."""
     root = ET.fromstring(xml_text)
     out = []
-    for w in root.findall("workload"):
+    for w in root:  # <workload>, or a method's element (a <latency-search> from latency_target)
+        if w.get("id") is None:
+            continue
         options = {k: v for k, v in w.attrib.items() if k != "id"}
+        if w.tag != "workload":
+            options["element"] = w.tag
         for n, j in enumerate(w.findall("job")):
             options["job %d" % n] = j.get("name")
             for k, v in j.attrib.items():
@@ -165,7 +170,7 @@ def examples(storqual, table_out):
         named = (option if option is None or option.startswith("(") else
                  ", ".join("`%s`" % o for o in refused_options(ferr)))
         rows.append((name, "refused: %s" % named, why))
-        firsts.append(option or "(none)")
+        firsts.append((refused_options(ferr) or [option or "(none)"])[0])
         fio_refuses += 0 if fio_ok else 1
     table = ["| job file | storqual | why |", "| --- | --- | --- |"]
     table += ["| %s | %s | %s |" % r for r in rows]
@@ -277,7 +282,7 @@ def export(storqual, source_dir):
     return 1 if failures else 0
 
 
-MIN_IMPORTED = 30
+MIN_IMPORTED = 32
 
 
 def main():

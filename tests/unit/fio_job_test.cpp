@@ -263,7 +263,16 @@ TEST(FioSuite, SkewedDistributionsRoundTrip) {
   EXPECT_NE(refusal("[a]\nrw=randread\nsize=1m\nrandom_distribution=zipf:1\n")
                 .find("option 'random_distribution=zipf:1': random_distribution: zipf's theta"),
             std::string::npos);
-  EXPECT_NE(refusal("[a]\nrw=randread\nsize=1m\nrandom_generator=lfsr\n").find("no LFSR"),
+  // fio's LFSR (runner/measure/fio_lfsr.hpp) is taken, and kept by a later random_distribution.
+  const FioImport lfsr = import_fio_jobs(
+      parse_fio_job_text("[a]\nrw=randread\nsize=1m\nrandom_generator=lfsr\n", "l.fio", test_env()),
+      "l");
+  EXPECT_TRUE(lfsr.suite.workloads.at(0).spec.distribution.lfsr);
+  EXPECT_TRUE(
+      Suite::parse(suite_xml_text(lfsr.suite), "l.xml").workloads.at(0).spec.distribution.lfsr);
+  EXPECT_NE(refusal("[a]\nrw=randread\nsize=1m\nrandom_generator=lfsr\n"
+                    "random_distribution=zipf:1.2\n")
+                .find("random_generator=lfsr with random_distribution"),
             std::string::npos);
 }
 

@@ -117,6 +117,28 @@ TEST(FioJson, PlainJsonKeepsFiosListOnly) {
   EXPECT_EQ(out.jobs[0].result.params.ioengine, "libaio");
 }
 
+// fio's steady state (ss=iops:50% ss_dur=2): its "steadystate" object read as the result's, with
+// the job's runtime as when it was attained (fio ends the job there).
+TEST(FioJson, SteadyStateIsFiosObject) {
+  const FioJsonOutput out = runner::load_fio_json(kData / "steadystate-null.json");
+  const auto& r = out.jobs.at(0).result;
+  ASSERT_TRUE(r.steadystate);
+  const auto& ss = *r.steadystate;
+  EXPECT_EQ(ss.ss, "iops:50.000000%");
+  EXPECT_EQ(ss.duration, 2u);
+  EXPECT_TRUE(ss.attained);
+  EXPECT_DOUBLE_EQ(ss.attained_at_s, r.elapsed_s);
+  EXPECT_NEAR(r.elapsed_s, 1.901, 1e-9);
+  EXPECT_TRUE(ss.percent);
+  EXPECT_DOUBLE_EQ(ss.criterion, 14.006352);
+  EXPECT_DOUBLE_EQ(ss.max_deviation, 621197.5);
+  EXPECT_EQ(ss.iops, (std::vector<std::uint64_t>{5056310, 3813915}));
+  EXPECT_EQ(ss.bw, (std::vector<std::uint64_t>{20710648277ull, 15621797227ull}));
+  EXPECT_EQ(ss.iops_mean, 4435112u);
+  EXPECT_EQ(ss.bw_mean, 18166222752ull);
+  EXPECT_FALSE(runner::load_fio_json(kData / "randread-json.json").jobs.at(0).result.steadystate);
+}
+
 TEST(FioJson, GlobalOptionsUnderJobOptionsAndGroupReporting) {
   const FioJsonOutput out = runner::load_fio_json(kData / "mix-group-reporting-lat.json");
   ASSERT_EQ(out.jobs.size(), 1u);  // group_reporting: one entry for the two jobs

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "runner/base/units.hpp"
+#include "runner/base/xml_file.hpp"
 #include "runner/measure/tail_samples.hpp"
 
 namespace storqual::runner {
@@ -129,6 +131,110 @@ std::string LatencySearchMethod::summary_line(const WorkloadSpec& spec) const {
                                       search_.label() + "<=" + format_ns(search_.limit_ns));
 }
 
+std::vector<std::pair<std::string, std::string>> LatencySearchMethod::element_attributes() const {
+  std::vector<std::pair<std::string, std::string>> a = {
+      {"max_iodepth", std::to_string(search_.max_iodepth)},
+      {"limit", format_duration_fio(search_.limit_ns / 1e9)}};
+  if (search_.stat != "mean") a.emplace_back("stat", search_.stat);
+  if (search_.latency != "lat") a.emplace_back("latency", search_.latency);
+  if (search_.bisect) a.emplace_back("search", "bisect");
+  return a;
+}
+
+std::vector<std::string> LatencySearchMethod::fio_job_options(WorkloadSpec& spec) const {
+  if (!search_.percentile || search_.latency != "lat") return {};
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%g", *search_.percentile);
+  // fio's one job ramps 1, 2, 4 .. max_iodepth, a window a step: its runtime holds that ramp.
+  unsigned steps = 1;
+  for (unsigned d = 1; d < search_.max_iodepth; d *= 2) ++steps;
+  std::vector<std::string> out = {
+      "latency_target=" + std::to_string(std::llround(search_.limit_ns / 1000)),
+      "latency_percentile=" + std::string(pct)};
+  if (spec.params.runtime_s > 0) {
+    out.push_back("latency_window=" + std::to_string(std::llround(spec.params.runtime_s * 1e6)));
+    spec.params.runtime_s *= steps;
+  }
+  spec.params.iodepth = search_.max_iodepth;
+  return out;
+}
+
+namespace {
+
+// fio's times of the latency options: microseconds without a unit (options.c is_time).
+double fio_latency_seconds(const FioMethodOption& o) {
+  const bool bare = !o.value.empty() && std::all_of(o.value.begin(), o.value.end(),
+                                                    [](char c) { return c >= '0' && c <= '9'; });
+  try {
+    return parse_duration(bare ? o.value + "us" : o.value);
+  } catch (const UnitError& e) {
+    throw FileError(o.location + ": option '" + o.name + "=" + o.value + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const Method> latency_search_from_fio(const std::vector<FioMethodOption>& options,
+                                                      WorkloadSpec& spec,
+                                                      std::vector<std::string>& notes) {
+  LatencySearch s;
+  s.bisect = true;  // fio doubles the depth while the target holds and bisects on a miss
+  s.max_iodepth = spec.params.iodepth;
+  double percentile = 100;
+  const FioMethodOption* target = nullptr;
+  std::string where;
+  for (const FioMethodOption& o : options) {
+    where = o.location;
+    if (o.name == "latency_target") {
+      target = &o;
+      s.limit_ns = fio_latency_seconds(o) * 1e9;
+    } else if (o.name == "latency_window") {
+      spec.params.runtime_s = fio_latency_seconds(o);
+    } else if (o.name == "latency_percentile") {
+      const auto [end, ec] =
+          std::from_chars(o.value.data(), o.value.data() + o.value.size(), percentile);
+      if (ec != std::errc() || end != o.value.data() + o.value.size() || percentile < 0 ||
+          percentile > 100)
+        throw FileError(o.location + ": option 'latency_percentile=" + o.value +
+                        "': expected a percent 0..100");
+    } else if (o.name == "latency_run" && o.value != "0") {
+      throw FileError(o.location + ": option 'latency_run=" + o.value +
+                      "': fio keeps moving the depth for the whole run; storqual's search ends "
+                      "at the best depth");
+    }
+  }
+  if (!target) {
+    notes.push_back(where +
+                    ": option 'latency_window' or 'latency_percentile' ignored: without "
+                    "latency_target fio runs the job at its iodepth");
+    return nullptr;
+  }
+  if (!(s.limit_ns > 0)) throw FileError(target->location + ": option 'latency_target': 0 is off");
+  char stat[32];
+  std::snprintf(stat, sizeof stat, "p%g", percentile);
+  s.stat = stat;
+  try {
+    s.percentile = parse_percentile_stat(s.stat, "latency_percentile");
+  } catch (const UnitError& e) {
+    throw FileError(target->location + ": option 'latency_percentile=" + std::string(stat + 1) +
+                    "': " + e.what() +
+                    (percentile == 100 ? " (fio's default 100: every I/O within the target)" : ""));
+  }
+  if (spec.params.runtime_s <= 0)
+    throw FileError(target->location +
+                    ": option 'latency_target' without latency_window: storqual runs each depth "
+                    "of its search for a time, the window (fio then checks after every I/O)");
+  notes.push_back(
+      target->location + ": option 'latency_target' as a <latency-search> (docs/fio-files.md): " +
+      "fio's one job starts at iodepth 1, doubles it after each latency_window whose " + stat +
+      " of lat is within the target and bisects back on a miss, then runs the depth it settles on "
+      "for one more window and reports that; storqual runs iodepth 1, 2, 4 .. " +
+      std::to_string(s.max_iodepth) + " a window each, bisects after the first miss, and reports " +
+      "the depth with the most IOPS within the target, with every step's figures");
+  spec.params.iodepth = 1;
+  return std::make_shared<const LatencySearchMethod>(std::move(s));
+}
+
 namespace {
 
 LatencySearch load_search(const XmlFile& file, pugi::xml_node node) {
@@ -190,8 +296,26 @@ std::shared_ptr<const Method> load_latency_search(const XmlFile& file, pugi::xml
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view kFioLatencyOptions[] = {"latency_target", "latency_window",
+                                                   "latency_percentile", "latency_run"};
+
+std::span<const std::string_view> fio_latency_options() noexcept {
+  return kFioLatencyOptions;
+}
+
+}  // namespace
+
 MethodEntry latency_search_method_entry() {
-  return {"latency-search", true, &load_latency_search, nullptr, &read_latency_search_report};
+  return {"latency-search",
+          true,
+          &load_latency_search,
+          nullptr,
+          &read_latency_search_report,
+          nullptr,
+          &fio_latency_options,
+          &latency_search_from_fio};
 }
 
 }  // namespace storqual::runner

@@ -103,10 +103,22 @@ class LatencySearchMethod final : public Method {
                                               const MethodContext& context) const override;
   [[nodiscard]] std::string fio_equivalent(const WorkloadSpec& spec) const override;
   [[nodiscard]] std::string summary_line(const WorkloadSpec& spec) const override;
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> element_attributes()
+      const override;
+  // fio's latency_target, latency_window and latency_percentile at the deepest iodepth, for a
+  // search of a percentile of lat (fio's criterion); empty for the mean or clat.
+  [[nodiscard]] std::vector<std::string> fio_job_options(WorkloadSpec& spec) const override;
 
  private:
   LatencySearch search_;
 };
+
+// fio's latency_target job as a search (docs/fio-files.md, "latency_target"): iodepth is
+// max_iodepth, latency_target the limit, latency_percentile the statistic (of lat), bisecting
+// (fio ramps up by doubling and bisects down on a miss), latency_window each step's runtime.
+[[nodiscard]] std::shared_ptr<const Method> latency_search_from_fio(
+    const std::vector<FioMethodOption>& options, WorkloadSpec& spec,
+    std::vector<std::string>& notes);
 
 // The registry's entry for <latency-search>.
 [[nodiscard]] MethodEntry latency_search_method_entry();
