@@ -62,8 +62,10 @@ using WorkloadAttributes = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::string suite_xml_text(const Suite& suite);
 
 // A job file that fio 3.33 runs as storqual runs the suite: one job per workload, each after a
-// stonewall; `target` (may be empty) becomes [global] filename=. Throws UsageError naming the
-// workload and why for what fio cannot do (a method, early_stop, max_size, io_timeout, xxh3).
+// stonewall; `target` (may be empty) becomes [global] filename=. What fio does otherwise
+// (early_stop, max_size, io_timeout, spin_wait, xxh3, preconditioning) is a comment above its job,
+// which runs without it; throws UsageError naming the workload and why for what fio cannot run at
+// all (a method without fio options, a suite <precondition>).
 // A method with fio_job_options() (a latency search of a percentile of lat) is fio's own
 // feature of it (latency_target).
 // The header names the command that writes it: `storqual suites export SOURCE --fio`, SOURCE by
