@@ -139,8 +139,10 @@ int BackgroundCommand::wait() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-ScratchDir::ScratchDir(const std::string& tag) {
-  std::string tmpl = (fs::temp_directory_path() / (tag + ".XXXXXX")).string();
+ScratchDir::ScratchDir(const std::string& tag) : ScratchDir(tag, fs::temp_directory_path()) {}
+
+ScratchDir::ScratchDir(const std::string& tag, const fs::path& parent) {
+  std::string tmpl = (parent / (tag + ".XXXXXX")).string();
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed: " + tmpl);
   path_ = tmpl;
 }

@@ -70,6 +70,9 @@ bool is_root();
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& tag = "storqual-test");
+  // In `parent` instead of the temporary folder (/dev/shm: a loop device's backing file in
+  // memory, which a loaded host's disk writeback cannot stall).
+  ScratchDir(const std::string& tag, const std::filesystem::path& parent);
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
