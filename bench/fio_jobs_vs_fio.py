@@ -20,7 +20,8 @@ Fidelity checks, from what the suite asks for (docs/fio-files.md, "Side by side 
 read from the kernel's block-layer trace of the device (bench/block_trace.py: the same referee for
 both tools, neither tool's own report):
 - a block-size mix (`bssplit`): each direction's share of I/Os per request size the device saw,
-  summed over the counted runs, within --tolerance of bssplit's share for every size of 1% or more,
+  summed over the counted runs, within --tolerance of bssplit's share for every size of 1% or more
+  (or within 3 binomial sigmas of one run's count of that direction, where that is wider),
   and no size bssplit does not have at 1% or more; fio's beside it (fio's own can fail it: the
   device gets some of fio's 512-byte-aligned requests as smaller ones, docs/fio-files.md);
 - a skewed distribution (`random_distribution`): the share of I/Os on the hottest 10% of the
@@ -35,6 +36,7 @@ A job on fio's null engine (zipf.fio) runs on psync instead, so that its offsets
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -212,21 +214,29 @@ def fidelity(stem, workloads, sq, fi, sq_ios, fi_ios, a):
         s_mix = size_mix([io for ios in sq_ios for io in ios])
         f_mix = size_mix([io for ios in fi_ios for io in ios])
         want = nominal_mix(w.get("bssplit"))
+        # A share is a count: where one run's I/Os of a direction cannot tell 5% at that share,
+        # the bound is 3 binomial sigmas of that count (storqual's runs draw the same sizes each
+        # run, as fio's with randrepeat=1: a run, not their sum, is the sample).
+        def bound(kind, nominal):
+            n = min([sum(1 for k, _, _ in ios if k == kind) for ios in sq_ios] or [0])
+            sigma = math.sqrt((1 - nominal) / (nominal * n)) if n and nominal > 0 else 0
+            return max(tol, 3 * sigma)
         for kind in sorted(want):
             for size in sorted(set(want[kind]) | set(s_mix.get(kind, {})) | set(f_mix.get(kind, {}))):
                 nominal = want[kind].get(size, 0.0)
                 sv, fv = s_mix.get(kind, {}).get(size, 0), f_mix.get(kind, {}).get(size, 0)
                 if max(nominal, sv, fv) < 0.01:
                     continue
-                near = lambda x: abs(x - nominal) <= tol * nominal if nominal >= 0.01 else x < 0.01
+                rel = bound(kind, nominal) if nominal >= 0.01 else 0
+                near = lambda x: abs(x - nominal) <= rel * nominal if nominal >= 0.01 else x < 0.01
                 ok = near(sv)
                 failed |= not ok
-                print("  %-32s %5s %6d B %11.2f%% %11.2f%% %8s %s (bssplit %.0f%%%s)" % (
+                print("  %-32s %5s %6d B %11.2f%% %11.2f%% %8s %s (bssplit %.0f%% +-%.1f%%%s)" % (
                     "mix", kind, size, 100 * sv, 100 * fv, "", "  " if ok else "OVER",
-                    100 * nominal, "" if near(fv) else "; fio's is not"))
+                    100 * nominal, 100 * rel, "" if near(fv) else "; fio's is not"))
                 rows.append({"job": stem, "check": "mix", "direction": kind, "bytes": size,
                              "storqual_share": sv, "fio_share": fv, "bssplit_share": nominal,
-                             "ok": ok, "fio_ok": near(fv)})
+                             "bound_rel": rel, "ok": ok, "fio_ok": near(fv)})
     dist = w.get("random_distribution", "random")
     if dist != "random":
         block = size_bytes(w.get("blockalign") or w.get("bs", "4k"))
