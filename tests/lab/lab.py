@@ -226,7 +226,7 @@ def build_initramfs(lab, root, version, storqual):
         with open(os.path.join(ir, "lab", name), "w") as f:
             f.write(pci + "\n")
     for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml", "zoned-read-suite.xml",
-                  "powercut_guest.sh"):
+                  "zbd-read-suite.xml", "powercut_guest.sh"):
         shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
     initrd = os.path.join(lab, "initrd.gz")
     busybox = os.path.join(root, "bin/busybox")
@@ -395,6 +395,28 @@ def check_zoned(blocks, passname, checks):
     checks.expect(re.search(r"RESULT: (PASS|MEASURED)", reads) is not None and "exit 0" in reads,
                   "a read run with --no-fill on the zoned namespace ends with a verdict: %s"
                   % reads[-400:])
+    check_zbd_read(blocks, checks)
+
+
+def check_zbd_read(blocks, checks):
+    """fio's zbd-seq-read (tests/lab/zbd-read-suite.xml) after 12 MiB written from the zoned
+    namespace's start: with read_beyond_wp=0 storqual reads exactly the written bytes, in whole
+    I/Os, and none past a write pointer (a sequential read of 12 MiB from offset 0 ends at zone
+    1's write pointer, 12 MiB)."""
+    log = blocks.get("zbd read", "")
+    checks.expect("dd exit 0" in log and "exit 0" in log.replace("dd exit 0", ""),
+                  "dd wrote 12 MiB at the write pointers and the zbd read ran: %s" % log[-600:])
+    try:
+        workloads = json.loads(blocks.get("zbd json", ""))["workloads"]
+    except (ValueError, KeyError, TypeError):
+        workloads = []
+    read = [w for w in workloads if w.get("id") == "dev1"]
+    got = read[0].get("read", {}) if read else {}
+    checks.expect(got.get("bytes") == 12 << 20 and got.get("ios") == 48 and
+                  got.get("errors") == 0,
+                  "zbd-seq-read read %r bytes in %r I/Os, expected the 12 MiB written (zone 0 "
+                  "full, zone 1 to its write pointer) in 48 of 256 KiB: %s"
+                  % (got.get("bytes"), got.get("ios"), str(read)[:600]))
 
 
 def check_warning_run(blocks, raised, checks):
