@@ -491,42 +491,6 @@ std::string_view fadvise_hint_name(FadviseHint h) noexcept {
   return "1";
 }
 
-std::string_view fio_write_contents(WriteContents c) noexcept {
-  switch (c) {
-    case WriteContents::Fixed:
-      return "scramble_buffers=0";
-    case WriteContents::Refill:
-      return "refill_buffers=1";
-    case WriteContents::Stamp:
-    case WriteContents::Scramble:
-      break;
-  }
-  return "";
-}
-
-WriteContents parse_write_contents(std::string_view v) {
-  if (v == "stamp") return WriteContents::Stamp;
-  if (v == "scramble") return WriteContents::Scramble;
-  if (v == "fixed") return WriteContents::Fixed;
-  if (v == "refill") return WriteContents::Refill;
-  throw UnitError("write_contents: expected stamp, scramble, fixed or refill, got '" +
-                  std::string(v) + "'");
-}
-
-std::string_view write_contents_name(WriteContents c) noexcept {
-  switch (c) {
-    case WriteContents::Scramble:
-      return "scramble";
-    case WriteContents::Fixed:
-      return "fixed";
-    case WriteContents::Refill:
-      return "refill";
-    case WriteContents::Stamp:
-      break;
-  }
-  return "stamp";
-}
-
 bool rw_reads(RwMode m) noexcept {
   return m != RwMode::Write && m != RwMode::RandWrite;
 }
