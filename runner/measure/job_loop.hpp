@@ -695,6 +695,7 @@ class Job {
   std::optional<FioLfsr> lfsr_;          // random_generator=lfsr: which blocks
   std::optional<SkewedBlocks> skew_;     // a skewed random_distribution: which blocks
   std::optional<StridedWalk> zones_;     // strided zones: which blocks
+  std::optional<ZbdReadWalk> zbd_;       // zonemode=zbd reads: the written blocks
   std::uint64_t mix_bytes_ = 0, mix_budget_ = UINT64_MAX;  // with a mix: bytes issued, to issue
   std::optional<RetryQueue> retries_;
   std::optional<ErrorPolicy> errors_;

@@ -22,6 +22,7 @@
 #include "runner/measure/poll_budget.hpp"
 #include "runner/measure/verify.hpp"
 #include "runner/measure/workload_monitor.hpp"
+#include "runner/measure/zbd_zones.hpp"
 
 namespace storqual::runner::jobs {
 
@@ -49,6 +50,8 @@ struct MemberPlan {
   std::size_t first = 0;           // its first job's index among all the workload's jobs
   double zipf_zetan = 0;           // random_distribution=zipf: its sum, before the run starts
   std::uint64_t target_size = 0;   // the target's bytes (the null engine's 1 TiB), at the start
+  // zonemode=zbd reads with read_beyond_wp=0: what each job reads (zbd_zones.hpp), at the start.
+  std::vector<ZbdRun> zbd_runs = {};
 };
 
 // One flow of fio's flow control (flow.c struct fio_flow): the I/Os its jobs issued, from fio's

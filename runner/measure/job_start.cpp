@@ -23,6 +23,7 @@
 #include "runner/measure/disk_stats.hpp"
 #include "runner/measure/job_loop.hpp"
 #include "runner/measure/job_plan.hpp"
+#include "runner/measure/zbd_zones.hpp"
 
 namespace storqual::runner::jobs {
 
@@ -160,6 +161,47 @@ SetupProblem check_zones(const MemberPlan& plan) {
   return {};
 }
 
+// zonemode=zbd (runner/measure/zbd_zones.hpp): reads only, on a zoned block device whose zone
+// size is the workload's zonesize (fio's zbd_verify_sizes); with read_beyond_wp=0 a sequential
+// read, and the zone report gives each job's runs (plan.zbd_runs).
+SetupProblem check_zbd(MemberPlan& plan) {
+  const WorkloadSpec& spec = *plan.spec;
+  if (!spec.zones.zbd()) return {};
+  const auto& p = spec.params;
+  const std::string head = "workload '" + spec.id + "': zonemode=zbd: ";
+  if (rw_writes(plan.mode))
+    return {head +
+                "writes under zonemode=zbd (at each zone's write pointer, zone resets, "
+                "max_open_zones) are not built yet; storqual runs zbd reads only",
+            true};
+  const ZbdReport report =
+      read_zone_report(p.target, plan.region_offset, plan.region_offset + plan.region_size);
+  if (!report.error.empty()) return {head + report.error, false, EIO};
+  if (report.model.empty() || report.model == "none" || report.zone_bytes == 0)
+    return {head + p.target + " is not a zoned block device (queue/zoned \"" +
+                (report.model.empty() ? std::string("none") : report.model) +
+                "\"): zonemode=zbd needs one (fio emulates zones on other targets; storqual "
+                "does not)",
+            true};
+  if (spec.zones.size && spec.zones.size != report.zone_bytes)
+    return {head + "zonesize " + format_size_fio(spec.zones.size) + " does not match the zone " +
+                "size " + format_size_fio(report.zone_bytes) + " of " + p.target +
+                " (fio refuses the job the same way)",
+            true};
+  if (spec.zones.read_beyond_wp) return {};
+  if (rw_random(plan.mode))
+    return {head + "random reads with read_beyond_wp=0 are not built yet (sequential reads are)",
+            true};
+  plan.zbd_runs = zbd_read_runs(report.zones, plan.region_offset, plan.region_size, p.bs);
+  if (plan.zbd_runs.empty())
+    return {head + "no zone of " + p.target + " from offset " + std::to_string(p.offset) +
+                " holds a block of bs " + format_size_fio(p.bs) +
+                " below its write pointer: nothing to read with read_beyond_wp=0 (fio ends "
+                "such a job at once)",
+            true};
+  return {};
+}
+
 // With verify: the caller's ledger (checked to cover this region at this bs) or one of our own.
 SetupProblem prepare_ledger(const WorkloadSpec& spec, const RunOptions& options, MemberPlan& plan,
                             std::optional<VerifyLedger>& own_ledger) {
@@ -190,6 +232,7 @@ SetupProblem check_members(const RunOptions& options, std::span<MemberPlan> memb
   for (MemberPlan& m : members) {
     SetupProblem problem = check_region(outcomes.subspan(m.first, m.spec->params.numjobs), m);
     if (!problem.any()) problem = check_zones(m);
+    if (!problem.any()) problem = check_zbd(m);
     if (!problem.any() && m.spec->distribution.kind == DistributionKind::Zipf)
       m.zipf_zetan = zipf_zetan(m.spec->distribution.value, skew_ranges(*m.spec, m.region_size));
     if (!problem.any() && m.spec->verify != VerifyAlgorithm::None)
@@ -359,6 +402,10 @@ void Job::prepare_loop() {
     offsets_->stride(&*zones_);
     zone_cut = strided_cut(setup);  // check_zones let through only the cut fio ends exactly
   }
+  if (!member_.zbd_runs.empty()) {  // zonemode=zbd reads below the write pointers (check_zbd)
+    zbd_.emplace(member_.zbd_runs, member_.region_offset, p.bs);
+    offsets_->zbd(&*zbd_);
+  }
   if (spec.distribution.lfsr && rw_random(member_.mode) && offsets_->blocks()) {
     lfsr_.emplace(offsets_->blocks(), fio_block_seed(static_cast<unsigned>(seq) + 1));
     if (lfsr_->valid()) {
@@ -383,6 +430,7 @@ void Job::prepare_loop() {
   }
   if (spec.number_ios) total_ios_ = std::min(total_ios_, spec.number_ios);  // fio's number_ios
   if (zone_cut && !time_based_) total_ios_ = std::min(total_ios_, zone_cut->ios_before);
+  if (zbd_ && !time_based_) total_ios_ = std::min(total_ios_, zbd_->blocks());  // then fio's eof
   // Holes (fio's rw=MODE:N forward): fio ends the job when an I/O ends exactly at the region's
   // end (get_next_seq_offset finds no next offset), after (blocks - 1) / (1 + N) + 1 I/Os; other
   // strides wrap to the start and run the region's bytes. A time-based run goes on wrapping.

@@ -20,6 +20,8 @@
 // - Strided zones (zonemode=strided) walk the target zone by zone as fio's (stride(),
 //   runner/measure/strided_zones.hpp): the one case whose blocks may lie past the region, up to
 //   the target's end.
+// - zonemode=zbd reads with read_beyond_wp=0 read the blocks below each zone's write pointer
+//   (zbd(), runner/measure/zbd_zones.hpp), inside the region.
 // - It runs once per I/O on the hot path: a new way of choosing offsets is a new case here with
 //   its state in the generator, set up in the constructor, and next() kept branch-light.
 #pragma once
@@ -34,6 +36,7 @@
 #include "runner/measure/random_map.hpp"
 #include "runner/measure/strided_zones.hpp"
 #include "runner/measure/workload.hpp"
+#include "runner/measure/zbd_zones.hpp"
 
 namespace storqual::runner {
 
@@ -87,6 +90,14 @@ class OffsetGenerator {
     if (zones_) kind_ = Kind::Shaped;
   }
 
+  // A zoned device's written blocks (runner/measure/zbd_zones.hpp) are read instead; the
+  // generator holds a pointer to the walk.
+  void zbd(ZbdReadWalk* walk) noexcept {
+    zbd_ = walk;
+    if (zbd_) map_.reset();
+    if (zbd_) kind_ = Kind::Shaped;
+  }
+
   // fio's LFSR (runner/measure/fio_lfsr.hpp) gives the random blocks instead (fio has no random
   // map with it); the generator holds a pointer to it.
   void lfsr(FioLfsr* lfsr) noexcept {
@@ -120,11 +131,12 @@ class OffsetGenerator {
   }
 
  private:
-  // Shaped: skew, LFSR, holes or zones
+  // Shaped: skew, LFSR, holes, zones or zbd
   enum class Kind : unsigned char { Uniform, Map, Sequential, Shaped };
 
   __attribute__((noinline)) std::uint64_t next_shaped(engines::Direction dir) noexcept {
     if (zones_) return zones_->next(static_cast<unsigned>(dir));
+    if (zbd_) return zbd_->next();
     if (random_) return lfsr_ ? lfsr_->next() : skew_->next(static_cast<unsigned>(dir));
     std::uint64_t& cursor = seq_next_[static_cast<unsigned>(dir)];
     cursor = holed(cursor);
@@ -155,6 +167,7 @@ class OffsetGenerator {
   std::optional<RandomMap> map_;        // random with the map (fio's default)
   SkewedBlocks* skew_ = nullptr;        // a skewed distribution, or null
   StridedWalk* zones_ = nullptr;        // strided zones, or null
+  ZbdReadWalk* zbd_ = nullptr;          // zonemode=zbd reads below the write pointers, or null
   FioLfsr* lfsr_ = nullptr;             // random_generator=lfsr, or null
   Kind kind_ = Kind::Uniform;           // which of next()'s cases, decided once
   std::uint64_t seq_next_[2] = {0, 0};  // sequential: the next block to read, to write

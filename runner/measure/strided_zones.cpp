@@ -12,11 +12,8 @@ namespace storqual::runner {
 ZoneMode parse_zone_mode(std::string_view v) {
   if (v == "none") return ZoneMode::None;
   if (v == "strided") return ZoneMode::Strided;
-  if (v == "zbd")
-    throw UnitError(
-        "zonemode: zbd (zoned block devices: writes at each zone's write pointer, zone resets, "
-        "max_open_zones) is not taken; storqual runs strided zones only (zonemode=strided)");
-  throw UnitError("zonemode: expected none or strided, got '" + std::string(v) + "'");
+  if (v == "zbd") return ZoneMode::Zbd;
+  throw UnitError("zonemode: expected none, strided or zbd, got '" + std::string(v) + "'");
 }
 
 StridedWalk::StridedWalk(const Setup& s, Random& rng)

@@ -29,19 +29,26 @@
 
 namespace storqual::runner {
 
-// fio's zonemode: unset (zonesize alone sets strided, as fio's fixup_options), none, strided.
-enum class ZoneMode : unsigned char { Unset, None, Strided };
+// fio's zonemode: unset (zonesize alone sets strided, as fio's fixup_options), none, strided, zbd
+// (a zoned block device's own zones: runner/measure/zbd_zones.hpp).
+enum class ZoneMode : unsigned char { Unset, None, Strided, Zbd };
 
 struct StridedZones {
   ZoneMode mode = ZoneMode::Unset;
-  std::uint64_t size = 0;   // zonesize: bytes moved per zone; 0 = no zones
-  std::uint64_t range = 0;  // zonerange: the zone's extent; 0 = zonesize (fio's default)
-  std::uint64_t skip = 0;   // zoneskip: bytes left out between two zones
-  [[nodiscard]] bool active() const noexcept { return mode != ZoneMode::None && size != 0; }
+  std::uint64_t size = 0;       // zonesize: bytes moved per zone; 0 = no zones
+  std::uint64_t range = 0;      // zonerange: the zone's extent; 0 = zonesize (fio's default)
+  std::uint64_t skip = 0;       // zoneskip: bytes left out between two zones
+  bool read_beyond_wp = false;  // zbd: reads past a zone's write pointer too (fio's, 0 default)
+  unsigned max_open_zones = 0;  // zbd: fio's limit on zones written at once (0: the device's)
+  // Strided zones: the walk below. zonemode=zbd is not strided (zbd()).
+  [[nodiscard]] bool active() const noexcept {
+    return mode != ZoneMode::None && mode != ZoneMode::Zbd && size != 0;
+  }
+  [[nodiscard]] bool zbd() const noexcept { return mode == ZoneMode::Zbd; }
   [[nodiscard]] std::uint64_t extent() const noexcept { return range ? range : size; }
 };
 
-// "none" or "strided"; throws UnitError for "zbd" (zoned block devices: not taken) and others.
+// "none", "strided" or "zbd"; throws UnitError for others.
 [[nodiscard]] ZoneMode parse_zone_mode(std::string_view v);
 
 class StridedWalk {

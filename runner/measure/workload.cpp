@@ -227,14 +227,30 @@ const WorkloadOption kOptions[] = {
     {"offset_increment",
      "job k starts its region at offset + k x this (fio's offset_increment); needs a size", "0",
      "size", [](WorkloadSpec& w, std::string_view v) { w.offset_increment = parse_size(v); }},
-    {"zonemode", "strided: fio's strided zones (zonesize alone sets it, as fio); none", "none",
+    {"zonemode",
+     "strided: fio's strided zones (zonesize alone sets it, as fio); zbd: a zoned block "
+     "device's own zones (reads); none",
+     "none",
      "enum", [](WorkloadSpec& w, std::string_view v) { w.zones.mode = parse_zone_mode(v); }},
-    {"zonesize", "strided zones: the bytes each job moves in a zone before the next", "0", "size",
+    {"zonesize",
+     "strided zones: the bytes each job moves in a zone before the next; zbd: the device's zone "
+     "size (checked at the start)",
+     "0", "size",
      [](WorkloadSpec& w, std::string_view v) { w.zones.size = parse_size(v); }},
     {"zonerange", "strided zones: a zone's extent (0: zonesize)", "0", "size",
      [](WorkloadSpec& w, std::string_view v) { w.zones.range = parse_size(v); }},
     {"zoneskip", "strided zones: the bytes left out between two zones", "0", "size",
      [](WorkloadSpec& w, std::string_view v) { w.zones.skip = parse_size(v); }},
+    {"read_beyond_wp",
+     "zonemode=zbd: 1 reads past each zone's write pointer too; 0 reads only written data (fio's)",
+     "0", "bool",
+     [](WorkloadSpec& w, std::string_view v) {
+       w.zones.read_beyond_wp = parse_bool("read_beyond_wp", v);
+     }},
+    {"max_open_zones", "zonemode=zbd: fio's limit on zones written at once (0: the device's)", "0",
+     "int", [](WorkloadSpec& w, std::string_view v) {
+       w.zones.max_open_zones = parse_uint("max_open_zones", v, 0, 1u << 20);
+     }},
     {"rate_process",
      "linear: I/O k is due at k / rate; poisson: exponential gaps of mean 1 / rate (fio's)",
      "linear", "enum",
@@ -473,42 +489,6 @@ std::string_view fadvise_hint_name(FadviseHint h) noexcept {
       break;
   }
   return "1";
-}
-
-std::string_view fio_write_contents(WriteContents c) noexcept {
-  switch (c) {
-    case WriteContents::Fixed:
-      return "scramble_buffers=0";
-    case WriteContents::Refill:
-      return "refill_buffers=1";
-    case WriteContents::Stamp:
-    case WriteContents::Scramble:
-      break;
-  }
-  return "";
-}
-
-WriteContents parse_write_contents(std::string_view v) {
-  if (v == "stamp") return WriteContents::Stamp;
-  if (v == "scramble") return WriteContents::Scramble;
-  if (v == "fixed") return WriteContents::Fixed;
-  if (v == "refill") return WriteContents::Refill;
-  throw UnitError("write_contents: expected stamp, scramble, fixed or refill, got '" +
-                  std::string(v) + "'");
-}
-
-std::string_view write_contents_name(WriteContents c) noexcept {
-  switch (c) {
-    case WriteContents::Scramble:
-      return "scramble";
-    case WriteContents::Fixed:
-      return "fixed";
-    case WriteContents::Refill:
-      return "refill";
-    case WriteContents::Stamp:
-      break;
-  }
-  return "stamp";
 }
 
 bool rw_reads(RwMode m) noexcept {

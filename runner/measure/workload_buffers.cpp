@@ -1,11 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// A workload's compressible and deduplicable writes (fio's buffer_compress_percentage,
-// buffer_compress_chunk and dedupe_* options, runner/measure/write_buffers.hpp): their checks, and
-// how they are written back as fio's options (docs/formats.md, docs/fio-files.md).
+// A workload's written contents: write_contents (stamp, scramble, fixed, refill) and its
+// compressible and deduplicable writes (fio's buffer_compress_percentage, buffer_compress_chunk
+// and dedupe_* options, runner/measure/write_buffers.hpp): their names and checks, and how they
+// are written back as fio's options (docs/formats.md, docs/fio-files.md).
 #include "runner/base/units.hpp"
 #include "runner/measure/workload.hpp"
 
 namespace storqual::runner {
+
+std::string_view fio_write_contents(WriteContents c) noexcept {
+  switch (c) {
+    case WriteContents::Fixed:
+      return "scramble_buffers=0";
+    case WriteContents::Refill:
+      return "refill_buffers=1";
+    case WriteContents::Stamp:
+    case WriteContents::Scramble:
+      break;
+  }
+  return "";
+}
+
+WriteContents parse_write_contents(std::string_view v) {
+  if (v == "stamp") return WriteContents::Stamp;
+  if (v == "scramble") return WriteContents::Scramble;
+  if (v == "fixed") return WriteContents::Fixed;
+  if (v == "refill") return WriteContents::Refill;
+  throw UnitError("write_contents: expected stamp, scramble, fixed or refill, got '" +
+                  std::string(v) + "'");
+}
+
+std::string_view write_contents_name(WriteContents c) noexcept {
+  switch (c) {
+    case WriteContents::Scramble:
+      return "scramble";
+    case WriteContents::Fixed:
+      return "fixed";
+    case WriteContents::Refill:
+      return "refill";
+    case WriteContents::Stamp:
+      break;
+  }
+  return "stamp";
+}
 
 void validate_buffers(const WorkloadSpec& spec) {
   const BufferShape& b = spec.buffers;

@@ -198,7 +198,9 @@ const FioOptionRule kFioOptions[] = {
      "rest"},
     {"number_ios", Take::Map, Kind::Int, "number_ios"},
     {"offset_increment", Take::Map, Kind::Size, "offset_increment"},
-    {"zonemode", Take::Map, Kind::None, "zonemode"},  // strided; zbd refused (strided_zones.cpp)
+    {"zonemode", Take::Map, Kind::None, "zonemode"},  // strided, or zbd (zbd_zones.hpp)
+    {"read_beyond_wp", Take::Map, Kind::Bool, "read_beyond_wp"},
+    {"max_open_zones", Take::Map, Kind::Int, "max_open_zones"},
     {"zonesize", Take::Map, Kind::Size, "zonesize"},
     {"zonerange", Take::Map, Kind::Size, "zonerange"},
     {"zoneskip", Take::Map, Kind::Size, "zoneskip"},

@@ -41,6 +41,7 @@
 #include "runner/base/xml_file.hpp"
 #include "runner/measure/block_size_mix.hpp"
 #include "runner/measure/powercut_journal.hpp"
+#include "runner/measure/zbd_zones.hpp"
 #include "runner/methods/method.hpp"
 #include "runner/methods/power_cut/powercut_listener.hpp"
 #include "runner/methods/surface_scan/scan_checkpoint.hpp"
@@ -150,6 +151,27 @@ inline Outcome feed_fio_job(std::string_view bytes) {
 // A block-size mix (runner/measure/block_size_mix.hpp): the first byte chooses bssplit (even) or
 // bsrange (odd), the rest is its text. Properties of accepted input: its text reads back to the
 // same mix, and every size drawn is one the direction can give and fits the room it was drawn for.
+// A BLKREPORTZONE answer (runner/measure/zbd_zones.hpp): decoded or refused, and what a
+// sequential read of it takes stays inside the zones' readable bytes, in whole blocks.
+inline Outcome feed_zone_report(std::string_view bytes) {
+  std::vector<runner::ZbdZone> zones;
+  try {
+    zones = runner::decode_zone_report(
+        std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
+  } catch (const runner::UnitError&) {
+    return Outcome::Refused;
+  }
+  constexpr std::uint64_t kBs = 4096;
+  for (const runner::ZbdRun& r : runner::zbd_read_runs(zones, 0, UINT64_MAX >> 1, kBs)) {
+    if (r.end <= r.start || (r.end - r.start) % kBs) broken("a read run of no whole blocks", "");
+    bool inside = false;
+    for (const runner::ZbdZone& z : zones)
+      inside = inside || (r.start >= z.start && r.start < z.readable_end());
+    if (!inside) broken("a read run starts outside every zone's written bytes", "");
+  }
+  return Outcome::Accepted;
+}
+
 inline Outcome feed_block_size_mix(std::string_view bytes) {
   if (bytes.empty()) return Outcome::Refused;
   const bool split = (static_cast<unsigned char>(bytes.front()) & 1) == 0;

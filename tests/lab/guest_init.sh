@@ -127,6 +127,24 @@ storqual bench --target "/dev/$zns" --rw randwrite --bs 4k --runtime 1 --allow-d
   > /tmp/zoned-bench.log 2>&1
 echo "exit $?" >> /tmp/zoned-bench.log
 emit "zoned bench" /tmp/zoned-bench.log
+# fio's zbd-seq-read (zonemode=zbd, read_beyond_wp=0) after writes at the write pointers: 12 MiB
+# from zone 0's start (zone 0 full, zone 1 half) and 2176 KiB from zone 3's (8.5 blocks of 256k):
+# it reads exactly the whole blocks below the write pointers, 14 MiB. The same read from
+# storqual bench logs each I/O's offset.
+dd if=/dev/zero of="/dev/$zns" bs=1M count=12 oflag=direct > /tmp/zbd-read.log 2>&1
+echo "dd exit $?" >> /tmp/zbd-read.log
+dd if=/dev/zero of="/dev/$zns" bs=128k count=17 seek=192 oflag=direct >> /tmp/zbd-read.log 2>&1
+echo "dd exit $?" >> /tmp/zbd-read.log
+storqual run --target "/dev/$zns" --suite /lab/zbd-read-suite.xml --no-fill \
+  --out /tmp/zbd-read >> /tmp/zbd-read.log 2>&1
+echo "run exit $?" >> /tmp/zbd-read.log
+storqual bench --target "/dev/$zns" --rw read --bs 256k --iodepth 16 --ioengine libaio \
+  --zonemode zbd --zonesize 8m --read_beyond_wp 0 --lat-log /tmp/zbd-lat.log \
+  >> /tmp/zbd-read.log 2>&1
+echo "bench exit $?" >> /tmp/zbd-read.log
+emit "zbd read" /tmp/zbd-read.log
+emit "zbd json" /tmp/zbd-read/storqual-result.json
+emit "zbd lat log" /tmp/zbd-lat.log
 
 # A run (a read, then a write) with a SMART critical warning raised from the host (QMP) while it
 # runs; its C0h log before and after gives the write amplification.

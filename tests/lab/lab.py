@@ -226,7 +226,7 @@ def build_initramfs(lab, root, version, storqual):
         with open(os.path.join(ir, "lab", name), "w") as f:
             f.write(pci + "\n")
     for suite in ("warn-suite.xml", "run-suite.xml", "selftest-suite.xml", "zoned-read-suite.xml",
-                  "powercut_guest.sh"):
+                  "zbd-read-suite.xml", "powercut_guest.sh"):
         shutil.copy(os.path.join(HERE, suite), os.path.join(ir, "lab", suite))
     initrd = os.path.join(lab, "initrd.gz")
     busybox = os.path.join(root, "bin/busybox")
@@ -395,6 +395,43 @@ def check_zoned(blocks, passname, checks):
     checks.expect(re.search(r"RESULT: (PASS|MEASURED)", reads) is not None and "exit 0" in reads,
                   "a read run with --no-fill on the zoned namespace ends with a verdict: %s"
                   % reads[-400:])
+    check_zbd_read(blocks, checks)
+
+
+def check_zbd_read(blocks, checks):
+    """fio's zbd-seq-read (tests/lab/zbd-read-suite.xml) after writes at the write pointers: 12 MiB
+    from zone 0's start (zone 0 full, zone 1 to 12 MiB) and 2176 KiB from zone 3's (to 26.125
+    MiB). With read_beyond_wp=0 storqual reads exactly the whole 256 KiB blocks below the write
+    pointers, 14 MiB in 56 I/Os, skipping zone 1's rest, zone 2 and zone 3's half block; storqual
+    bench's latency log of the same read has every offset of those blocks once and none ending
+    past its zone's write pointer."""
+    log = blocks.get("zbd read", "")
+    checks.expect(log.count("dd exit 0") == 2 and "run exit 0" in log and "bench exit 0" in log,
+                  "dd wrote at the write pointers and both zbd reads ran: %s" % log[-600:])
+    try:
+        workloads = json.loads(blocks.get("zbd json", ""))["workloads"]
+    except (ValueError, KeyError, TypeError):
+        workloads = []
+    read = [w for w in workloads if w.get("id") == "dev1"]
+    got = read[0].get("read", {}) if read else {}
+    checks.expect(got.get("bytes") == 14 << 20 and got.get("ios") == 56 and
+                  got.get("errors") == 0,
+                  "zbd-seq-read read %r bytes in %r I/Os, expected 14 MiB in 56 of 256 KiB (the "
+                  "whole blocks below the write pointers): %s"
+                  % (got.get("bytes"), got.get("ios"), str(read)[:600]))
+    mib, bs = 1 << 20, 256 << 10
+    wps = {0: 8 * mib, 1: 12 * mib, 3: 24 * mib + 2176 * 1024}  # zone -> its write pointer
+    want = [k * bs for k in range(48)] + [24 * mib + k * bs for k in range(8)]
+    offsets = []
+    for line in blocks.get("zbd lat log", "").splitlines():
+        f = line.split(",")
+        if len(f) >= 5 and f[4].strip().isdigit():
+            offsets.append(int(f[4]))
+    past = [o for o in offsets if o + bs > wps.get(o // (8 * mib), 0)]
+    checks.expect(sorted(offsets) == want and not past,
+                  "storqual bench's zbd read: %d I/Os at the blocks below the write pointers "
+                  "(expected %d), %d past a write pointer %s"
+                  % (len(offsets), len(want), len(past), past[:4]))
 
 
 def check_warning_run(blocks, raised, checks):

@@ -282,7 +282,7 @@ def export(storqual, source_dir):
     return 1 if failures else 0
 
 
-MIN_IMPORTED = 32
+MIN_IMPORTED = 34
 
 
 def main():

@@ -219,7 +219,7 @@ TEST(FioSuite, RefusesWhatItCannotHonourAndListsWhatIsOutputOnly) {
   EXPECT_NE(refusal("[a]\nsize=1m\nfsync=5\n")
                 .find("dir/t.fio:3: option 'fsync=5': storqual issues no fsync"),
             std::string::npos);
-  EXPECT_NE(refusal("[a]\nsize=1m\nzonemode=zbd\n").find("option 'zonemode=zbd'"),
+  EXPECT_NE(refusal("[a]\nsize=1m\nzonemode=zoned\n").find("option 'zonemode=zoned'"),
             std::string::npos);
   EXPECT_NE(refusal("[a]\nsize=1m\nfrobnicate=1\n")
                 .find("storqual has no equivalent of fio's 'frobnicate'"),
@@ -280,20 +280,20 @@ TEST(FioSuite, SkewedDistributionsRoundTrip) {
 // every job inherits it from [global], in file order.
 TEST(FioSuite, OneRefusalNamesEveryOptionItCannotTake) {
   const std::string e =
-      refusal("[global]\nsize=1m\nfrobnicate=1\n[a]\nnrfiles=5\n[b]\nnrfiles=5\nzonemode=zbd\n");
+      refusal("[global]\nsize=1m\nfrobnicate=1\n[a]\nnrfiles=5\n[b]\nnrfiles=5\nzonemode=zoned\n");
   EXPECT_NE(e.find("dir/t.fio: 4 things storqual cannot take"), std::string::npos) << e;
   const std::size_t first = e.find("\ndir/t.fio:3: option 'frobnicate=1'");
   const std::size_t second = e.find("\ndir/t.fio:5: option 'nrfiles=5'");
   const std::size_t third = e.find("\ndir/t.fio:7: option 'nrfiles=5'");
-  const std::size_t fourth = e.find("\ndir/t.fio:8: option 'zonemode=zbd'");
+  const std::size_t fourth = e.find("\ndir/t.fio:8: option 'zonemode=zoned'");
   ASSERT_NE(fourth, std::string::npos) << e;
   EXPECT_TRUE(first < second && second < third && third < fourth) << e;
   EXPECT_EQ(e.find("option 'frobnicate", first + 20), std::string::npos) << e;  // once
   // Three unsupported options, one refusal naming all three.
-  const std::string three = refusal("[a]\nsize=1m\nfsync=10\nnrfiles=5\nzonemode=zbd\n");
+  const std::string three = refusal("[a]\nsize=1m\nfsync=10\nnrfiles=5\nzonemode=zoned\n");
   EXPECT_EQ(three.find("dir/t.fio: 3 things storqual cannot take"), 0u) << three;
   for (const char* o : {"\ndir/t.fio:3: option 'fsync=10'", "\ndir/t.fio:4: option 'nrfiles=5'",
-                        "\ndir/t.fio:5: option 'zonemode=zbd'"})
+                        "\ndir/t.fio:5: option 'zonemode=zoned'"})
     EXPECT_NE(three.find(o), std::string::npos) << three;
   // A single refusal stays one line; a job's own checks come after its options are all taken.
   EXPECT_EQ(refusal("[a]\nsize=1m\nnrfiles=5\n").find('\n'), std::string::npos);

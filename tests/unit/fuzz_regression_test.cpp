@@ -203,6 +203,12 @@ TEST(FuzzRegression, BlockSizeMixes) {
   EXPECT_GT(t.refused, 0);
 }
 
+TEST(FuzzRegression, ZoneReports) {
+  const Tally t = feed_all("zone_report", fuzz::feed_zone_report, 8);
+  EXPECT_GT(t.accepted, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
 TEST(FuzzRegression, FioJsonReader) {
   const Tally t = feed_all("fio_json", fuzz::feed_fio_json, 6);
   EXPECT_GT(t.accepted, 0);

@@ -3,7 +3,7 @@
 // fio 3.33 issues for the same job (`fio --name=z --filename=F --bs=64k --direct=1
 // --ioengine=psync --zonemode=strided --zonesize=256k --zoneskip=2m --write_iolog=...` on a 5 MiB
 // file: 0 64 128 192 2304 ... KiB; tests/system/strided_zones_run_test.cpp runs fio itself), where
-// the walk ends, and disk-zone-profile.fio imported, refused for zbd and written back.
+// the walk ends, and disk-zone-profile.fio imported and written back.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -130,10 +130,10 @@ TEST(StridedZones, OptionsValidateAndWriteBack) {
   set_workload_option(w, "zonesize", "100k");
   EXPECT_THROW(validate(w), UnitError);  // not whole blocks of 64k
   try {
-    set_workload_option(w, "zonemode", "zbd");
-    ADD_FAILURE() << "zbd taken";
+    set_workload_option(w, "zonemode", "zoned");
+    ADD_FAILURE() << "zonemode=zoned taken";
   } catch (const UnitError& e) {
-    EXPECT_NE(std::string(e.what()).find("strided zones only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("none, strided or zbd"), std::string::npos) << e.what();
   }
 }
 
@@ -165,10 +165,10 @@ TEST(StridedZones, DiskZoneProfileImportsAndWritesBack) {
   EXPECT_NE(job.find("zonemode=strided\nzonesize=256m\nzoneskip=2g\n"), std::string::npos) << job;
   EXPECT_EQ(zone_options(import_text(job).suite.workloads.at(0).spec), zone_options(w));
   try {
-    (void)import_text("[z]\nrw=write\nzonemode=zbd\nzonesize=4m\n");
-    ADD_FAILURE() << "zbd imported";
+    (void)import_text("[z]\nrw=write\nzonemode=zbd\nzonesize=4m\nzonerange=8m\n");
+    ADD_FAILURE() << "zbd with zonerange imported";
   } catch (const FileError& e) {
-    EXPECT_NE(std::string(e.what()).find("dir/t.fio:3: option 'zonemode=zbd'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("zonemode=zbd with zonerange"), std::string::npos)
         << e.what();
   }
 }
