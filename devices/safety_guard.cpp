@@ -169,7 +169,13 @@ void SafetyGuard::lock_whole_disk(const ResolvedTarget& resolved, AdmittedTarget
     admitted.lock_fd_ = ::open(disk.c_str(), O_RDONLY | O_CLOEXEC);
     fd = admitted.lock_fd_;
   }
-  if (fd >= 0 && lock_exclusively(fd)) {
+  if (fd < 0) {
+    admitted.notes.push_back(disk + ": no BSD lock (flock LOCK_EX): cannot open it (" +
+                             std::strerror(errno) +
+                             "), so udev may probe (read) the device while the run writes it");
+    return;
+  }
+  if (lock_exclusively(fd)) {
     admitted.udev_locked = true;
     return;
   }

@@ -271,9 +271,8 @@ TEST_F(ListenerTest, AnswersAHelloWithinOneSecondWhileASlowClientIsConnected) {
   JournalListener listener(options_);
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> sessions{0};  // ended, counted by the serving thread
-  std::thread serving([&] {
-    listener.run(server, &stop, 0, [&](const SessionOutcome&) { ++sessions; });
-  });
+  std::thread serving(
+      [&] { listener.run(server, &stop, 0, [&](const SessionOutcome&) { ++sessions; }); });
   sockaddr_un sun{};
   sun.sun_family = AF_UNIX;
   std::strcpy(sun.sun_path, a.path.c_str());
