@@ -22,8 +22,8 @@ both tools, neither tool's own report):
 - a block-size mix (`bssplit`): each direction's share of I/Os per request size the device saw,
   summed over the counted runs, within --tolerance of bssplit's share for every size of 1% or more
   (or within 3 binomial sigmas of one run's count of that direction, where that is wider),
-  and no size bssplit does not have at 1% or more; fio's beside it (fio's own can fail it: the
-  device gets some of fio's 512-byte-aligned requests as smaller ones, docs/fio-files.md);
+  and no size bssplit does not have at 1% or more; fio's beside it (fio's own can fail it: with
+  its random map fio cuts an I/O at the first block it already did, docs/fio-files.md);
 - a skewed distribution (`random_distribution`): the share of I/Os on the hottest 10% of the
   region's blocks (by the run's own counts), median per tool, within --tolerance of fio's;
 - a rate (`rate_iops`, `rate`): each tool's median IOPS within --rate-tolerance (2%) of the rate.
@@ -57,8 +57,9 @@ EXAMPLES = "/usr/share/doc/fio/examples"
 DEFAULT_JOBS = ["fio-rand-read.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio"]
 # --fidelity: a block-size mix, a zipf and a zoned distribution, a rate on zram; jesd219 (512-byte
 # requests, which zram's 4 KiB blocks refuse under direct I/O) on a loop device over tmpfs.
-# A mix with requests over 128 KiB is not in it: the kernel splits a direct I/O into several
-# bios by the pages of the tool's buffer (docs/fio-files.md, "Side by side with fio").
+# cmdprio-bssplit.fio (64k/40:1m/60 with fio's random map) is not in it: fio cuts its 1 MiB reads
+# at blocks the map already did, into 128k..640k requests, as it does iometer's (docs/fio-files.md,
+# "What the device saw"), and storqual does not yet.
 FIDELITY = [("zram", ["zipf.fio", "rand-zones.fio", "fixed-rate-submission.fio"]),
             ("loop-tmpfs", ["jesd219.fio", "iometer-file-access-server.fio"])]
 
@@ -210,7 +211,7 @@ def fidelity(stem, workloads, sq, fi, sq_ios, fi_ios, a):
     tol = a.tolerance / 100
     if w.get("bssplit"):
         # The device's mix of each tool against bssplit's: every size of 1% or more within the
-        # tolerance, and no other size of 1% or more (a request split on its way).
+        # tolerance, and no other size of 1% or more (a request cut short on its way).
         s_mix = size_mix([io for ios in sq_ios for io in ios])
         f_mix = size_mix([io for ios in fi_ios for io in ios])
         want = nominal_mix(w.get("bssplit"))
