@@ -57,9 +57,9 @@ EXAMPLES = "/usr/share/doc/fio/examples"
 DEFAULT_JOBS = ["fio-rand-read.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio"]
 # --fidelity: a block-size mix, a zipf and a zoned distribution, a rate on zram; jesd219 (512-byte
 # requests, which zram's 4 KiB blocks refuse under direct I/O) on a loop device over tmpfs.
-# cmdprio-bssplit.fio (64k/40:1m/60 with fio's random map) is not in it: fio cuts its 1 MiB reads
-# at blocks the map already did, into 128k..640k requests, as it does iometer's (docs/fio-files.md,
-# "What the device saw"), and storqual does not yet.
+# cmdprio-bssplit.fio (64k/40:1m/60, random map) is not in it: fio's 1 MiB reads reached the
+# device also as 128k..640k requests, in 64 KiB multiples, which fits the random map's cut that
+# iometer showed (docs/fio-files.md, "What the device saw"; not checked with norandommap here).
 FIDELITY = [("zram", ["zipf.fio", "rand-zones.fio", "fixed-rate-submission.fio"]),
             ("loop-tmpfs", ["jesd219.fio", "iometer-file-access-server.fio"])]
 
