@@ -135,6 +135,8 @@ dd if=/dev/zero of="/dev/$zns" bs=1M count=12 oflag=direct > /tmp/zbd-read.log 2
 echo "dd exit $?" >> /tmp/zbd-read.log
 dd if=/dev/zero of="/dev/$zns" bs=128k count=17 seek=192 oflag=direct >> /tmp/zbd-read.log 2>&1
 echo "dd exit $?" >> /tmp/zbd-read.log
+# dd's close makes udev probe nsid 3, on the warn run's controller: done before that run starts.
+udevadm settle -t 30 2>/dev/null || true
 storqual run --target "/dev/$zns" --suite /lab/zbd-read-suite.xml --no-fill \
   --out /tmp/zbd-read >> /tmp/zbd-read.log 2>&1
 echo "run exit $?" >> /tmp/zbd-read.log
