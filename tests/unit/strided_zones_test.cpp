@@ -16,6 +16,7 @@
 #include "runner/specs/fio_job.hpp"
 #include "runner/specs/fio_suite.hpp"
 #include "runner/specs/suite.hpp"
+#include "tests/support/fio_text.hpp"
 
 namespace storqual::runner {
 namespace {
@@ -138,12 +139,7 @@ TEST(StridedZones, OptionsValidateAndWriteBack) {
 }
 
 FioImport import_text(const std::string& text) {
-  FioEnvironment env;
-  env.read_file = [](const std::filesystem::path& p) -> std::string {
-    throw FileError(p.string() + ": cannot open the job file");
-  };
-  env.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
-  return import_fio_jobs(parse_fio_job_text(text, "dir/t.fio", env), "t");
+  return testing::import_fio_text(text);
 }
 
 // fio's disk-zone-profile.fio (Debian's fio-examples).
